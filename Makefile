@@ -1,0 +1,39 @@
+# petctl: `make run` serves the Petstore, `make test` runs every test.
+GO       ?= go
+PKGS     := ./...
+BIN      := bin/petctl
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+LDFLAGS  := -X main.version=$(VERSION)
+
+.PHONY: run test check build fmt-check tidy-check vet clean
+
+## run: serve the embedded Petstore at http://127.0.0.1:4010/v1 (key: petctl-dev-key)
+run:
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/petctl serve
+
+## test: every test, with the race detector
+test:
+	$(GO) test -race -count=1 $(PKGS)
+
+## check: formatting, go.mod tidiness, go vet, then the tests
+check: fmt-check tidy-check vet test
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/petctl
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+tidy-check:
+	@cp go.mod /tmp/petctl-go.mod.bak && cp go.sum /tmp/petctl-go.sum.bak; \
+	$(GO) mod tidy; \
+	if ! cmp -s go.mod /tmp/petctl-go.mod.bak || ! cmp -s go.sum /tmp/petctl-go.sum.bak; then \
+		cp /tmp/petctl-go.mod.bak go.mod; cp /tmp/petctl-go.sum.bak go.sum; \
+		echo "go mod tidy would change go.mod or go.sum"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+
+clean:
+	rm -rf bin

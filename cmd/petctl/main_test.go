@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/petctl/petctl/spec"
+)
+
+// safeBuffer is written by the command while the test reads it.
+type safeBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *safeBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *safeBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func noEnv(string) string { return "" }
+
+func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut safeBuffer
+	getenv := func(k string) string { return env[k] }
+	code := run(context.Background(), args, &out, &errOut, getenv)
+	return code, out.String(), errOut.String()
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	badSpec := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(badSpec, []byte("openapi: 3.1.0\ninfo: [\n"), 0o600)
+	swagger := filepath.Join(dir, "swagger.yaml")
+	os.WriteFile(swagger, []byte("swagger: '2.0'\ninfo: {title: x, version: '1'}\npaths: {}\n"), 0o600)
+	badFixture := filepath.Join(dir, "pets.json")
+	os.WriteFile(badFixture, []byte(`[{"id":1,"name":"x","categoryId":1,"status":"adopted"}]`), 0o600)
+	tests := []struct {
+		name   string
+		args   []string
+		wantIn string
+	}{
+		{"unknown command", []string{"frobnicate"}, "unknown command"},
+		{"unknown flag", []string{"serve", "--nope"}, "unknown flag: --nope"},
+		{"bad addr", []string{"serve", "--addr", "4010"}, "--addr"},
+		{"missing spec", []string{"serve", "--spec", filepath.Join(dir, "none.yaml")}, "no such file"},
+		{"malformed spec", []string{"serve", "--spec", badSpec}, "bad.yaml"},
+		{"swagger 2", []string{"serve", "--spec", swagger}, "not supported"},
+		{"missing fixtures", []string{"serve", "--fixtures", filepath.Join(dir, "none.json")}, "no such file"},
+		{"bad fixture record", []string{"serve", "--fixtures", badFixture}, "pets[0]"},
+		{"bad max body", []string{"serve", "--max-body", "0"}, "--max-body"},
+		{"bad log format", []string{"serve", "--log-format", "xml"}, "--log-format"},
+		{"empty key", []string{"serve", "--api-key", ""}, "empty"},
+		{"extra argument", []string{"version", "now"}, "unknown command"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, nil, tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit code = %d, want %d", code, exitUsage)
+			}
+			if !strings.Contains(stderr, tc.wantIn) {
+				t.Errorf("stderr %q does not mention %q", stderr, tc.wantIn)
+			}
+			if n := strings.Count(strings.TrimSpace(stderr), "\n"); n != 0 || !strings.HasPrefix(stderr, "petctl: ") {
+				t.Errorf("stderr is not one line starting with 'petctl: ': %q", stderr)
+			}
+		})
+	}
+}
+
+func TestVersionAndSpec(t *testing.T) {
+	code, out, _ := runCLI(t, nil, "version")
+	if code != 0 || !strings.HasPrefix(out, "petctl ") || !strings.Contains(out, "libopenapi-validator") {
+		t.Errorf("version: %d %q", code, out)
+	}
+	code, out, _ = runCLI(t, nil, "spec")
+	if code != 0 || out != string(spec.DefaultDocument()) {
+		t.Errorf("spec: exit %d, output is not the embedded document", code)
+	}
+	if _, err := spec.Parse([]byte(out), "printed"); err != nil {
+		t.Errorf("printed spec does not parse: %v", err)
+	}
+}
+
+// TestServe runs the whole command on a free port, calls it, and stops it
+// the way a signal does.
+func TestServe(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		key     string
+		wantOut string
+	}{
+		{"development key", nil, nil, devKey, "petctl-dev-key (development key"},
+		{"key flag", []string{"--api-key", "k1", "--api-key", "k2"}, nil, "k2", "2 configured"},
+		{"keys from the environment", nil, map[string]string{"PETCTL_API_KEYS": "e1, e2"}, "e2", "2 configured"},
+		{"key from the environment", nil, map[string]string{"PETCTL_API_KEY": "solo"}, "solo", "1 configured"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var out, errOut safeBuffer
+			a := &app{ctx: ctx, out: &out, err: &errOut, getenv: func(k string) string { return tc.env[k] }}
+			ready := make(chan string, 1)
+			cmd := newServeCmd(a, func(o *serveOptions) error {
+				o.ready = func(base string) { ready <- base }
+				return serveRun(a, o)
+			})
+			cmd.SetArgs(append([]string{"--addr", "127.0.0.1:0"}, tc.args...))
+			done := make(chan error, 1)
+			go func() { done <- cmd.Execute() }()
+			var base string
+			select {
+			case base = <-ready:
+			case err := <-done:
+				t.Fatalf("serve stopped: %v; stderr: %s", err, errOut.String())
+			case <-time.After(10 * time.Second):
+				t.Fatal("serve did not start")
+			}
+			if !strings.Contains(out.String(), tc.wantOut) || !strings.Contains(out.String(), base) || !strings.Contains(out.String(), "curl") {
+				t.Errorf("banner lacks %q, the base URL or a curl command:\n%s", tc.wantOut, out.String())
+			}
+			if !strings.HasSuffix(base, "/v1") {
+				t.Errorf("base URL %q lacks the /v1 prefix", base)
+			}
+			req, _ := http.NewRequest(http.MethodGet, base+"/pets?limit=2", nil)
+			req.Header.Set("Authorization", "Bearer "+tc.key)
+			client := &http.Client{Timeout: 5 * time.Second}
+			res, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 || !strings.Contains(string(body), `"id":1`) {
+				t.Errorf("GET /pets: %d %s", res.StatusCode, body)
+			}
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("serve returned %v after a stop, want nil", err)
+				}
+			case <-time.After(15 * time.Second):
+				t.Fatal("serve did not stop")
+			}
+			if strings.Contains(errOut.String(), tc.key) && tc.key != devKey {
+				t.Errorf("the log contains the API key")
+			}
+		})
+	}
+}
+
+func TestServeAddressInUse(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut safeBuffer
+	a := &app{ctx: ctx, out: &out, err: &errOut, getenv: noEnv}
+	ready := make(chan string, 1)
+	cmd := newServeCmd(a, func(o *serveOptions) error {
+		o.ready = func(base string) { ready <- base }
+		return serveRun(a, o)
+	})
+	cmd.SetArgs([]string{"--addr", "127.0.0.1:0"})
+	go cmd.Execute()
+	base := <-ready
+	addr := strings.TrimSuffix(strings.TrimPrefix(base, "http://"), "/v1")
+	code, _, stderr := runCLI(t, nil, "serve", "--addr", addr)
+	if code != exitFailure || !strings.Contains(stderr, "cannot listen") {
+		t.Errorf("second serve on %s: exit %d, %q; want 1 and 'cannot listen'", addr, code, stderr)
+	}
+}

@@ -1,0 +1,210 @@
+package engine
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CORSOptions decide which browser origins may call the server.
+type CORSOptions struct {
+	// Origins are patterns: "http://localhost:*" (any port), "https://*.example.com",
+	// "https://app.example.com:8443", or "*" (any origin, never with credentials).
+	// Nil means DefaultCORSOrigins; an empty, non-nil slice allows none.
+	Origins []string
+	// Credentials lets browsers send cookies and read responses to credentialed requests.
+	Credentials bool
+	// ExposeHeaders are the response headers scripts may read; nil means DefaultExposeHeaders.
+	ExposeHeaders []string
+	// MaxAge is how long a browser may cache a preflight answer; 0 means 10 minutes.
+	MaxAge time.Duration
+}
+
+// DefaultCORSOrigins are the loopback origins on any port, over http and https.
+var DefaultCORSOrigins = []string{
+	"http://localhost:*", "https://localhost:*",
+	"http://127.0.0.1:*", "https://127.0.0.1:*",
+	"http://[::1]:*", "https://[::1]:*",
+}
+
+// DefaultExposeHeaders lets scripts read the deprecation headers, the created
+// item's location and the auth challenge.
+var DefaultExposeHeaders = []string{"Deprecation", "Sunset", "Link", "Location", "WWW-Authenticate"}
+
+type cors struct {
+	any         bool
+	patterns    []originPattern
+	credentials bool
+	expose      string
+	maxAge      string
+}
+
+type originPattern struct {
+	scheme    string
+	host      string // lower case; "*.example.com" matches subdomains
+	port      string // "*" matches any port and none
+	anyPort   bool
+	subdomain bool
+}
+
+func newCORS(o CORSOptions) (*cors, error) {
+	c := &cors{credentials: o.Credentials}
+	origins := o.Origins
+	if origins == nil {
+		origins = DefaultCORSOrigins
+	}
+	for _, p := range origins {
+		if p == "*" {
+			if o.Credentials {
+				return nil, fmt.Errorf("cors: origin \"*\" cannot be combined with credentials: name the origins that may send credentials")
+			}
+			c.any = true
+			continue
+		}
+		pat, err := parseOriginPattern(p)
+		if err != nil {
+			return nil, err
+		}
+		c.patterns = append(c.patterns, pat)
+	}
+	expose := o.ExposeHeaders
+	if expose == nil {
+		expose = DefaultExposeHeaders
+	}
+	c.expose = strings.Join(expose, ", ")
+	age := o.MaxAge
+	if age <= 0 {
+		age = 10 * time.Minute
+	}
+	c.maxAge = strconv.Itoa(int(age.Seconds()))
+	return c, nil
+}
+
+func parseOriginPattern(p string) (originPattern, error) {
+	scheme, rest, ok := strings.Cut(p, "://")
+	if !ok || (scheme != "http" && scheme != "https") || rest == "" || strings.ContainsAny(rest, "/?#") {
+		return originPattern{}, fmt.Errorf("cors: origin %q: want scheme://host[:port], for example http://localhost:* or https://app.example.com", p)
+	}
+	host, port := rest, ""
+	if h, pt, err := net.SplitHostPort(rest); err == nil {
+		host, port = h, pt
+	} else if strings.HasSuffix(rest, ":*") {
+		host, port = strings.TrimSuffix(rest, ":*"), "*"
+	}
+	host = strings.Trim(strings.ToLower(host), "[]")
+	pat := originPattern{scheme: scheme, host: host, port: port, anyPort: port == "*"}
+	if strings.HasPrefix(host, "*.") {
+		pat.subdomain, pat.host = true, host[1:] // ".example.com"
+	} else if strings.Contains(host, "*") {
+		return originPattern{}, fmt.Errorf("cors: origin %q: a wildcard may only stand for the port or a leading subdomain", p)
+	}
+	if port != "" && port != "*" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return originPattern{}, fmt.Errorf("cors: origin %q: port %q is not a number from 1 to 65535", p, port)
+		}
+	}
+	return pat, nil
+}
+
+func (c *cors) allowed(origin string) bool {
+	if origin == "" {
+		return false
+	}
+	if c.any {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || u.Path != "" || u.RawQuery != "" {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	for _, p := range c.patterns {
+		if p.scheme != u.Scheme {
+			continue
+		}
+		if p.subdomain {
+			if !strings.HasSuffix(host, p.host) || len(host) == len(p.host) {
+				continue
+			}
+		} else if host != p.host {
+			continue
+		}
+		if p.anyPort || p.port == port {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *cors) isPreflight(r *http.Request) bool {
+	return r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != ""
+}
+
+// preflight answers a browser's OPTIONS check for a route.
+func (c *cors) preflight(r *http.Request, rt *route) *response {
+	origin := r.Header.Get("Origin")
+	if !c.allowed(origin) {
+		return errorResponse(Errorf(CodeOriginNotAllowed, "origin %s may not call this server; allow it in the CORS settings", truncate(origin, 100)))
+	}
+	res := &response{status: http.StatusNoContent}
+	res.set("Access-Control-Allow-Methods", strings.Join(rt.methods, ", "))
+	headers := "Authorization, Content-Type"
+	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" && isTokenList(req) {
+		headers = req
+	}
+	res.set("Access-Control-Allow-Headers", headers)
+	res.set("Access-Control-Max-Age", c.maxAge)
+	return res
+}
+
+// decorate adds the CORS response headers when the request's origin is allowed.
+func (c *cors) decorate(r *http.Request, res *response) {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return
+	}
+	if res.header == nil {
+		res.header = http.Header{}
+	}
+	res.header.Add("Vary", "Origin")
+	if !c.allowed(origin) {
+		return
+	}
+	if c.any {
+		res.header.Set("Access-Control-Allow-Origin", "*")
+	} else {
+		res.header.Set("Access-Control-Allow-Origin", origin)
+	}
+	if c.credentials {
+		res.header.Set("Access-Control-Allow-Credentials", "true")
+	}
+	if c.expose != "" && !c.isPreflight(r) {
+		res.header.Set("Access-Control-Expose-Headers", c.expose)
+	}
+}
+
+// isTokenList accepts a comma-separated list of header names, so a
+// reflected list cannot smuggle anything else into the response.
+func isTokenList(s string) bool {
+	if len(s) > 1024 {
+		return false
+	}
+	for _, part := range strings.Split(s, ",") {
+		name := strings.TrimSpace(part)
+		if name == "" {
+			return false
+		}
+		for i := 0; i < len(name); i++ {
+			b := name[i]
+			if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '-' || b == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// Code is a stable, machine-readable error code; docs/errors.md lists them all.
+type Code string
+
+// The codes petctl answers with. Their statuses are in codeStatus.
+const (
+	CodeRouteNotFound        Code = "route_not_found"
+	CodeMethodNotAllowed     Code = "method_not_allowed"
+	CodeUnauthorized         Code = "unauthorized"
+	CodeValidation           Code = "validation_failed"
+	CodeMalformedJSON        Code = "malformed_json"
+	CodeBodyRequired         Code = "body_required"
+	CodeUnsupportedMediaType Code = "unsupported_media_type"
+	CodePayloadTooLarge      Code = "payload_too_large"
+	CodeHeadersTooLarge      Code = "headers_too_large"
+	CodeNotFound             Code = "not_found"
+	CodeGone                 Code = "gone"
+	CodeNotPublished         Code = "not_published"
+	CodeNotImplemented       Code = "not_implemented"
+	CodeOriginNotAllowed     Code = "origin_not_allowed"
+	CodeResponseInvalid      Code = "response_invalid"
+	CodeInternal             Code = "internal_error"
+)
+
+// codeStatus is the one table from code to HTTP status.
+var codeStatus = map[Code]int{
+	CodeRouteNotFound:        http.StatusNotFound,
+	CodeMethodNotAllowed:     http.StatusMethodNotAllowed,
+	CodeUnauthorized:         http.StatusUnauthorized,
+	CodeValidation:           http.StatusBadRequest,
+	CodeMalformedJSON:        http.StatusBadRequest,
+	CodeBodyRequired:         http.StatusBadRequest,
+	CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	CodePayloadTooLarge:      http.StatusRequestEntityTooLarge,
+	CodeHeadersTooLarge:      http.StatusRequestHeaderFieldsTooLarge,
+	CodeNotFound:             http.StatusNotFound,
+	CodeGone:                 http.StatusGone,
+	CodeNotPublished:         http.StatusNotImplemented,
+	CodeNotImplemented:       http.StatusNotImplemented,
+	CodeOriginNotAllowed:     http.StatusForbidden,
+	CodeResponseInvalid:      http.StatusInternalServerError,
+	CodeInternal:             http.StatusInternalServerError,
+}
+
+// Codes returns every code the engine can answer with, for documentation checks.
+func Codes() map[Code]int {
+	out := make(map[Code]int, len(codeStatus))
+	for c, s := range codeStatus {
+		out[c] = s
+	}
+	return out
+}
+
+// Error is the engine's one error type: a code and a message for the client.
+type Error struct {
+	Code    Code
+	Message string
+}
+
+// Errorf builds an Error with a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Status is the HTTP status of the error's code.
+func (e *Error) Status() int {
+	if s, ok := codeStatus[e.Code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// Body is the API's Error body: {code, message, status}, status equal to the HTTP status.
+func (e *Error) Body() []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // "<API_KEY>" reads better than "\u003cAPI_KEY\u003e"
+	err := enc.Encode(struct {
+		Code    Code   `json:"code"`
+		Message string `json:"message"`
+		Status  int    `json:"status"`
+	}{e.Code, e.Message, e.Status()})
+	if err != nil { // cannot happen: strings and an int always marshal
+		panic(err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}

@@ -1,0 +1,281 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/petctl/petctl/spec"
+)
+
+// handle runs the pipeline: header bound, route, CORS preflight, method,
+// removal, auth, body, validation, then the operation's handler.
+func (s *Server) handle(r *http.Request) *response {
+	if n := headerBytes(r); n > s.maxHeader {
+		return errorResponse(Errorf(CodeHeadersTooLarge, "the request's header fields take %d bytes; the limit is %d", n, s.maxHeader))
+	}
+	rt, params, ok := s.router.match(r.URL.EscapedPath())
+	if !ok {
+		return errorResponse(Errorf(CodeRouteNotFound, "no operation is declared at %s; the paths are %s", truncate(r.URL.EscapedPath(), 200), s.pathList()))
+	}
+	if r.Method == http.MethodOptions {
+		if s.cors.isPreflight(r) {
+			return s.cors.preflight(r, rt)
+		}
+		res := &response{status: http.StatusNoContent}
+		res.set("Allow", strings.Join(append(rt.methods, http.MethodOptions), ", "))
+		return res
+	}
+	op, ok := rt.ops[r.Method]
+	if !ok {
+		res := errorResponse(Errorf(CodeMethodNotAllowed, "%s is not declared for %s%s; allowed: %s", r.Method, s.spec.BasePath, rt.template, strings.Join(rt.methods, ", ")))
+		res.set("Allow", strings.Join(rt.methods, ", "))
+		return res
+	}
+	o := s.ops[op]
+	res := s.serveOperation(r, o, params)
+	res.op = op
+	for _, h := range o.headers {
+		res.set(h[0], h[1])
+	}
+	return res
+}
+
+func (s *Server) serveOperation(r *http.Request, o *operation, params map[string]string) *response {
+	if sunset := o.op.Sunset; !sunset.IsZero() && !s.now().Before(sunset) {
+		return errorResponse(Errorf(CodeGone, "%s was removed on %s%s", o.op, sunset.UTC().Format("2 January 2006"), s.replacementHint(o.op)))
+	}
+	if f := s.auth.check(r, o.op); f != "" {
+		res := errorResponse(Errorf(CodeUnauthorized, "a valid API key is required: send it as 'Authorization: Bearer <API_KEY>' (%s)", f))
+		res.auth = f
+		challenge := `Bearer realm="petctl"`
+		if f == authUnknownKey || f == authEmptyToken {
+			challenge += `, error="invalid_token"`
+		}
+		res.set("WWW-Authenticate", challenge)
+		return res
+	}
+	for _, name := range o.scalarQuery {
+		if vs := r.URL.Query()[name]; len(vs) > 1 {
+			return errorResponse(Errorf(CodeValidation, "query parameter '%s': given %d times; it takes one value", name, len(vs)))
+		}
+	}
+	var doc any
+	if o.op.Body != nil {
+		var e *Error
+		if doc, e = s.readBody(r, o.op); e != nil {
+			return errorResponse(e)
+		}
+	}
+	if ps := s.val.Request(r, o.op); len(ps) > 0 {
+		return errorResponse(Errorf(CodeValidation, "%s", describeProblems(ps)))
+	}
+	switch o.kind {
+	case kindList:
+		return s.list(r, o)
+	case kindCreate:
+		obj, _ := doc.(map[string]any)
+		return s.create(o, obj)
+	case kindRead:
+		return s.read(o, params[o.coll.def.IDParam])
+	case kindUnpublished:
+		return errorResponse(Errorf(CodeNotPublished, "%s %s%s exists, but its interface is not published: its parameters and payload are not shown in the API description, so petctl has no answer to give", o.op.Method, s.spec.BasePath, o.op.Path))
+	}
+	return errorResponse(Errorf(CodeNotImplemented, "petctl cannot infer what %s does from the document (it serves create, list and read of collections)", o.op))
+}
+
+// readBody reads, bounds and decodes the request body, and puts it back for
+// the validator.
+func (s *Server) readBody(r *http.Request, op *spec.Operation) (any, *Error) {
+	if r.ContentLength > s.maxBody {
+		return nil, Errorf(CodePayloadTooLarge, "the request body has %d bytes; the limit is %d", r.ContentLength, s.maxBody)
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.maxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, Errorf(CodePayloadTooLarge, "the request body exceeds the limit of %d bytes", s.maxBody)
+		}
+		return nil, Errorf(CodeMalformedJSON, "the request body could not be read: %v", err)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if len(bytes.TrimSpace(body)) == 0 {
+		if op.Body.Required {
+			return nil, Errorf(CodeBodyRequired, "%s needs a request body (%s)", op.ID, strings.Join(op.Body.MediaTypes, ", "))
+		}
+		return nil, nil
+	}
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil, Errorf(CodeUnsupportedMediaType, "the request has a body but no Content-Type; send Content-Type: %s", strings.Join(op.Body.MediaTypes, ", "))
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || !declaredMediaType(op.Body.MediaTypes, mt) {
+		return nil, Errorf(CodeUnsupportedMediaType, "Content-Type %q is not accepted by %s; send %s", truncate(ct, 100), op.ID, strings.Join(op.Body.MediaTypes, ", "))
+	}
+	if !isJSONMediaType(mt) {
+		return nil, nil
+	}
+	doc, err := decodeStrict(body)
+	if err != nil {
+		return nil, Errorf(CodeMalformedJSON, "request body: %v", err)
+	}
+	return doc, nil
+}
+
+func declaredMediaType(declared []string, mt string) bool {
+	for _, d := range declared {
+		if strings.EqualFold(d, mt) {
+			return true
+		}
+	}
+	return false
+}
+
+func isJSONMediaType(mt string) bool {
+	mt = strings.ToLower(mt)
+	return mt == spec.JSON || strings.HasSuffix(mt, "+json")
+}
+
+func (s *Server) list(r *http.Request, o *operation) *response {
+	def := o.coll.def
+	q := query{}
+	values := r.URL.Query()
+	if l := def.Limit; l != nil {
+		q.limit = int(l.Default)
+		if v := values.Get(l.Param); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return errorResponse(Errorf(CodeValidation, "query parameter '%s': %q is not an integer", l.Param, v))
+			}
+			q.limit = int(n)
+		}
+	}
+	for _, f := range def.Filters {
+		if v, ok := values[f.Param]; ok && len(v) > 0 {
+			if q.filters == nil {
+				q.filters = map[string]string{}
+			}
+			q.filters[f.Field] = queryKey(def.Field(f.Field), v[0])
+		}
+	}
+	items, _ := o.coll.store.page(q)
+	return jsonResponse(http.StatusOK, joinArray(items))
+}
+
+// joinArray writes a JSON array of already-encoded items.
+func joinArray(items [][]byte) []byte {
+	n := 2
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	buf := make([]byte, 0, n)
+	buf = append(buf, '[')
+	for i, it := range items {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, it...)
+	}
+	return append(buf, ']')
+}
+
+// errInvalidRecord marks a built record that the item schema refuses.
+var errInvalidRecord = errors.New("invalid record")
+
+func (s *Server) create(o *operation, obj map[string]any) *response {
+	c := o.coll
+	if obj == nil {
+		return errorResponse(Errorf(CodeValidation, "body: want a JSON object"))
+	}
+	now := s.now()
+	var problems spec.Problems
+	rec, err := c.store.create(func(seq int64) (entry, error) {
+		e, err := c.build(obj, seq, fromClient, now)
+		if err != nil {
+			return entry{}, err
+		}
+		if problems = c.validate(e.rec.raw); len(problems) > 0 {
+			return entry{}, errInvalidRecord
+		}
+		return e, nil
+	})
+	switch {
+	case errors.Is(err, errInvalidRecord):
+		// The request passed the create schema but the record fails the item
+		// schema: the document's two schemas disagree. Nothing was stored.
+		return errorResponse(Errorf(CodeResponseInvalid, "the created record does not match the item schema (%s); nothing was stored", describeProblems(problems)))
+	case err != nil:
+		return errorResponse(Errorf(CodeValidation, "%v", err))
+	}
+	res := jsonResponse(c.def.CreateStatus, rec.raw)
+	if c.def.ItemPath != "" {
+		res.set("Location", s.spec.BasePath+strings.Replace(c.def.ItemPath, "{"+c.def.IDParam+"}", url.PathEscape(rec.key), 1))
+	}
+	return res
+}
+
+func (s *Server) read(o *operation, raw string) *response {
+	def := o.coll.def
+	key := raw
+	if f := def.Field(def.IDField); f != nil {
+		key = queryKey(f, raw)
+	}
+	rec, ok := o.coll.store.get(key)
+	if !ok {
+		return errorResponse(Errorf(CodeNotFound, "%s: no item has %s %s", def.Name, def.IDParam, truncate(raw, 100)))
+	}
+	return jsonResponse(http.StatusOK, rec.raw)
+}
+
+func (s *Server) replacementHint(op *spec.Operation) string {
+	r := op.Replacement
+	if r == nil {
+		return ""
+	}
+	hint := "; the replacement is " + r.OperationID
+	if rep := s.spec.Operation(r.OperationID); rep != nil {
+		hint += fmt.Sprintf(" (%s %s%s)", rep.Method, s.spec.BasePath, rep.Path)
+	}
+	if r.Description != "" {
+		hint += ": " + r.Description
+	}
+	return hint
+}
+
+func (s *Server) pathList() string {
+	var out []string
+	for _, r := range s.router.routes {
+		out = append(out, s.spec.BasePath+r.template)
+	}
+	return strings.Join(out, ", ")
+}
+
+// headerBytes counts the request's header fields as they arrived.
+func headerBytes(r *http.Request) int {
+	n := len(r.Host)
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+	}
+	return n
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

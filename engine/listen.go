@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Timeouts bound how long a connection may take; zero fields get the defaults.
+type Timeouts struct {
+	ReadHeader time.Duration // to read a request's header (default 5s): slow clients cannot hold a connection
+	Read       time.Duration // to read a whole request (default 30s)
+	Write      time.Duration // to write a response (default 30s)
+	Idle       time.Duration // a keep-alive connection may wait between requests (default 120s)
+	Shutdown   time.Duration // in-flight requests may finish after a stop signal (default 10s)
+}
+
+func (t Timeouts) withDefaults() Timeouts {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&t.ReadHeader, 5*time.Second)
+	def(&t.Read, 30*time.Second)
+	def(&t.Write, 30*time.Second)
+	def(&t.Idle, 120*time.Second)
+	def(&t.Shutdown, 10*time.Second)
+	return t
+}
+
+// Serve serves h on ln until ctx is done, then stops accepting, lets
+// in-flight requests finish within the shutdown time-out and returns. It
+// returns nil after a clean shutdown.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, t Timeouts, log *slog.Logger) error {
+	t = t.withDefaults()
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: t.ReadHeader,
+		ReadTimeout:       t.Read,
+		WriteTimeout:      t.Write,
+		IdleTimeout:       t.Idle,
+		// The handler bounds header fields itself (431 with the Error body);
+		// this is the transport's last resort.
+		MaxHeaderBytes: 1 << 20,
+		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:    func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "grace", t.Shutdown.String())
+	sctx, cancel := context.WithTimeout(context.Background(), t.Shutdown)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		_ = srv.Close()
+		return errors.New("in-flight requests did not finish within the shutdown grace period")
+	}
+	return err
+}

@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+)
+
+func TestServeShutsDownGracefully(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		time.Sleep(300 * time.Millisecond)
+		io.WriteString(w, "finished")
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, ln, h, Timeouts{Shutdown: 5 * time.Second}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}()
+	url := "http://" + ln.Addr().String() + "/"
+	got := make(chan string, 1)
+	go func() {
+		res, err := (&http.Client{Timeout: 5 * time.Second}).Get(url)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		got <- string(b)
+	}()
+	<-started
+	cancel() // a signal arrives while the request is in flight
+	if body := <-got; body != "finished" {
+		t.Errorf("in-flight request got %q, want it to finish", body)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve = %v, want nil after a clean shutdown", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return")
+	}
+	if _, err := (&http.Client{Timeout: time.Second}).Get(url); err == nil {
+		t.Error("a new request after shutdown was served")
+	}
+}
+
+func TestServeShutdownGraceExpires(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	started := make(chan struct{})
+	release := make(chan struct{})
+	defer close(release)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		<-release
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, ln, h, Timeouts{Shutdown: 100 * time.Millisecond}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}()
+	go (&http.Client{Timeout: 5 * time.Second}).Get("http://" + ln.Addr().String() + "/")
+	<-started
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("Serve = nil, want an error saying requests did not finish")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after the grace period")
+	}
+}

@@ -1,0 +1,400 @@
+// Package engine serves an OpenAPI document as a stateful, validating HTTP
+// server: collections inferred from the paths, an in-memory store seeded
+// from fixtures, bearer authentication, and every request and every response
+// checked against the document.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"github.com/petctl/petctl/spec"
+)
+
+// Defaults for Options fields left zero.
+const (
+	DefaultMaxBodyBytes   = 1 << 20
+	DefaultMaxHeaderBytes = 32 << 10
+)
+
+// Options configure a Server.
+type Options struct {
+	Spec *spec.Spec // required
+	// Keys are the accepted API keys; OpenAuth accepts any non-empty token instead.
+	Keys     []string
+	OpenAuth bool
+	// Fixtures seed the store; see FixtureFile.
+	Fixtures []FixtureFile
+	// MaxBodyBytes bounds request bodies (413 beyond); 0 means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// MaxHeaderBytes bounds the request's header fields (431 beyond); 0 means DefaultMaxHeaderBytes.
+	MaxHeaderBytes int
+	// Logger receives one line per request and start-up notes; nil discards them.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now  func() time.Time
+	CORS CORSOptions
+}
+
+// Server is an http.Handler that serves a document. It is safe for concurrent use.
+type Server struct {
+	spec        *spec.Spec
+	val         *spec.Validator
+	router      *router
+	auth        *authenticator
+	ops         map[*spec.Operation]*operation
+	colls       map[string]*collection
+	errorSchema *base.Schema
+	log         *slog.Logger
+	now         func() time.Time
+	maxBody     int64
+	maxHeader   int
+	cors        *cors
+}
+
+// opKind is what the engine does for an operation.
+type opKind int
+
+const (
+	kindUnserved opKind = iota
+	kindList
+	kindCreate
+	kindRead
+	kindUnpublished
+)
+
+// operation is the runtime of one spec.Operation, prepared at start-up.
+type operation struct {
+	op   *spec.Operation
+	kind opKind
+	coll *collection
+	// headers are added to every response of the operation (deprecation).
+	headers [][2]string
+	// scalarQuery are the query parameters that take one value.
+	scalarQuery []string
+}
+
+// New prepares a Server: it compiles the validator, infers the collections
+// and loads the fixtures. Every problem is reported before anything listens.
+func New(o Options) (*Server, error) {
+	if o.Spec == nil {
+		return nil, errors.New("engine: no spec")
+	}
+	s := &Server{
+		spec:      o.Spec,
+		router:    newRouter(o.Spec),
+		ops:       map[*spec.Operation]*operation{},
+		colls:     map[string]*collection{},
+		log:       o.Logger,
+		now:       o.Now,
+		maxBody:   o.MaxBodyBytes,
+		maxHeader: o.MaxHeaderBytes,
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxBodyBytes
+	}
+	if s.maxHeader <= 0 {
+		s.maxHeader = DefaultMaxHeaderBytes
+	}
+	var err error
+	if s.cors, err = newCORS(o.CORS); err != nil {
+		return nil, err
+	}
+	if s.val, err = o.Spec.NewValidator(); err != nil {
+		return nil, err
+	}
+	keys, err := newKeyring(o.Keys, o.OpenAuth)
+	if err != nil {
+		return nil, err
+	}
+	s.auth = &authenticator{keys: keys, schemes: o.Spec.SecuritySchemes}
+	if err := s.auth.unsupported(o.Spec.Operations); err != nil {
+		return nil, err
+	}
+	if len(o.Keys) == 0 && !o.OpenAuth && anySecured(o.Spec.Operations) {
+		return nil, errors.New("no API key: give at least one, or use open authentication")
+	}
+	if err := s.checkErrorSchema(); err != nil {
+		return nil, err
+	}
+	s.prepareOperations()
+	if err := s.loadFixtures(o.Fixtures); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func anySecured(ops []*spec.Operation) bool {
+	for _, op := range ops {
+		if op.Secured() {
+			return true
+		}
+	}
+	return false
+}
+
+// checkErrorSchema proves at start-up that the document's error schema
+// accepts the body every petctl error has, so an error answer can never be
+// the response that fails validation.
+func (s *Server) checkErrorSchema() error {
+	s.errorSchema = s.spec.ErrorSchema()
+	if s.errorSchema == nil {
+		return nil
+	}
+	sample := Errorf(CodeInternal, "sample").Body()
+	if ps := s.val.Schema(s.errorSchema, sample); len(ps) > 0 {
+		return fmt.Errorf("spec %s: its error schema does not accept petctl's error body {code, message, status}: %s", s.spec.Source, describeProblems(ps))
+	}
+	return nil
+}
+
+func (s *Server) prepareOperations() {
+	for _, def := range s.spec.Collections {
+		c := newCollection(def, func(raw []byte) spec.Problems { return s.val.Schema(def.ItemSchema, raw) })
+		s.colls[def.Name] = c
+		for _, n := range def.Notes {
+			s.log.Warn("collection", "note", n)
+		}
+	}
+	for _, op := range s.spec.Operations {
+		o := &operation{op: op}
+		for _, def := range s.spec.Collections {
+			switch op {
+			case def.List:
+				o.kind, o.coll = kindList, s.colls[def.Name]
+			case def.Create:
+				o.kind, o.coll = kindCreate, s.colls[def.Name]
+			case def.Read:
+				o.kind, o.coll = kindRead, s.colls[def.Name]
+			}
+		}
+		if op.Unpublished {
+			o.kind = kindUnpublished
+		}
+		if o.kind == kindUnserved {
+			s.log.Warn("operation not served", "operation", op.String(), "reason", "no collection behaviour could be inferred from its path and schemas")
+		}
+		for _, p := range op.Params {
+			if p.In == "query" && spec.SchemaType(p.Schema) != "array" && spec.SchemaType(p.Schema) != "object" {
+				o.scalarQuery = append(o.scalarQuery, p.Name)
+			}
+		}
+		o.headers = s.deprecationHeaders(op)
+		s.ops[op] = o
+	}
+}
+
+// deprecationHeaders are RFC 9745 Deprecation, RFC 8594 Sunset and a Link to
+// the replacement, all taken from the document.
+func (s *Server) deprecationHeaders(op *spec.Operation) [][2]string {
+	if !op.Deprecated {
+		return nil
+	}
+	at := op.DeprecatedAt
+	if at.IsZero() {
+		// The document does not say since when; the operation is deprecated
+		// now at the latest.
+		at = s.now().UTC().Truncate(24 * time.Hour)
+		s.log.Warn("deprecated operation without x-deprecated-at", "operation", op.String(), "deprecation", at.Format(time.DateOnly))
+	}
+	h := [][2]string{{"Deprecation", "@" + strconv.FormatInt(at.Unix(), 10)}}
+	if !op.Sunset.IsZero() {
+		h = append(h, [2]string{"Sunset", op.Sunset.UTC().Format(http.TimeFormat)})
+	}
+	if r := op.Replacement; r != nil {
+		if rep := s.spec.Operation(r.OperationID); rep != nil {
+			link := fmt.Sprintf("<%s%s>; rel=\"successor-version\"", s.spec.BasePath, rep.Path)
+			if r.Description != "" {
+				link += fmt.Sprintf("; title=%q", r.Description)
+			}
+			h = append(h, [2]string{"Link", link})
+		}
+	}
+	return h
+}
+
+func (s *Server) loadFixtures(files []FixtureFile) error {
+	byName, err := parseFixtures(files, s.colls)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	for name, recs := range byName {
+		if err := s.colls[name].loadFixtures(recs, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Collections returns the names of the served collections and their sizes.
+func (s *Server) Collections() map[string]int {
+	out := map[string]int{}
+	for n, c := range s.colls {
+		out[n] = c.store.len()
+	}
+	return out
+}
+
+// Spec returns the document the server serves.
+func (s *Server) Spec() *spec.Spec { return s.spec }
+
+// response is what a request gets, built before anything is written so it
+// can be validated first.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+	op     *spec.Operation
+	// for the log
+	problem string
+	auth    authFailure
+}
+
+func errorResponse(e *Error) *response {
+	return &response{status: e.Status(), body: e.Body(), problem: e.Message}
+}
+
+func jsonResponse(status int, body []byte) *response {
+	return &response{status: status, body: body}
+}
+
+func (res *response) set(k, v string) {
+	if res.header == nil {
+		res.header = http.Header{}
+	}
+	res.header.Set(k, v)
+}
+
+// ServeHTTP routes, authenticates, validates, handles, validates the
+// response and writes it; then logs one line.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	res := s.safeHandle(r)
+	if res.body != nil && res.header.Get("Content-Type") == "" {
+		res.set("Content-Type", spec.JSON)
+	}
+	s.checkResponse(r, res)
+	s.cors.decorate(r, res)
+	h := w.Header()
+	for k, v := range res.header {
+		h[k] = v
+	}
+	if res.body != nil {
+		h.Set("Content-Length", strconv.Itoa(len(res.body)))
+	}
+	w.WriteHeader(res.status)
+	if res.body != nil && r.Method != http.MethodHead {
+		_, _ = w.Write(res.body)
+	}
+	s.logRequest(r, res, time.Since(start))
+}
+
+func (s *Server) safeHandle(r *http.Request) (res *response) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v))
+			res = errorResponse(Errorf(CodeInternal, "petctl failed while answering this request; the server log has the details"))
+		}
+	}()
+	return s.handle(r)
+}
+
+// checkResponse validates res against the document before it leaves. A
+// response that fails is petctl's bug: the client gets a 500 that says so
+// and the log names the violation.
+func (s *Server) checkResponse(r *http.Request, res *response) {
+	var ps spec.Problems
+	switch {
+	case res.op != nil && res.op.Declares(res.status):
+		ps = s.val.Response(r, res.op, res.status, res.header, res.body)
+	case res.status >= 400:
+		// Answers outside an operation's contract (no route, 405, 413, 415,
+		// 431) are still the API's Error body.
+		ps = s.val.Schema(s.errorSchema, res.body)
+	case res.status == http.StatusNoContent && res.body == nil:
+		// OPTIONS and CORS preflight answers have no body to validate.
+	default:
+		ps = spec.Problems{{Where: "status", Reason: fmt.Sprintf("%d is not declared", res.status)}}
+	}
+	if len(ps) == 0 {
+		return
+	}
+	violation := describeProblems(ps)
+	s.log.Error("response failed validation", "method", r.Method, "path", r.URL.Path, "status", res.status, "violation", violation)
+	keep := res.header
+	*res = *errorResponse(Errorf(CodeResponseInvalid, "petctl produced a %d response that does not match the document (%s); this is a petctl bug", res.status, violation))
+	for _, k := range []string{"Deprecation", "Sunset", "Link"} {
+		if v := keep.Get(k); v != "" {
+			res.set(k, v)
+		}
+	}
+	res.set("Content-Type", spec.JSON)
+}
+
+func (s *Server) logRequest(r *http.Request, res *response, latency time.Duration) {
+	attrs := []any{
+		"method", r.Method,
+		"path", r.URL.Path,
+		"status", res.status,
+		"latency", latency.Round(time.Microsecond).String(),
+		"bytes", len(res.body),
+	}
+	if q := redactQuery(r.URL.RawQuery); q != "" {
+		attrs = append(attrs, "query", q)
+	}
+	if res.op != nil {
+		attrs = append(attrs, "operation", res.op.ID)
+	}
+	if res.auth != "" {
+		attrs = append(attrs, "auth", string(res.auth))
+	}
+	if res.problem != "" && res.status >= 400 {
+		attrs = append(attrs, "problem", res.problem)
+	}
+	level := slog.LevelInfo
+	if res.status == http.StatusInternalServerError {
+		level = slog.LevelError
+	}
+	s.log.Log(context.Background(), level, "request", attrs...)
+}
+
+// redactQuery hides the values of parameters that may carry credentials.
+func redactQuery(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	parts := strings.Split(raw, "&")
+	for i, p := range parts {
+		name, _, _ := strings.Cut(p, "=")
+		l := strings.ToLower(name)
+		for _, secret := range []string{"key", "token", "secret", "password", "auth", "signature"} {
+			if strings.Contains(l, secret) {
+				parts[i] = name + "=REDACTED"
+				break
+			}
+		}
+	}
+	q := strings.Join(parts, "&")
+	if len(q) > 256 {
+		q = q[:256] + "…"
+	}
+	return q
+}

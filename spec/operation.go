@@ -1,0 +1,376 @@
+package spec
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/pb33f/libopenapi/orderedmap"
+	"go.yaml.in/yaml/v4"
+)
+
+// JSON is the media type every petctl body uses.
+const JSON = "application/json"
+
+// Operation is one method on one path of the document.
+type Operation struct {
+	ID       string // operationId, or "METHOD path" when the document gives none
+	Method   string // upper case
+	Path     string // the path template, without the server's base path
+	PathItem *v3.PathItem
+	Op       *v3.Operation
+
+	Summary string
+	// Deprecated is the operation's deprecated flag; DeprecatedAt, Sunset and
+	// Replacement come from the x-deprecated-at, x-sunset and x-replacement
+	// extensions and are zero when the document does not give them.
+	Deprecated   bool
+	DeprecatedAt time.Time
+	Sunset       time.Time
+	Replacement  *Replacement
+	// Hidden is true when the operation is hidden from a reference's try-it
+	// panel (x-try-it-hidden, or x-readme.explorer-enabled: false).
+	Hidden bool
+	// Unpublished is true when its interface is not published
+	// (x-interface-published: false): the operation exists, its payload is open.
+	Unpublished bool
+
+	// Security lists the alternatives that satisfy the operation, each a set
+	// of scheme names that must all hold; empty means no authentication.
+	Security [][]string
+
+	Params    []*Param
+	Body      *Body
+	Responses []*Response
+	// Default is the response declared under "default", or nil.
+	Default *Response
+}
+
+// Replacement names the operation that replaces a deprecated one.
+type Replacement struct {
+	OperationID string
+	Description string
+}
+
+// Param is one parameter of an operation (path item parameters included).
+type Param struct {
+	Name     string
+	In       string // path, query, header, cookie
+	Required bool
+	Schema   *base.Schema
+}
+
+// Body is an operation's request body.
+type Body struct {
+	Required   bool
+	MediaTypes []string
+	Schema     *base.Schema // of the JSON media type, nil if there is none
+}
+
+// Response is one declared response of an operation.
+type Response struct {
+	Status      int // 0 for ranges such as 4XX
+	Code        string
+	MediaTypes  []string
+	Schema      *base.Schema // of the JSON media type, nil if it declares none
+	SchemaProxy *base.SchemaProxy
+	Headers     []string
+}
+
+// Secured reports whether the operation requires any authentication.
+func (o *Operation) Secured() bool { return len(o.Security) > 0 }
+
+// Param returns the parameter with the given location and name, or nil.
+func (o *Operation) Param(in, name string) *Param {
+	for _, p := range o.Params {
+		if p.In == in && p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Response returns the declared response for status (exact, then its range), or nil.
+func (o *Operation) Response(status int) *Response {
+	for _, r := range o.Responses {
+		if r.Status == status {
+			return r
+		}
+	}
+	rng := fmt.Sprintf("%dXX", status/100)
+	for _, r := range o.Responses {
+		if strings.EqualFold(r.Code, rng) {
+			return r
+		}
+	}
+	return nil
+}
+
+// Declares reports whether status is a declared response (exact, range or default).
+func (o *Operation) Declares(status int) bool {
+	return o.Response(status) != nil || o.Default != nil
+}
+
+// String names the operation for messages: "getPet (GET /pets/{petId})".
+func (o *Operation) String() string {
+	return fmt.Sprintf("%s (%s %s)", o.ID, o.Method, o.Path)
+}
+
+func (s *Spec) readOperations() error {
+	if s.Model.Paths == nil || s.Model.Paths.PathItems == nil {
+		return fmt.Errorf("the document declares no paths")
+	}
+	global := securityAlternatives(s.Model.Security)
+	for p := s.Model.Paths.PathItems.First(); p != nil; p = p.Next() {
+		path, item := p.Key(), p.Value()
+		if !strings.HasPrefix(path, "/") {
+			return fmt.Errorf("paths: %q does not start with /", path)
+		}
+		for o := item.GetOperations().First(); o != nil; o = o.Next() {
+			method := strings.ToUpper(o.Key())
+			op, err := s.readOperation(method, path, item, o.Value(), global)
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", method, path, err)
+			}
+			s.Operations = append(s.Operations, op)
+		}
+	}
+	for _, op := range s.Operations {
+		if r := op.Replacement; r != nil && s.Operation(r.OperationID) == nil {
+			return fmt.Errorf("%s: x-replacement names operationId %q, which the document does not declare", op, r.OperationID)
+		}
+	}
+	return nil
+}
+
+func (s *Spec) readOperation(method, path string, item *v3.PathItem, o *v3.Operation, global [][]string) (*Operation, error) {
+	op := &Operation{
+		ID:       o.OperationId,
+		Method:   method,
+		Path:     path,
+		PathItem: item,
+		Op:       o,
+		Summary:  o.Summary,
+		Security: global,
+	}
+	if op.ID == "" {
+		op.ID = method + " " + path
+	}
+	if o.Deprecated != nil {
+		op.Deprecated = *o.Deprecated
+	}
+	if o.Security != nil { // an explicit list, even empty, replaces the global one
+		op.Security = securityAlternatives(o.Security)
+	}
+	for _, alt := range op.Security {
+		for _, name := range alt {
+			if _, ok := s.SecuritySchemes[name]; !ok {
+				return nil, fmt.Errorf("security names scheme %q, which components.securitySchemes does not declare", name)
+			}
+		}
+	}
+	if err := readExtensions(op, o.Extensions); err != nil {
+		return nil, err
+	}
+	op.Params = mergeParams(item.Parameters, o.Parameters)
+	if o.RequestBody != nil {
+		b := &Body{}
+		if o.RequestBody.Required != nil {
+			b.Required = *o.RequestBody.Required
+		}
+		b.MediaTypes, b.Schema, _ = mediaTypes(o.RequestBody.Content)
+		op.Body = b
+	}
+	if o.Responses != nil {
+		if o.Responses.Codes != nil {
+			for c := o.Responses.Codes.First(); c != nil; c = c.Next() {
+				op.Responses = append(op.Responses, readResponse(c.Key(), c.Value()))
+			}
+		}
+		if o.Responses.Default != nil {
+			op.Default = readResponse("default", o.Responses.Default)
+		}
+	}
+	return op, nil
+}
+
+func readResponse(code string, r *v3.Response) *Response {
+	resp := &Response{Code: code}
+	resp.Status, _ = strconv.Atoi(code)
+	resp.MediaTypes, resp.Schema, resp.SchemaProxy = mediaTypes(r.Content)
+	if r.Headers != nil {
+		for h := r.Headers.First(); h != nil; h = h.Next() {
+			resp.Headers = append(resp.Headers, h.Key())
+		}
+	}
+	return resp
+}
+
+func mediaTypes(content *orderedmap.Map[string, *v3.MediaType]) ([]string, *base.Schema, *base.SchemaProxy) {
+	var types []string
+	var schema *base.Schema
+	var proxy *base.SchemaProxy
+	if content == nil {
+		return nil, nil, nil
+	}
+	for m := content.First(); m != nil; m = m.Next() {
+		types = append(types, m.Key())
+		if isJSON(m.Key()) && proxy == nil && m.Value().Schema != nil {
+			proxy = m.Value().Schema
+			schema = proxy.Schema()
+		}
+	}
+	return types, schema, proxy
+}
+
+func isJSON(mediaType string) bool {
+	mt := strings.ToLower(strings.TrimSpace(strings.SplitN(mediaType, ";", 2)[0]))
+	return mt == JSON || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+}
+
+func mergeParams(pathLevel, opLevel []*v3.Parameter) []*Param {
+	var out []*Param
+	seen := map[string]int{}
+	add := func(p *v3.Parameter) {
+		if p == nil {
+			return
+		}
+		param := &Param{Name: p.Name, In: p.In}
+		if p.Required != nil {
+			param.Required = *p.Required
+		}
+		if p.Schema != nil {
+			param.Schema = p.Schema.Schema()
+		}
+		key := p.In + "\x00" + p.Name
+		if i, ok := seen[key]; ok { // operation-level parameters override path-level ones
+			out[i] = param
+			return
+		}
+		seen[key] = len(out)
+		out = append(out, param)
+	}
+	for _, p := range pathLevel {
+		add(p)
+	}
+	for _, p := range opLevel {
+		add(p)
+	}
+	return out
+}
+
+func securityAlternatives(reqs []*base.SecurityRequirement) [][]string {
+	var out [][]string
+	for _, req := range reqs {
+		if req == nil || req.Requirements == nil {
+			continue
+		}
+		var names []string
+		for r := req.Requirements.First(); r != nil; r = r.Next() {
+			names = append(names, r.Key())
+		}
+		sort.Strings(names)
+		if len(names) == 0 {
+			// An empty requirement ({}) makes authentication optional.
+			return nil
+		}
+		out = append(out, names)
+	}
+	return out
+}
+
+func readExtensions(op *Operation, ext *orderedmap.Map[string, *yaml.Node]) error {
+	if ext == nil {
+		return nil
+	}
+	for e := ext.First(); e != nil; e = e.Next() {
+		node := e.Value()
+		switch e.Key() {
+		case "x-sunset":
+			t, err := parseDate(node)
+			if err != nil {
+				return fmt.Errorf("x-sunset: %w", err)
+			}
+			op.Sunset = t
+		case "x-deprecated-at":
+			t, err := parseDate(node)
+			if err != nil {
+				return fmt.Errorf("x-deprecated-at: %w", err)
+			}
+			op.DeprecatedAt = t
+		case "x-replacement":
+			var r struct {
+				OperationID string `yaml:"operationId"`
+				Description string `yaml:"description"`
+			}
+			if err := node.Decode(&r); err != nil || r.OperationID == "" {
+				return fmt.Errorf("x-replacement: want a mapping with operationId (and description)")
+			}
+			op.Replacement = &Replacement{OperationID: r.OperationID, Description: r.Description}
+		case "x-try-it-hidden":
+			op.Hidden = boolNode(node)
+		case "x-readme":
+			var r struct {
+				Explorer *bool `yaml:"explorer-enabled"`
+			}
+			if node.Decode(&r) == nil && r.Explorer != nil && !*r.Explorer {
+				op.Hidden = true
+			}
+		case "x-interface-published":
+			op.Unpublished = !boolNode(node)
+		}
+	}
+	if !op.DeprecatedAt.IsZero() && !op.Sunset.IsZero() && op.Sunset.Before(op.DeprecatedAt) {
+		return fmt.Errorf("x-sunset (%s) is before x-deprecated-at (%s)", op.Sunset.Format(time.DateOnly), op.DeprecatedAt.Format(time.DateOnly))
+	}
+	if (!op.Sunset.IsZero() || !op.DeprecatedAt.IsZero() || op.Replacement != nil) && !op.Deprecated {
+		return fmt.Errorf("x-sunset, x-deprecated-at and x-replacement need deprecated: true")
+	}
+	return nil
+}
+
+func boolNode(n *yaml.Node) bool {
+	var b bool
+	return n.Decode(&b) == nil && b
+}
+
+// parseDate reads an RFC 3339 date-time or a full date (midnight UTC).
+func parseDate(n *yaml.Node) (time.Time, error) {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return time.Time{}, fmt.Errorf("want a date such as 2030-12-05 or 2030-12-05T00:00:00Z")
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t.UTC(), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date such as 2030-12-05 or 2030-12-05T00:00:00Z", s)
+}
+
+// Methods returns the methods the document declares for path template p, sorted.
+func (s *Spec) Methods(p string) []string {
+	var out []string
+	for _, op := range s.Operations {
+		if op.Path == p {
+			out = append(out, op.Method)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return methodRank(out[i]) < methodRank(out[j]) })
+	return out
+}
+
+func methodRank(m string) int {
+	for i, k := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions} {
+		if k == m {
+			return i
+		}
+	}
+	return 100
+}

@@ -1,0 +1,205 @@
+package spec
+
+import (
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/petctl/petctl/fixtures"
+)
+
+func TestDefaultDocument(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.CheckDocument(); err != nil {
+		t.Fatalf("the embedded document is not valid OpenAPI: %v", err)
+	}
+	if s.OpenAPI != "3.1.0" || s.BasePath != "/v1" || s.Version != "1.0.0" {
+		t.Errorf("openapi %s, base %q, version %s", s.OpenAPI, s.BasePath, s.Version)
+	}
+	wantServers := []string{"https://api.example.com/v1", "https://staging.example.com/v1"}
+	if strings.Join(s.Servers, " ") != strings.Join(wantServers, " ") {
+		t.Errorf("servers = %v, want %v", s.Servers, wantServers)
+	}
+	ops := map[string]string{"listPets": "GET /pets", "createPet": "POST /pets", "getPet": "GET /pets/{petId}", "listStoreOrders": "GET /store/orders"}
+	if len(s.Operations) != len(ops) {
+		t.Errorf("%d operations, want %d", len(s.Operations), len(ops))
+	}
+	for id, where := range ops {
+		op := s.Operation(id)
+		if op == nil || op.Method+" "+op.Path != where {
+			t.Errorf("operation %s = %v, want %s", id, op, where)
+			continue
+		}
+		if len(op.Security) != 1 || op.Security[0][0] != "bearerAuth" {
+			t.Errorf("%s security = %v, want bearerAuth", id, op.Security)
+		}
+		if op.Response(401) == nil {
+			t.Errorf("%s does not declare 401", id)
+		}
+	}
+	if bearer := s.SecuritySchemes["bearerAuth"]; bearer == nil || bearer.Type != "http" || bearer.Scheme != "bearer" {
+		t.Errorf("bearerAuth = %+v", bearer)
+	}
+	for _, id := range []string{"listPets", "createPet", "getPet"} {
+		if s.Operation(id).Response(400) == nil {
+			t.Errorf("%s does not declare 400", id)
+		}
+	}
+	get := s.Operation("getPet")
+	if !get.Deprecated || !get.Sunset.Equal(time.Date(2030, 12, 5, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("getPet deprecated %v sunset %v, want true and 2030-12-05", get.Deprecated, get.Sunset)
+	}
+	if get.Replacement == nil || get.Replacement.OperationID != "listPets" || !strings.Contains(get.Replacement.Description, "status filter") {
+		t.Errorf("getPet replacement = %+v", get.Replacement)
+	}
+	if get.DeprecatedAt.IsZero() || get.DeprecatedAt.After(get.Sunset) {
+		t.Errorf("getPet deprecated at %v, want a date before the sunset", get.DeprecatedAt)
+	}
+	orders := s.Operation("listStoreOrders")
+	if !orders.Hidden || !orders.Unpublished || len(orders.Params) != 0 || orders.Default == nil || len(orders.Default.MediaTypes) != 0 {
+		t.Errorf("store orders: hidden %v unpublished %v params %d default %+v; want hidden, unpublished, open", orders.Hidden, orders.Unpublished, len(orders.Params), orders.Default)
+	}
+	for _, id := range []string{"listPets", "createPet", "listStoreOrders"} {
+		if s.Operation(id).Deprecated {
+			t.Errorf("%s is marked deprecated", id)
+		}
+	}
+}
+
+func TestCollectionInference(t *testing.T) {
+	lib, err := fs.ReadFile(fixtures.Files, "library/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pet, _ := Default()
+	book, err := Parse(lib, "library/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		s                                      *Spec
+		name, path, item, idParam, idField, ty string
+		assigned                               string
+		limit                                  Limit
+		filters                                string
+	}{
+		{pet, "pets", "/pets", "/pets/{petId}", "petId", "id", "integer", "id", Limit{"limit", 1, 100, 20}, "status"},
+		{book, "books", "/books", "/books/{bookId}", "bookId", "bookId", "string", "bookId,addedAt", Limit{"pageSize", 1, 50, 10}, "genre,author"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if len(tc.s.Collections) != 1 {
+				t.Fatalf("%d collections, want 1", len(tc.s.Collections))
+			}
+			c := tc.s.Collections[0]
+			if c.Name != tc.name || c.Path != tc.path || c.ItemPath != tc.item || c.IDParam != tc.idParam || c.IDField != tc.idField || c.IDType != tc.ty {
+				t.Errorf("got %s %s %s %s %s %s", c.Name, c.Path, c.ItemPath, c.IDParam, c.IDField, c.IDType)
+			}
+			if strings.Join(c.Assigned, ",") != tc.assigned {
+				t.Errorf("assigned = %v, want %s", c.Assigned, tc.assigned)
+			}
+			if c.Limit == nil || *c.Limit != tc.limit {
+				t.Errorf("limit = %+v, want %+v", c.Limit, tc.limit)
+			}
+			var filters []string
+			for _, f := range c.Filters {
+				filters = append(filters, f.Param)
+			}
+			if strings.Join(filters, ",") != tc.filters {
+				t.Errorf("filters = %v, want %s", filters, tc.filters)
+			}
+			if c.List == nil || c.Create == nil || c.Read == nil || c.CreateStatus != 201 {
+				t.Errorf("operations list %v create %v read %v (%d)", c.List, c.Create, c.Read, c.CreateStatus)
+			}
+		})
+	}
+	if f := pet.Collections[0].Filter("status"); strings.Join(f.Enum, ",") != "available,pending,sold" {
+		t.Errorf("status enum = %v", f.Enum)
+	}
+}
+
+func TestExtensionErrors(t *testing.T) {
+	base := string(DefaultDocument())
+	tests := []struct {
+		name, old, new, wantErr string
+	}{
+		{"sunset before deprecation", "x-sunset: '2030-12-05T00:00:00Z'", "x-sunset: '2020-01-01'", "before x-deprecated-at"},
+		{"bad sunset", "x-sunset: '2030-12-05T00:00:00Z'", "x-sunset: 'next year'", "x-sunset"},
+		{"unknown replacement", "operationId: listPets\n        description", "operationId: findPets\n        description", "findPets"},
+		{"not deprecated", "deprecated: true", "deprecated: false", "need deprecated: true"},
+		{"unknown scheme", "  - bearerAuth: []\ntags", "  - apiKey: []\ntags", `"apiKey"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := strings.Replace(base, tc.old, tc.new, 1)
+			if doc == base {
+				t.Fatalf("the test did not change the document")
+			}
+			_, err := Parse([]byte(doc), "edited.yaml")
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "edited.yaml") {
+				t.Errorf("err = %v, want one naming edited.yaml and %q", err, tc.wantErr)
+			}
+		})
+	}
+	for _, bad := range []string{"", "   ", "not: [yaml", "swagger: '2.0'\ninfo: {title: t, version: '1'}\npaths: {}"} {
+		if _, err := Parse([]byte(bad), "bad.yaml"); err == nil {
+			t.Errorf("Parse(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestValidatorProblems(t *testing.T) {
+	s, _ := Default()
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, create, get := s.Operation("listPets"), s.Operation("createPet"), s.Operation("getPet")
+	json := http.Header{"Content-Type": {"application/json"}}
+	tests := []struct {
+		name   string
+		op     *Operation
+		status int
+		header http.Header
+		body   string
+		want   string // "" means valid
+	}{
+		{"valid list", list, 200, json, `[{"id":1,"name":"a","categoryId":1}]`, ""},
+		{"empty list body", list, 200, json, ``, "empty"},
+		{"null list body", list, 200, json, `null`, "null"},
+		{"item lacks name", list, 200, json, `[{"id":1,"categoryId":1}]`, "name"},
+		{"undeclared status", list, 418, json, `{}`, "418"},
+		{"wrong content type", list, 401, http.Header{"Content-Type": {"text/html"}}, `<html>`, "Content-Type"},
+		{"error body lacks status", list, 401, json, `{"code":"x","message":"y"}`, "status"},
+		{"valid pet", get, 200, json, `{"id":1,"name":"a","categoryId":1,"status":"sold"}`, ""},
+		{"unknown status value", get, 200, json, `{"id":1,"name":"a","categoryId":1,"status":"lost"}`, "status"},
+		{"valid created", create, 201, json, `{"id":1,"name":"a","categoryId":1}`, ""},
+		{"created without id", create, 201, json, `{"name":"a","categoryId":1}`, "id"},
+		{"open payload", s.Operation("listStoreOrders"), 200, http.Header{"Content-Type": {"text/csv"}}, "a,b", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(tc.op.Method, "/v1"+strings.Replace(tc.op.Path, "{petId}", "1", 1), nil)
+			ps := v.Response(req, tc.op, tc.status, tc.header, []byte(tc.body))
+			if tc.want == "" {
+				if len(ps) > 0 {
+					t.Errorf("problems %v, want none", ps)
+				}
+				return
+			}
+			if len(ps) == 0 || !strings.Contains(ps.Error(), tc.want) {
+				t.Errorf("problems %q, want one mentioning %q", ps, tc.want)
+			}
+		})
+	}
+}

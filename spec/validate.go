@@ -1,0 +1,269 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/config"
+	verrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/helpers"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+)
+
+// Problem is one way a request, a response or a record departs from the document.
+type Problem struct {
+	// Where names the part: "query parameter 'limit'", "body field 'categoryId'", "status".
+	Where  string
+	Reason string
+}
+
+func (p Problem) String() string {
+	if p.Where == "" {
+		return p.Reason
+	}
+	return p.Where + ": " + p.Reason
+}
+
+// Problems is a list of problems; its Error joins them.
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Validator checks requests, responses and records against a Spec with
+// libopenapi-validator, adding the checks it leaves out: an empty or null
+// body where the document declares one, the int64 and int32 ranges, and the
+// default response without content that leaves a payload open.
+type Validator struct {
+	spec    *Spec
+	v       validator.Validator
+	schemas schema_validation.SchemaValidator
+	version float32
+}
+
+// NewValidator builds the validator once; it is safe for concurrent use.
+func (s *Spec) NewValidator() (*Validator, error) {
+	opts := []config.Option{
+		// The engine authenticates itself (constant-time, several keys);
+		// the conformance suite sends wrong keys on purpose.
+		config.WithoutSecurityValidation(),
+		config.WithFormatAssertions(),
+		config.WithCustomFormat("int64", intFormat(math.MinInt64, math.MaxInt64)),
+		config.WithCustomFormat("int32", intFormat(math.MinInt32, math.MaxInt32)),
+	}
+	v, errs := validator.NewValidator(s.Document, opts...)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("spec %s: %w", s.Source, errors.Join(errs...))
+	}
+	return &Validator{
+		spec:    s,
+		v:       v,
+		schemas: schema_validation.NewSchemaValidator(opts...),
+		version: helpers.VersionToFloat(s.Model.Version),
+	}, nil
+}
+
+// CheckDocument validates the document against the OpenAPI meta-schema.
+func (v *Validator) CheckDocument() error {
+	ok, errs := v.v.ValidateDocument()
+	if ok {
+		return nil
+	}
+	var parts []string
+	for _, e := range errs {
+		for _, se := range e.SchemaValidationErrors {
+			loc := se.FieldPath
+			if se.Line > 0 {
+				loc = fmt.Sprintf("line %d", se.Line)
+			}
+			parts = append(parts, fmt.Sprintf("%s: %s", loc, se.Reason))
+		}
+		if len(e.SchemaValidationErrors) == 0 {
+			parts = append(parts, e.Message)
+		}
+	}
+	if len(parts) > 5 {
+		parts = append(parts[:5], fmt.Sprintf("and %d more", len(parts)-5))
+	}
+	return fmt.Errorf("spec %s is not a valid OpenAPI %s document: %s", v.spec.Source, v.spec.OpenAPI, strings.Join(parts, "; "))
+}
+
+// intFormat bounds integers; the validator decodes JSON numbers to float64,
+// so values near the int64 bounds are only approximately checked here and
+// exactly where petctl stores them.
+func intFormat(lo, hi float64) func(any) error {
+	return func(val any) error {
+		f, ok := val.(float64)
+		if !ok {
+			return nil
+		}
+		if f < lo || f > hi {
+			return fmt.Errorf("%v is outside the %s range", val, map[bool]string{true: "int64", false: "int32"}[hi > math.MaxInt32])
+		}
+		return nil
+	}
+}
+
+// Request validates r's parameters and body against op. The body is read and
+// restored, so the caller can read it again.
+func (v *Validator) Request(r *http.Request, op *Operation) Problems {
+	ok, errs := v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
+	if ok {
+		return nil
+	}
+	return toProblems(errs)
+}
+
+// Response validates a response to op: the status must be declared, the
+// content type must be one the response declares, and the body must match
+// its schema. A declared body must be present: libopenapi-validator accepts
+// an empty body and a JSON null, petctl does not.
+func (v *Validator) Response(r *http.Request, op *Operation, status int, header http.Header, body []byte) Problems {
+	resp := op.Response(status)
+	if resp == nil {
+		resp = op.Default
+	}
+	if resp == nil {
+		return Problems{{Where: "status", Reason: fmt.Sprintf("%d is not a response %s declares", status, op.ID)}}
+	}
+	if len(resp.MediaTypes) == 0 {
+		// No content declared (a default the description leaves open, or a
+		// 204): the document says nothing about the body.
+		return nil
+	}
+	ct := header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || !slices.ContainsFunc(resp.MediaTypes, func(d string) bool { return strings.EqualFold(d, mt) }) {
+		return Problems{{Where: "Content-Type", Reason: fmt.Sprintf("%q is not declared for %d (want %s)", ct, status, strings.Join(resp.MediaTypes, ", "))}}
+	}
+	if resp.Schema == nil {
+		return nil
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return Problems{{Where: "body", Reason: fmt.Sprintf("empty, but %d declares a %s body", status, mt)}}
+	}
+	if bytes.Equal(trimmed, []byte("null")) && !allowsNull(resp.Schema) {
+		return Problems{{Where: "body", Reason: "null, but the schema does not allow null"}}
+	}
+	res := &http.Response{
+		StatusCode: status,
+		Header:     header,
+		Body:       io.NopCloser(bytes.NewReader(body)),
+		Request:    r,
+	}
+	ok, errs := v.v.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(r, res, op.PathItem, op.Path)
+	if ok {
+		return nil
+	}
+	return toProblems(errs)
+}
+
+// Schema validates a JSON document against schema (a record, an error body).
+func (v *Validator) Schema(schema *base.Schema, doc []byte) Problems {
+	if schema == nil {
+		return nil
+	}
+	trimmed := bytes.TrimSpace(doc)
+	if len(trimmed) == 0 {
+		return Problems{{Where: "body", Reason: "empty"}}
+	}
+	ok, errs := v.schemas.ValidateSchemaBytesWithVersion(schema, doc, v.version)
+	if ok {
+		return nil
+	}
+	ps := toProblems(errs)
+	for i := range ps { // a document on its own has fields, not a body
+		ps[i].Where = strings.TrimSpace(strings.TrimPrefix(ps[i].Where, "body"))
+	}
+	return ps
+}
+
+func allowsNull(s *base.Schema) bool {
+	if s == nil {
+		return true
+	}
+	if len(s.Type) == 0 && s.Nullable == nil {
+		return len(s.AllOf)+len(s.AnyOf)+len(s.OneOf) > 0 // let the validator decide
+	}
+	if s.Nullable != nil && *s.Nullable {
+		return true
+	}
+	return slices.Contains(s.Type, "null")
+}
+
+func toProblems(errs []*verrors.ValidationError) Problems {
+	var out Problems
+	for _, e := range errs {
+		where := describe(e)
+		if len(e.SchemaValidationErrors) == 0 {
+			out = append(out, Problem{Where: where, Reason: reason(e)})
+			continue
+		}
+		for _, se := range e.SchemaValidationErrors {
+			w := where
+			if field := fieldPath(se); field != "" && (where == "" || where == "body") {
+				w = strings.TrimSpace(where + " field '" + field + "'")
+			}
+			out = append(out, Problem{Where: w, Reason: se.Reason})
+		}
+	}
+	return out
+}
+
+func describe(e *verrors.ValidationError) string {
+	switch e.ValidationType {
+	case helpers.ParameterValidation:
+		in := e.ValidationSubType // query, path, header or cookie
+		if e.ParameterName != "" {
+			return fmt.Sprintf("%s parameter '%s'", in, e.ParameterName)
+		}
+		return in + " parameter"
+	case helpers.RequestBodyValidation:
+		if e.ValidationSubType == helpers.RequestBodyContentType {
+			return "Content-Type"
+		}
+		return "body"
+	case helpers.ResponseBodyValidation:
+		switch {
+		case strings.Contains(e.Message, "content type"):
+			return "Content-Type"
+		case strings.Contains(e.Message, "response code"):
+			return "status"
+		case e.ValidationSubType == helpers.ParameterValidationHeader || strings.Contains(strings.ToLower(e.Message), "header"):
+			return "header"
+		}
+		return "body"
+	}
+	return ""
+}
+
+func reason(e *verrors.ValidationError) string {
+	if e.Reason != "" {
+		return e.Reason
+	}
+	return e.Message
+}
+
+func fieldPath(se *verrors.SchemaValidationFailure) string {
+	p := strings.TrimPrefix(se.FieldPath, "$")
+	p = strings.TrimPrefix(p, ".")
+	if p == "" && len(se.InstancePath) > 0 {
+		p = strings.Join(se.InstancePath, ".")
+	}
+	return p
+}
