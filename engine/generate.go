@@ -20,9 +20,16 @@ func exampleValue(s *base.Schema, seq int64, now time.Time) any {
 	}
 	for _, n := range s.Enum {
 		var v any
-		if n != nil && n.Tag != "!!null" && n.Decode(&v) == nil {
-			return v
+		if n == nil || n.Tag == "!!null" || n.Decode(&v) != nil {
+			continue
 		}
+		switch t := v.(type) { // numbers are json.Number everywhere in a record
+		case int:
+			return json.Number(strconv.Itoa(t))
+		case float64:
+			return json.Number(strconv.FormatFloat(t, 'g', -1, 64))
+		}
+		return v
 	}
 	switch spec.SchemaType(s) {
 	case "string":

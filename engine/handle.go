@@ -166,7 +166,9 @@ func (s *Server) list(r *http.Request, o *operation) *response {
 		}
 	}
 	items, _ := o.coll.store.page(q)
-	return jsonResponse(http.StatusOK, joinArray(items))
+	res := jsonResponse(http.StatusOK, joinArray(items))
+	res.proven = o.proven
+	return res
 }
 
 // joinArray writes a JSON array of already-encoded items.
@@ -197,14 +199,14 @@ func (s *Server) create(o *operation, obj map[string]any) *response {
 	now := s.now()
 	var problems spec.Problems
 	rec, err := c.store.create(func(seq int64) (entry, error) {
-		e, err := c.build(obj, seq, fromClient, now)
+		b, err := c.build(obj, seq, fromClient, now, nil)
 		if err != nil {
 			return entry{}, err
 		}
-		if problems = c.validate(e.rec.raw); len(problems) > 0 {
+		if problems = c.validate(b.raw, b.view); len(problems) > 0 {
 			return entry{}, errInvalidRecord
 		}
-		return e, nil
+		return b.entry, nil
 	})
 	switch {
 	case errors.Is(err, errInvalidRecord):
@@ -215,6 +217,7 @@ func (s *Server) create(o *operation, obj map[string]any) *response {
 		return errorResponse(Errorf(CodeValidation, "%v", err))
 	}
 	res := jsonResponse(c.def.CreateStatus, rec.raw)
+	res.proven = o.proven
 	if c.def.ItemPath != "" {
 		res.set("Location", s.spec.BasePath+strings.Replace(c.def.ItemPath, "{"+c.def.IDParam+"}", url.PathEscape(rec.key), 1))
 	}
@@ -231,7 +234,9 @@ func (s *Server) read(o *operation, raw string) *response {
 	if !ok {
 		return errorResponse(Errorf(CodeNotFound, "%s: no item has %s %s", def.Name, def.IDParam, truncate(raw, 100)))
 	}
-	return jsonResponse(http.StatusOK, rec.raw)
+	res := jsonResponse(http.StatusOK, rec.raw)
+	res.proven = o.proven
+	return res
 }
 
 func (s *Server) replacementHint(op *spec.Operation) string {

@@ -246,3 +246,5 @@ func (r result) message(t *testing.T) string {
 	_ = json.Unmarshal(r.body, &e)
 	return e.Message
 }
+
+func readFixture(name string) ([]byte, error) { return fs.ReadFile(fixtures.Files, name) }

@@ -1,11 +1,11 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -16,86 +16,324 @@ const maxJSONDepth = 64
 // pass silently: invalid UTF-8 (replaced by U+FFFD), duplicate object keys
 // (the last one wins), data after the value, and deep nesting. Numbers stay
 // json.Number so integers beyond 2^53 keep every digit.
+//
+// It is a small recursive-descent parser rather than json.Decoder.Token,
+// which allocates per token and made decoding the largest cost of loading a
+// million fixture records. FuzzDecodeStrict checks that it accepts exactly
+// what encoding/json accepts (less the duplicates) and yields the same values.
 func decodeStrict(data []byte) (any, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("not valid UTF-8")
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec, 0)
-	if err != nil {
-		return nil, describeJSONError(err, dec)
+	p := parser{data: data}
+	p.skipSpace()
+	if p.pos == len(data) {
+		return nil, errors.New("no JSON value")
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("unexpected data after the JSON value at byte %d", dec.InputOffset())
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.pos != len(data) {
+		return nil, fmt.Errorf("unexpected data after the JSON value at byte %d", p.pos)
 	}
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder, depth int) (any, error) {
-	if depth > maxJSONDepth {
-		return nil, fmt.Errorf("the JSON value nests deeper than %d levels", maxJSONDepth)
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			obj := map[string]any{}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				key, ok := kt.(string)
-				if !ok {
-					return nil, fmt.Errorf("object key expected at byte %d", dec.InputOffset())
-				}
-				if _, dup := obj[key]; dup {
-					return nil, fmt.Errorf("duplicate key %q in an object", key)
-				}
-				val, err := decodeValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				obj[key] = val
-			}
-			if _, err := dec.Token(); err != nil { // '}'
-				return nil, err
-			}
-			return obj, nil
-		case '[':
-			arr := []any{}
-			for dec.More() {
-				val, err := decodeValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, val)
-			}
-			if _, err := dec.Token(); err != nil { // ']'
-				return nil, err
-			}
-			return arr, nil
+type parser struct {
+	data []byte
+	pos  int
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
 		}
-		return nil, fmt.Errorf("unexpected %q", t)
-	default:
-		return t, nil
 	}
 }
 
-func describeJSONError(err error, dec *json.Decoder) error {
-	var syn *json.SyntaxError
-	switch {
-	case errors.As(err, &syn):
-		return fmt.Errorf("malformed JSON at byte %d: %s", syn.Offset, syn.Error())
-	case errors.Is(err, io.EOF) && dec.InputOffset() == 0:
-		return errors.New("no JSON value")
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("malformed JSON: it ends at byte %d in the middle of a value", dec.InputOffset())
+func (p *parser) fail(what string) error {
+	if p.pos >= len(p.data) {
+		return fmt.Errorf("malformed JSON: it ends at byte %d in the middle of a value", p.pos)
 	}
-	return err
+	return fmt.Errorf("malformed JSON at byte %d: %s, found %s", p.pos+1, what, quoteByte(p.data[p.pos]))
+}
+
+func quoteByte(b byte) string {
+	if b < 0x20 || b >= 0x7f {
+		return fmt.Sprintf("byte 0x%02x", b)
+	}
+	return strconv.QuoteRune(rune(b))
+}
+
+func (p *parser) value(depth int) (any, error) {
+	if depth > maxJSONDepth {
+		return nil, fmt.Errorf("the JSON value nests deeper than %d levels", maxJSONDepth)
+	}
+	if p.pos >= len(p.data) {
+		return nil, p.fail("")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		return p.string()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	case c == 't':
+		return true, p.literal("true")
+	case c == 'f':
+		return false, p.literal("false")
+	case c == 'n':
+		return nil, p.literal("null")
+	}
+	return nil, p.fail("a value expected")
+}
+
+func (p *parser) literal(word string) error {
+	if len(p.data)-p.pos >= len(word) && string(p.data[p.pos:p.pos+len(word)]) == word {
+		p.pos += len(word)
+		return nil
+	}
+	for i := 0; i < len(word); i++ {
+		if p.pos >= len(p.data) || p.data[p.pos] != word[i] {
+			return p.fail("invalid literal (want " + word + ")")
+		}
+		p.pos++
+	}
+	return nil
+}
+
+func (p *parser) object(depth int) (any, error) {
+	p.pos++ // '{'
+	obj := make(map[string]any, 4)
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return obj, nil
+	}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, p.fail("an object key (a string) expected")
+		}
+		key, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := obj[key]; dup {
+			return nil, fmt.Errorf("duplicate key %q in an object", key)
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.fail("':' expected after an object key")
+		}
+		p.pos++
+		p.skipSpace()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		obj[key] = v
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.fail("")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return obj, nil
+		default:
+			return nil, p.fail("',' or '}' expected in an object")
+		}
+	}
+}
+
+func (p *parser) array(depth int) (any, error) {
+	p.pos++ // '['
+	arr := []any{}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return arr, nil
+	}
+	for {
+		p.skipSpace()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		arr = append(arr, v)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.fail("")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return arr, nil
+		default:
+			return nil, p.fail("',' or ']' expected in an array")
+		}
+	}
+}
+
+// number scans a JSON number (RFC 8259 section 6) and keeps its text.
+func (p *parser) number() (any, error) {
+	start := p.pos
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	switch {
+	case p.pos < len(p.data) && p.data[p.pos] == '0':
+		p.pos++
+	case p.pos < len(p.data) && p.data[p.pos] >= '1' && p.data[p.pos] <= '9':
+		p.digits()
+	default:
+		return nil, p.fail("a digit expected in a number")
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		p.pos++
+		if p.pos >= len(p.data) || p.data[p.pos] < '0' || p.data[p.pos] > '9' {
+			return nil, p.fail("a digit expected after the decimal point")
+		}
+		p.digits()
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if p.pos >= len(p.data) || p.data[p.pos] < '0' || p.data[p.pos] > '9' {
+			return nil, p.fail("a digit expected in the exponent")
+		}
+		p.digits()
+	}
+	return json.Number(p.data[start:p.pos]), nil
+}
+
+func (p *parser) digits() {
+	for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+		p.pos++
+	}
+}
+
+// string scans a JSON string; the input is known to be valid UTF-8.
+func (p *parser) string() (string, error) {
+	p.pos++ // opening quote
+	start := p.pos
+	// Fast path: no escapes.
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		if c == '"' {
+			s := string(p.data[start:p.pos])
+			p.pos++
+			return s, nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", p.fail("a control character must be escaped in a string")
+		}
+		p.pos++
+	}
+	buf := append([]byte(nil), p.data[start:p.pos]...)
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return string(buf), nil
+		case c < 0x20:
+			return "", p.fail("a control character must be escaped in a string")
+		case c != '\\':
+			buf = append(buf, c)
+			p.pos++
+			continue
+		}
+		p.pos++ // backslash
+		if p.pos >= len(p.data) {
+			break
+		}
+		e := p.data[p.pos]
+		p.pos++
+		switch e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := p.hex4()
+			if !ok {
+				return "", p.fail("four hex digits expected after \\u")
+			}
+			if utf16.IsSurrogate(r) {
+				// A high surrogate needs its low half; alone it stands for
+				// U+FFFD, as encoding/json decodes it.
+				r2 := replacementRune
+				if p.pos+1 < len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
+					save := p.pos
+					p.pos += 2
+					if low, ok := p.hex4(); ok {
+						if dec := utf16.DecodeRune(r, low); dec != replacementRune {
+							r2 = dec
+						} else {
+							p.pos = save
+						}
+					} else {
+						return "", p.fail("four hex digits expected after \\u")
+					}
+				}
+				r = r2
+			}
+			buf = utf8.AppendRune(buf, r)
+		default:
+			p.pos--
+			return "", p.fail("an invalid escape in a string")
+		}
+	}
+	return "", p.fail("")
+}
+
+const replacementRune = '\uFFFD'
+
+func (p *parser) hex4() (rune, bool) {
+	if len(p.data)-p.pos < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p.data[p.pos : p.pos+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	p.pos += 4
+	return r, true
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/petctl/petctl/spec"
 )
@@ -16,20 +17,24 @@ import (
 // collection is the runtime of one spec.Collection: its store and how its
 // records are built and checked.
 type collection struct {
-	def      *spec.Collection
-	store    *collectionStore
-	validate func(raw []byte) spec.Problems
-	// filterFields are the item fields some list filter names.
+	def   *spec.Collection
+	store *collectionStore
+	// schema is the item schema compiled exactly as the response validator
+	// compiles it; nil when it could not be compiled, and then every record
+	// goes through the slower, equivalent describe.
+	schema *spec.ResponseSchema
+	// describe validates a record's JSON with libopenapi-validator and says
+	// what is wrong; it is the slow path, for messages.
+	describe func(raw []byte) spec.Problems
+	// filterFields are the item fields some list filter names, at most 64.
 	filterFields []string
 	uuidIDs      bool
 }
 
-func newCollection(def *spec.Collection, validate func([]byte) spec.Problems) *collection {
-	c := &collection{def: def, validate: validate}
-	seen := map[string]bool{}
+func newCollection(def *spec.Collection, schema *spec.ResponseSchema, describe func([]byte) spec.Problems) *collection {
+	c := &collection{def: def, schema: schema, describe: describe}
 	for _, f := range def.Filters {
-		if !seen[f.Field] {
-			seen[f.Field] = true
+		if !contains(c.filterFields, f.Field) && len(c.filterFields) < 64 {
 			c.filterFields = append(c.filterFields, f.Field)
 		}
 	}
@@ -40,6 +45,22 @@ func newCollection(def *spec.Collection, validate func([]byte) spec.Problems) *c
 	return c
 }
 
+// validate checks a built record against the item schema. view is the
+// record as encoding/json decodes its JSON (numbers as float64), which is
+// what the response validator checks; raw is the JSON, for the message.
+func (c *collection) validate(raw []byte, view any) spec.Problems {
+	if c.schema == nil {
+		return c.describe(raw)
+	}
+	if err := c.schema.Validate(view); err != nil {
+		if ps := c.describe(raw); len(ps) > 0 {
+			return ps
+		}
+		return spec.Problems{{Reason: err.Error()}}
+	}
+	return nil
+}
+
 // buildMode says where a record comes from.
 type buildMode int
 
@@ -48,14 +69,22 @@ const (
 	fromFixture                  // seed data: every field is given, unknown ones are an error
 )
 
-// build turns a decoded object into a stored entry: fields in the item
-// schema's order, integers exact, assigned fields filled. The caller
-// validates the result before it is stored.
-func (c *collection) build(obj map[string]any, seq int64, mode buildMode, now time.Time) (entry, error) {
-	var buf bytes.Buffer
-	values := map[string]string{}
-	key := ""
-	buf.WriteByte('{')
+// built is a record ready to be checked and stored.
+type built struct {
+	entry
+	view map[string]any
+}
+
+// build turns a decoded object into a record: fields in the item schema's
+// order, integers exact, assigned fields filled. buf is reused scratch
+// space; the entry's raw aliases it. The caller validates the result
+// before it is stored.
+func (c *collection) build(obj map[string]any, seq int64, mode buildMode, now time.Time, buf []byte) (built, error) {
+	b := built{entry: entry{seq: seq}, view: make(map[string]any, len(c.def.Fields))}
+	if len(c.filterFields) > 0 {
+		b.vals = make([]string, len(c.filterFields))
+	}
+	buf = append(buf[:0], '{')
 	first := true
 	for _, f := range c.def.Fields {
 		var val any
@@ -73,40 +102,42 @@ func (c *collection) build(obj map[string]any, seq int64, mode buildMode, now ti
 		}
 		norm, err := normalize(f, val)
 		if err != nil {
-			return entry{}, err
+			return built{}, err
 		}
 		if f.Name == c.def.IDField {
-			key = scalarKey(norm)
+			b.key = scalarKey(norm)
 		}
-		if contains(c.filterFields, f.Name) {
-			if k := scalarKey(norm); k != "" {
-				values[f.Name] = k
+		for i, ff := range c.filterFields {
+			if ff == f.Name {
+				if k, ok := scalarValue(norm); ok {
+					b.vals[i], b.has = k, b.has|1<<i
+				}
 			}
 		}
 		if !first {
-			buf.WriteByte(',')
+			buf = append(buf, ',')
 		}
 		first = false
-		if err := writeJSON(&buf, f.Name); err != nil {
-			return entry{}, err
+		buf = appendJSONString(buf, f.Name)
+		buf = append(buf, ':')
+		if buf, err = appendJSON(buf, norm); err != nil {
+			return built{}, fmt.Errorf("field '%s': %v", f.Name, err)
 		}
-		buf.WriteByte(':')
-		if err := writeJSON(&buf, norm); err != nil {
-			return entry{}, fmt.Errorf("field '%s': %v", f.Name, err)
-		}
+		b.view[f.Name] = jsonView(norm)
 	}
-	buf.WriteByte('}')
+	buf = append(buf, '}')
 	if mode == fromFixture {
 		for k := range obj {
 			if c.def.Field(k) == nil {
-				return entry{}, fmt.Errorf("field '%s' is not a property of the item schema", k)
+				return built{}, fmt.Errorf("field '%s' is not a property of the item schema", k)
 			}
 		}
 	}
-	if key == "" {
-		return entry{}, fmt.Errorf("the id field '%s' is missing", c.def.IDField)
+	if b.key == "" {
+		return built{}, fmt.Errorf("the id field '%s' is missing", c.def.IDField)
 	}
-	return entry{rec: record{seq: seq, key: key, raw: buf.Bytes()}, values: values}, nil
+	b.raw = buf
+	return b, nil
 }
 
 func (c *collection) newID(seq int64) any {
@@ -139,6 +170,9 @@ func normalize(f *spec.Field, val any) (any, error) {
 	if f.Schema.Format == "int32" && (i < math.MinInt32 || i > math.MaxInt32) {
 		return nil, fmt.Errorf("field '%s': %d is outside the int32 range", f.Name, i)
 	}
+	if string(n) == strconv.FormatInt(i, 10) {
+		return n, nil
+	}
 	return json.Number(strconv.FormatInt(i, 10)), nil
 }
 
@@ -164,15 +198,20 @@ func exactInt(n json.Number) (int64, error) {
 
 // scalarKey is the canonical text of a scalar, used by indexes and path keys.
 func scalarKey(v any) string {
+	k, _ := scalarValue(v)
+	return k
+}
+
+func scalarValue(v any) (string, bool) {
 	switch t := v.(type) {
 	case string:
-		return t
+		return t, true
 	case json.Number:
-		return string(t)
+		return string(t), true
 	case bool:
-		return strconv.FormatBool(t)
+		return strconv.FormatBool(t), true
 	}
-	return ""
+	return "", false
 }
 
 // queryKey turns a query value into the canonical text of a field's value.
@@ -190,15 +229,103 @@ func queryKey(f *spec.Field, raw string) string {
 	return raw
 }
 
-// writeJSON appends v without HTML escaping: the bodies are JSON, not HTML.
-func writeJSON(buf *bytes.Buffer, v any) error {
-	enc := json.NewEncoder(buf)
+// jsonView converts a value as decodeStrict returns it into what
+// encoding/json's Unmarshal into any returns: numbers become float64 by the
+// same strconv.ParseFloat. TestRecordViewMatchesUnmarshal holds it to that.
+func jsonView(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		f, _ := strconv.ParseFloat(string(t), 64)
+		return f
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = jsonView(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = jsonView(x)
+		}
+		return out
+	}
+	return v
+}
+
+// appendJSON appends v as JSON. Scalars are written directly; structures
+// fall back to encoding/json (without HTML escaping: the bodies are JSON,
+// not HTML).
+func appendJSON(buf []byte, v any) ([]byte, error) {
+	switch t := v.(type) {
+	case string:
+		return appendJSONString(buf, t), nil
+	case json.Number:
+		return append(buf, t...), nil
+	case bool:
+		return strconv.AppendBool(buf, t), nil
+	case nil:
+		return append(buf, "null"...), nil
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return err
+		return buf, err
 	}
-	buf.Truncate(buf.Len() - 1) // Encode ends with a newline
-	return nil
+	return append(buf, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...), nil
+}
+
+// appendJSONString escapes s as encoding/json does with HTML escaping off:
+// quotes, backslashes, control characters, U+2028 and U+2029; invalid
+// UTF-8 becomes U+FFFD.
+func appendJSONString(buf []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			buf = append(buf, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				buf = append(buf, '\\', c)
+			case '\n':
+				buf = append(buf, '\\', 'n')
+			case '\r':
+				buf = append(buf, '\\', 'r')
+			case '\t':
+				buf = append(buf, '\\', 't')
+			default:
+				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf = append(buf, s[start:i]...)
+			buf = append(buf, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			buf = append(buf, s[start:i]...)
+			buf = append(buf, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
 }
 
 func contains(list []string, s string) bool {

@@ -42,6 +42,10 @@ type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now  func() time.Time
 	CORS CORSOptions
+	// RevalidateResponses validates every response with libopenapi-validator,
+	// even those start-up proved valid by construction (slower; see
+	// docs/performance.md).
+	RevalidateResponses bool
 }
 
 // Server is an http.Handler that serves a document. It is safe for concurrent use.
@@ -58,6 +62,7 @@ type Server struct {
 	maxBody     int64
 	maxHeader   int
 	cors        *cors
+	revalidate  bool
 }
 
 // opKind is what the engine does for an operation.
@@ -80,6 +85,10 @@ type operation struct {
 	headers [][2]string
 	// scalarQuery are the query parameters that take one value.
 	scalarQuery []string
+	// proven is set when start-up proved that every success response the
+	// operation builds from stored records matches the document (see
+	// proveComposition); checkResponse then has nothing left to check.
+	proven bool
 }
 
 // New prepares a Server: it compiles the validator, infers the collections
@@ -89,14 +98,15 @@ func New(o Options) (*Server, error) {
 		return nil, errors.New("engine: no spec")
 	}
 	s := &Server{
-		spec:      o.Spec,
-		router:    newRouter(o.Spec),
-		ops:       map[*spec.Operation]*operation{},
-		colls:     map[string]*collection{},
-		log:       o.Logger,
-		now:       o.Now,
-		maxBody:   o.MaxBodyBytes,
-		maxHeader: o.MaxHeaderBytes,
+		spec:       o.Spec,
+		router:     newRouter(o.Spec),
+		ops:        map[*spec.Operation]*operation{},
+		colls:      map[string]*collection{},
+		log:        o.Logger,
+		now:        o.Now,
+		maxBody:    o.MaxBodyBytes,
+		maxHeader:  o.MaxHeaderBytes,
+		revalidate: o.RevalidateResponses,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -164,7 +174,12 @@ func (s *Server) checkErrorSchema() error {
 
 func (s *Server) prepareOperations() {
 	for _, def := range s.spec.Collections {
-		c := newCollection(def, func(raw []byte) spec.Problems { return s.val.Schema(def.ItemSchema, raw) })
+		compiled, err := s.val.CompileResponseSchema(def.ItemSchema)
+		if err != nil {
+			s.log.Warn("item schema not compiled; records are validated the slow way", "collection", def.Name, "error", err.Error())
+			compiled = nil
+		}
+		c := newCollection(def, compiled, func(raw []byte) spec.Problems { return s.val.Schema(def.ItemSchema, raw) })
 		s.colls[def.Name] = c
 		for _, n := range def.Notes {
 			s.log.Warn("collection", "note", n)
@@ -194,6 +209,9 @@ func (s *Server) prepareOperations() {
 			}
 		}
 		o.headers = s.deprecationHeaders(op)
+		if o.coll != nil && !s.revalidate {
+			o.proven = proveComposition(o)
+		}
 		s.ops[op] = o
 	}
 }
@@ -260,6 +278,9 @@ type response struct {
 	header http.Header
 	body   []byte
 	op     *spec.Operation
+	// proven marks a body built from stored records under an operation
+	// whose composition start-up proved valid.
+	proven bool
 	// for the log
 	problem string
 	auth    authFailure
@@ -323,6 +344,8 @@ func (s *Server) safeHandle(r *http.Request) (res *response) {
 func (s *Server) checkResponse(r *http.Request, res *response) {
 	var ps spec.Problems
 	switch {
+	case res.proven:
+		return
 	case res.op != nil && res.op.Declares(res.status):
 		ps = s.val.Response(r, res.op, res.status, res.header, res.body)
 	case res.status >= 400:

@@ -15,67 +15,140 @@ type record struct {
 	raw []byte
 }
 
+// arenaChunk is the size of the blocks record JSON is packed into. Packing
+// keeps a million records to a few hundred allocations the garbage
+// collector never has to scan (they hold no pointers).
+const arenaChunk = 1 << 20
+
+// span locates one record's JSON in an arena.
+type span struct {
+	chunk, off, n uint32
+}
+
+// arena is append-only: bytes once written never change, so readers may
+// keep slices of them without a lock.
+type arena struct {
+	chunks [][]byte
+}
+
+func (a *arena) add(b []byte) span {
+	last := len(a.chunks) - 1
+	if last < 0 || len(a.chunks[last])+len(b) > cap(a.chunks[last]) {
+		size := arenaChunk
+		if len(b) > size/4 {
+			size = len(b) // a large record gets a block of its own
+		}
+		a.chunks = append(a.chunks, make([]byte, 0, size))
+		last++
+	}
+	c := a.chunks[last]
+	off := len(c)
+	a.chunks[last] = append(c, b...)
+	return span{chunk: uint32(last), off: uint32(off), n: uint32(len(b))}
+}
+
+func (a *arena) get(s span) []byte {
+	c := a.chunks[s.chunk]
+	return c[s.off : s.off+s.n : s.off+s.n]
+}
+
+// adopt appends another arena's chunks and returns the offset to add to its
+// spans' chunk numbers.
+func (a *arena) adopt(o *arena) uint32 {
+	base := uint32(len(a.chunks))
+	a.chunks = append(a.chunks, o.chunks...)
+	return base
+}
+
 // collectionStore keeps one collection's records in id order with an index
 // per filter, so a filtered page costs O(log n + limit), never a full scan.
 type collectionStore struct {
 	mu      sync.RWMutex
-	records []record         // sorted by seq
+	seqs    []int64 // sorted
+	spans   []span
+	keys    []string         // string ids only; integer keys are their seq
 	byKey   map[string]int32 // key -> position, for string ids only
 	integer bool             // ids are integers: positions are found by binary search
+	data    arena
 	nextSeq int64
-	// index maps a filter field to its values to the ascending positions of
-	// the records that hold the value.
-	index map[string]map[string][]int32
+	// fields are the filter fields; index[i] maps a value of fields[i] to
+	// the ascending positions of the records that hold it.
+	fields []string
+	index  []map[string][]int32
 }
 
 func newCollectionStore(integer bool, filterFields []string) *collectionStore {
-	s := &collectionStore{integer: integer, nextSeq: 1, index: map[string]map[string][]int32{}}
-	if !integer {
-		s.byKey = map[string]int32{}
-	}
-	for _, f := range filterFields {
-		s.index[f] = map[string][]int32{}
-	}
+	s := &collectionStore{integer: integer, nextSeq: 1, fields: filterFields}
+	s.reset(0)
 	return s
 }
 
-// entry is what the caller of insert hands over: a record and the values of
-// its filter fields.
+func (s *collectionStore) reset(n int) {
+	s.seqs = make([]int64, 0, n)
+	s.spans = make([]span, 0, n)
+	s.keys, s.byKey = nil, nil
+	if !s.integer {
+		s.keys = make([]string, 0, n)
+		s.byKey = make(map[string]int32, n)
+	}
+	s.data = arena{}
+	s.index = make([]map[string][]int32, len(s.fields))
+	for i := range s.index {
+		s.index[i] = map[string][]int32{}
+	}
+	s.nextSeq = 1
+}
+
+// entry is what the caller hands over to store a record: its seq and key,
+// its JSON, and the values of its filter fields (vals[i] for fields[i],
+// present when bit i of has is set).
 type entry struct {
-	rec    record
-	values map[string]string // filter field -> canonical value; absent when the record lacks it
+	seq  int64
+	key  string
+	raw  []byte
+	vals []string
+	has  uint64
 }
 
 // load replaces the contents with entries, which must be sorted by seq.
 func (s *collectionStore) load(entries []entry) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.records = make([]record, 0, len(entries))
-	if s.byKey != nil {
-		s.byKey = make(map[string]int32, len(entries))
-	}
-	for f := range s.index {
-		s.index[f] = map[string][]int32{}
-	}
-	s.nextSeq = 1
-	for _, e := range entries {
-		s.appendLocked(e)
+	s.reset(len(entries))
+	for i := range entries {
+		s.appendLocked(&entries[i], s.data.add(entries[i].raw))
 	}
 }
 
-func (s *collectionStore) appendLocked(e entry) {
-	pos := int32(len(s.records))
-	s.records = append(s.records, e.rec)
-	if s.byKey != nil {
-		s.byKey[e.rec.key] = pos
+// loadPacked is load for entries whose JSON is already in arena a (their
+// raw is nil and spans[i] locates them): the arena is adopted, not copied.
+func (s *collectionStore) loadPacked(entries []entry, spans []span, a *arena) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reset(len(entries))
+	base := s.data.adopt(a)
+	for i := range entries {
+		sp := spans[i]
+		sp.chunk += base
+		s.appendLocked(&entries[i], sp)
 	}
-	for f, v := range e.values {
-		if idx, ok := s.index[f]; ok {
-			idx[v] = append(idx[v], pos)
+}
+
+func (s *collectionStore) appendLocked(e *entry, sp span) {
+	pos := int32(len(s.seqs))
+	s.seqs = append(s.seqs, e.seq)
+	s.spans = append(s.spans, sp)
+	if !s.integer {
+		s.keys = append(s.keys, e.key)
+		s.byKey[e.key] = pos
+	}
+	for i := range s.fields {
+		if e.has&(1<<i) != 0 {
+			s.index[i][e.vals[i]] = append(s.index[i][e.vals[i]], pos)
 		}
 	}
-	if e.rec.seq >= s.nextSeq {
-		s.nextSeq = e.rec.seq + 1
+	if e.seq >= s.nextSeq {
+		s.nextSeq = e.seq + 1
 	}
 }
 
@@ -91,13 +164,14 @@ func (s *collectionStore) create(build func(seq int64) (entry, error)) (record, 
 			return record{}, err
 		}
 		if s.byKey != nil {
-			if _, taken := s.byKey[e.rec.key]; taken {
+			if _, taken := s.byKey[e.key]; taken {
 				s.nextSeq++
 				continue
 			}
 		}
-		s.appendLocked(e)
-		return e.rec, nil
+		sp := s.data.add(e.raw)
+		s.appendLocked(&e, sp)
+		return record{seq: e.seq, key: e.key, raw: s.data.get(sp)}, nil
 	}
 }
 
@@ -105,22 +179,30 @@ func (s *collectionStore) create(build func(seq int64) (entry, error)) (record, 
 func (s *collectionStore) get(key string) (record, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if !s.integer {
-		pos, ok := s.byKey[key]
-		if !ok {
-			return record{}, false
+	pos := -1
+	if s.integer {
+		if id, err := strconv.ParseInt(key, 10, 64); err == nil {
+			if i, ok := slices.BinarySearch(s.seqs, id); ok {
+				pos = i
+			}
 		}
-		return s.records[pos], true
+	} else if p, ok := s.byKey[key]; ok {
+		pos = int(p)
 	}
-	id, err := strconv.ParseInt(key, 10, 64)
-	if err != nil {
+	if pos < 0 {
 		return record{}, false
 	}
-	i := sort.Search(len(s.records), func(i int) bool { return s.records[i].seq >= id })
-	if i < len(s.records) && s.records[i].seq == id {
-		return s.records[i], true
+	return s.recordAt(pos), true
+}
+
+func (s *collectionStore) recordAt(pos int) record {
+	r := record{seq: s.seqs[pos], raw: s.data.get(s.spans[pos])}
+	if s.integer {
+		r.key = strconv.FormatInt(r.seq, 10)
+	} else {
+		r.key = s.keys[pos]
 	}
-	return record{}, false
+	return r
 }
 
 // query describes a page of a list.
@@ -134,6 +216,16 @@ type query struct {
 
 // page returns the raw records of a page, in order, and whether more follow.
 func (s *collectionStore) page(q query) ([][]byte, bool) {
+	recs, more := s.pageRecords(q)
+	out := make([][]byte, len(recs))
+	for i, r := range recs {
+		out[i] = r.raw
+	}
+	return out, more
+}
+
+// pageRecords is page with the records' seqs and keys, for cursors.
+func (s *collectionStore) pageRecords(q query) ([]record, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	// Candidate positions: the shortest index list of the filters, the other
@@ -142,7 +234,14 @@ func (s *collectionStore) page(q query) ([][]byte, bool) {
 	var others [][]int32
 	all := len(q.filters) == 0
 	for f, v := range q.filters {
-		list := s.index[f][v]
+		i := slices.Index(s.fields, f)
+		if i < 0 {
+			return nil, false
+		}
+		list := s.index[i][v]
+		if len(list) == 0 {
+			return nil, false
+		}
 		if cand == nil || len(list) < len(cand) {
 			if cand != nil {
 				others = append(others, cand)
@@ -151,30 +250,33 @@ func (s *collectionStore) page(q query) ([][]byte, bool) {
 		} else {
 			others = append(others, list)
 		}
-		if len(list) == 0 {
-			return nil, false
-		}
 	}
-	n := len(s.records)
+	n := len(s.seqs)
 	if !all {
 		n = len(cand)
 	}
-	at := func(i int) int32 {
+	at := func(i int) int {
 		if all {
-			return int32(i)
+			return i
 		}
-		return cand[i]
+		return int(cand[i])
 	}
 	// Find where to start: the first candidate past the cursor.
 	start := 0
 	if q.hasAfter {
-		afterPos := sort.Search(len(s.records), func(i int) bool { return s.records[i].seq > q.after })
+		var afterPos int
 		if q.desc {
-			afterPos = sort.Search(len(s.records), func(i int) bool { return s.records[i].seq >= q.after })
+			afterPos = sort.Search(len(s.seqs), func(i int) bool { return s.seqs[i] >= q.after })
+		} else {
+			afterPos = sort.Search(len(s.seqs), func(i int) bool { return s.seqs[i] > q.after })
 		}
-		start = sort.Search(n, func(i int) bool { return int(at(i)) >= afterPos })
+		start = sort.Search(n, func(i int) bool { return at(i) >= afterPos })
 	}
-	var out [][]byte
+	size := q.limit
+	if size <= 0 || size > n {
+		size = min(n, 1024)
+	}
+	out := make([]record, 0, size)
 	more := false
 	step, i := 1, start
 	if q.desc {
@@ -185,14 +287,14 @@ func (s *collectionStore) page(q query) ([][]byte, bool) {
 	}
 	for ; i >= 0 && i < n; i += step {
 		pos := at(i)
-		if !inAll(others, pos) {
+		if !inAll(others, int32(pos)) {
 			continue
 		}
 		if q.limit > 0 && len(out) == q.limit {
 			more = true
 			break
 		}
-		out = append(out, s.records[pos].raw)
+		out = append(out, s.recordAt(pos))
 	}
 	return out, more
 }
@@ -210,16 +312,16 @@ func inAll(lists [][]int32, pos int32) bool {
 func (s *collectionStore) len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return len(s.records)
+	return len(s.seqs)
 }
 
 // snapshot returns the raw records in seq order.
 func (s *collectionStore) snapshot() [][]byte {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([][]byte, len(s.records))
-	for i, r := range s.records {
-		out[i] = r.raw
+	out := make([][]byte, len(s.seqs))
+	for i := range s.seqs {
+		out[i] = s.data.get(s.spans[i])
 	}
 	return out
 }

@@ -16,11 +16,11 @@ func newTestStore(n int) *collectionStore {
 		if i%3 == 0 {
 			color = "red"
 		}
-		values := map[string]string{"color": color}
+		e := entry{seq: int64(i), key: strconv.Itoa(i), raw: []byte(strconv.Itoa(i)), vals: []string{color, ""}, has: 1}
 		if i%2 == 0 {
-			values["size"] = "big"
+			e.vals[1], e.has = "big", 3
 		}
-		entries = append(entries, entry{rec: record{seq: int64(i), key: strconv.Itoa(i), raw: []byte(strconv.Itoa(i))}, values: values})
+		entries = append(entries, e)
 	}
 	s.load(entries)
 	return s
@@ -79,7 +79,7 @@ func TestStoreGetAndCreate(t *testing.T) {
 		}
 	}
 	rec, err := s.create(func(seq int64) (entry, error) {
-		return entry{rec: record{seq: seq, key: strconv.FormatInt(seq, 10), raw: []byte("new")}}, nil
+		return entry{seq: seq, key: strconv.FormatInt(seq, 10), raw: []byte("new")}, nil
 	})
 	if err != nil || rec.seq != 6 {
 		t.Fatalf("create = %v %v, want seq 6", rec.seq, err)
@@ -89,7 +89,7 @@ func TestStoreGetAndCreate(t *testing.T) {
 		t.Errorf("a failed create changed the store: len %d, err %v", s.len(), err)
 	}
 	rec, _ = s.create(func(seq int64) (entry, error) {
-		return entry{rec: record{seq: seq, key: strconv.FormatInt(seq, 10), raw: []byte("next")}}, nil
+		return entry{seq: seq, key: strconv.FormatInt(seq, 10), raw: []byte("next")}, nil
 	})
 	if rec.seq != 7 {
 		t.Errorf("seq after a failed create = %d, want 7 (no gap needed, none made)", rec.seq)
@@ -98,9 +98,9 @@ func TestStoreGetAndCreate(t *testing.T) {
 
 func TestStoreStringKeysSkipTakenIDs(t *testing.T) {
 	s := newCollectionStore(false, nil)
-	s.load([]entry{{rec: record{seq: 1, key: "2", raw: []byte("fixture")}}})
+	s.load([]entry{{seq: 1, key: "2", raw: []byte("fixture")}})
 	rec, err := s.create(func(seq int64) (entry, error) {
-		return entry{rec: record{seq: seq, key: strconv.FormatInt(seq, 10), raw: []byte("new")}}, nil
+		return entry{seq: seq, key: strconv.FormatInt(seq, 10), raw: []byte("new")}, nil
 	})
 	if err != nil || rec.key != "3" {
 		t.Errorf("created key %q, want 3: key 2 is taken by a fixture", rec.key)

@@ -17,6 +17,7 @@ import (
 	"github.com/pb33f/libopenapi-validator/helpers"
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Problem is one way a request, a response or a record departs from the document.
@@ -52,6 +53,7 @@ type Validator struct {
 	spec    *Spec
 	v       validator.Validator
 	schemas schema_validation.SchemaValidator
+	opts    *config.ValidationOptions
 	version float32
 }
 
@@ -73,6 +75,7 @@ func (s *Spec) NewValidator() (*Validator, error) {
 		spec:    s,
 		v:       v,
 		schemas: schema_validation.NewSchemaValidator(opts...),
+		opts:    config.NewValidationOptions(opts...),
 		version: helpers.VersionToFloat(s.Model.Version),
 	}, nil
 }
@@ -191,6 +194,40 @@ func (v *Validator) Schema(schema *base.Schema, doc []byte) Problems {
 		ps[i].Where = strings.TrimSpace(strings.TrimPrefix(ps[i].Where, "body"))
 	}
 	return ps
+}
+
+// ResponseSchema is a response body schema compiled exactly as
+// libopenapi-validator compiles it to validate a response body: the same
+// rendering (response direction), options, formats and OpenAPI version.
+type ResponseSchema struct {
+	compiled *jsonschema.Schema
+	// Hash identifies the schema's content: two schemas with the same hash
+	// accept the same documents.
+	Hash uint64
+}
+
+// CompileResponseSchema compiles schema as a response body schema.
+func (v *Validator) CompileResponseSchema(schema *base.Schema) (*ResponseSchema, error) {
+	if schema == nil || schema.GoLow() == nil {
+		return nil, errors.New("no schema")
+	}
+	c, err := schema_validation.CompileSchemaForValidation(schema, schema_validation.SchemaValidationPurposeResponseBody, v.opts, v.version)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil || c.CompiledSchema == nil {
+		return nil, errors.New("the schema did not compile")
+	}
+	return &ResponseSchema{compiled: c.CompiledSchema, Hash: schema.GoLow().Hash()}, nil
+}
+
+// Validate checks a decoded document (as encoding/json decodes into any)
+// the way the response validator does, and returns the first violation.
+func (rs *ResponseSchema) Validate(doc any) error {
+	if doc == nil {
+		return errors.New("null, but the schema does not allow null")
+	}
+	return rs.compiled.Validate(doc)
 }
 
 func allowsNull(s *base.Schema) bool {

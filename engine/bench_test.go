@@ -1,0 +1,175 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/petctl/petctl/spec"
+)
+
+func benchServer(b *testing.B) *Server {
+	b.Helper()
+	s, err := spec.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, _ := readFixture("petstore/pets.json")
+	srv, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{"pets.json", data}},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return srv
+}
+
+// BenchmarkHandler measures the whole pipeline in-process, without the network.
+func BenchmarkHandler(b *testing.B) {
+	srv := benchServer(b)
+	cases := []struct {
+		name, method, url, body string
+	}{
+		{"list20", "GET", "/v1/pets?limit=20", ""},
+		{"list100", "GET", "/v1/pets?limit=100", ""},
+		{"listSold100", "GET", "/v1/pets?status=sold&limit=100", ""},
+		{"read", "GET", "/v1/pets/42", ""},
+		{"create", "POST", "/v1/pets", `{"name":"Bench","categoryId":3,"status":"available"}`},
+		{"unauthorized", "GET", "/v1/pets", ""},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				var body io.Reader
+				if c.body != "" {
+					body = strings.NewReader(c.body)
+				}
+				r := httptest.NewRequest(c.method, c.url, body)
+				if c.name != "unauthorized" {
+					r.Header.Set("Authorization", "Bearer "+testKey)
+				}
+				if c.body != "" {
+					r.Header.Set("Content-Type", "application/json")
+				}
+				w := httptest.NewRecorder()
+				srv.ServeHTTP(w, r)
+				if w.Code >= 500 {
+					b.Fatalf("%d %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkValidation measures libopenapi-validator's costs that the design avoids or pays.
+func BenchmarkValidation(b *testing.B) {
+	srv := benchServer(b)
+	list := srv.spec.Operation("listPets")
+	get := srv.spec.Operation("getPet")
+	items, _ := srv.colls["pets"].store.page(query{limit: 20})
+	body20 := joinArray(items)
+	items100, _ := srv.colls["pets"].store.page(query{limit: 100})
+	body100 := joinArray(items100)
+	hdr := http.Header{"Content-Type": {"application/json"}}
+	b.Run("request/list", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			r := httptest.NewRequest("GET", "/v1/pets?limit=20", nil)
+			if ps := srv.val.Request(r, list); ps != nil {
+				b.Fatal(ps)
+			}
+		}
+	})
+	b.Run("request/create", func(b *testing.B) {
+		create := srv.spec.Operation("createPet")
+		for i := 0; i < b.N; i++ {
+			r := httptest.NewRequest("POST", "/v1/pets", strings.NewReader(`{"name":"Bench","categoryId":3,"status":"available"}`))
+			r.Header.Set("Content-Type", "application/json")
+			if ps := srv.val.Request(r, create); ps != nil {
+				b.Fatal(ps)
+			}
+		}
+	})
+	b.Run("response/list20", func(b *testing.B) {
+		r := httptest.NewRequest("GET", "/v1/pets?limit=20", nil)
+		for i := 0; i < b.N; i++ {
+			if ps := srv.val.Response(r, list, 200, hdr, body20); ps != nil {
+				b.Fatal(ps)
+			}
+		}
+	})
+	b.Run("response/list100", func(b *testing.B) {
+		r := httptest.NewRequest("GET", "/v1/pets?limit=100", nil)
+		for i := 0; i < b.N; i++ {
+			if ps := srv.val.Response(r, list, 200, hdr, body100); ps != nil {
+				b.Fatal(ps)
+			}
+		}
+	})
+	b.Run("response/read", func(b *testing.B) {
+		r := httptest.NewRequest("GET", "/v1/pets/1", nil)
+		for i := 0; i < b.N; i++ {
+			if ps := srv.val.Response(r, get, 200, hdr, items[0]); ps != nil {
+				b.Fatal(ps)
+			}
+		}
+	})
+	b.Run("record/describe", func(b *testing.B) {
+		c := srv.colls["pets"]
+		for i := 0; i < b.N; i++ {
+			if ps := c.describe(items[i%20]); ps != nil {
+				b.Fatal(ps)
+			}
+		}
+	})
+	b.Run("decodeStrict", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := decodeStrict(items[i%20]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("build", func(b *testing.B) {
+		c := srv.colls["pets"]
+		doc, _ := decodeStrict([]byte(`{"name":"Bench","categoryId":3,"status":"available"}`))
+		now := time.Now()
+		for i := 0; i < b.N; i++ {
+			if _, err := c.build(doc.(map[string]any), int64(i+1), fromClient, now, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("jsonUnmarshal", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			var v any
+			if err := json.NewDecoder(bytes.NewReader(items[i%20])).Decode(&v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkCompiledRecord(b *testing.B) {
+	srv := benchServer(b)
+	rs, err := srv.val.CompileResponseSchema(srv.colls["pets"].def.ItemSchema)
+	if err != nil {
+		b.Fatal(err)
+	}
+	items, _ := srv.colls["pets"].store.page(query{limit: 20})
+	docs := make([]any, len(items))
+	for i, it := range items {
+		json.Unmarshal(it, &docs[i])
+	}
+	b.Run("validateDecoded", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if err := rs.Validate(docs[i%20]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

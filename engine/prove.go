@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"github.com/petctl/petctl/spec"
+)
+
+// proveComposition decides, once at start-up, whether the success responses
+// an operation builds from stored records are valid by construction, so
+// that validating them again per request would only repeat work.
+//
+// Every stored record was checked, before it was stored, against the item
+// schema compiled exactly as libopenapi-validator compiles a response body
+// schema (spec.CompileResponseSchema), on the same decoded value the
+// validator would decode from the record's JSON. A response is then valid
+// when:
+//
+//   - read and create: the body is one record, and the response schema has
+//     the same content hash as the item schema;
+//   - list: the body is a JSON array of records, and the response schema is
+//     {type: array, items: S} with no other constraint and S with the item
+//     schema's hash; by JSON Schema's definition of items an array is valid
+//     against it exactly when each element is valid against S;
+//
+// and, for all of them, the response is declared for that exact status
+// with application/json (what the engine sends) and declares no headers
+// (the validator would check those). The item schema must not use
+// writeOnly, the one annotation that makes a response schema's meaning
+// depend on where it appears. When any condition fails the operation's
+// responses are validated in full on every request, as all error responses
+// are. TestProvenResponsesAgreeWithValidator checks the equivalence against
+// libopenapi-validator on valid and invalid records.
+func proveComposition(o *operation) bool {
+	c := o.coll
+	if c == nil || c.schema == nil || usesWriteOnly(c.def.ItemSchema, 0) {
+		return false
+	}
+	var status int
+	switch o.kind {
+	case kindRead, kindList:
+		status = http.StatusOK
+	case kindCreate:
+		status = c.def.CreateStatus
+	default:
+		return false
+	}
+	var resp *spec.Response
+	for _, r := range o.op.Responses {
+		if r.Status == status {
+			resp = r
+		}
+	}
+	if resp == nil || resp.Schema == nil || len(resp.Headers) > 0 || !slices.Contains(resp.MediaTypes, spec.JSON) {
+		return false
+	}
+	schema := resp.Schema
+	if o.kind == kindList {
+		if !isPlainArray(schema) {
+			return false
+		}
+		schema = schema.Items.A.Schema()
+	}
+	return schema != nil && schema.GoLow() != nil && schema.GoLow().Hash() == c.schema.Hash
+}
+
+// isPlainArray reports whether s is {type: array, items: S} and nothing
+// that constrains the array as a whole.
+func isPlainArray(s *base.Schema) bool {
+	if len(s.Type) != 1 || s.Type[0] != "array" || s.Items == nil || !s.Items.IsA() || s.Items.A == nil {
+		return false
+	}
+	return s.MaxItems == nil && s.MinItems == nil && s.UniqueItems == nil &&
+		s.Contains == nil && s.MinContains == nil && s.MaxContains == nil &&
+		len(s.PrefixItems) == 0 && s.UnevaluatedItems == nil &&
+		len(s.AllOf) == 0 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && s.Not == nil &&
+		s.If == nil && s.Then == nil && s.Else == nil &&
+		len(s.Enum) == 0 && s.Const == nil && s.Nullable == nil &&
+		s.WriteOnly == nil && s.ReadOnly == nil && s.DynamicRef == "" && s.Id == ""
+}
+
+func usesWriteOnly(s *base.Schema, depth int) bool {
+	if s == nil || depth > 32 {
+		return depth > 32
+	}
+	if s.WriteOnly != nil && *s.WriteOnly {
+		return true
+	}
+	if s.Properties != nil {
+		for p := s.Properties.First(); p != nil; p = p.Next() {
+			if usesWriteOnly(p.Value().Schema(), depth+1) {
+				return true
+			}
+		}
+	}
+	for _, group := range [][]*base.SchemaProxy{s.AllOf, s.AnyOf, s.OneOf, s.PrefixItems} {
+		for _, sub := range group {
+			if usesWriteOnly(sub.Schema(), depth+1) {
+				return true
+			}
+		}
+	}
+	if s.Items != nil && s.Items.IsA() && s.Items.A != nil && usesWriteOnly(s.Items.A.Schema(), depth+1) {
+		return true
+	}
+	return false
+}
