@@ -215,6 +215,10 @@ type ResponseSchema struct {
 	// Hash identifies the schema's content: two schemas with the same hash
 	// accept the same documents.
 	Hash uint64
+	// rendered is the JSON the validator compiled, and formats the format
+	// checkers it was given: what Plan reads.
+	rendered []byte
+	formats  map[string]func(any) error
 }
 
 // CompileResponseSchema compiles schema as a response body schema.
@@ -229,7 +233,7 @@ func (v *Validator) CompileResponseSchema(schema *base.Schema) (*ResponseSchema,
 	if c == nil || c.CompiledSchema == nil {
 		return nil, errors.New("the schema did not compile")
 	}
-	return &ResponseSchema{compiled: c.CompiledSchema, Hash: schema.GoLow().Hash()}, nil
+	return &ResponseSchema{compiled: c.CompiledSchema, Hash: schema.GoLow().Hash(), rendered: c.RenderedJSON, formats: v.opts.Formats}, nil
 }
 
 // Validate checks a decoded document (as encoding/json decodes into any)
