@@ -20,6 +20,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
@@ -40,17 +41,19 @@ func run(args []string) int {
 	cpu := fl.String("cpuprofile", "", "write a CPU profile here on exit")
 	mem := fl.String("memprofile", "", "write a heap profile here on exit")
 	logTo := fl.String("log", "stderr", "request log: stderr or discard")
+	startProf := fl.String("startprofile", "", "write a CPU profile of start-up (engine.New) here")
+	exit := fl.Bool("exit", false, "exit after start-up, printing memory figures")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
-	if err := serve(*addr, *key, *fixturesPath, *cpu, *mem, *logTo); err != nil {
+	if err := serve(*addr, *key, *fixturesPath, *cpu, *mem, *logTo, *startProf, *exit); err != nil {
 		fmt.Fprintln(os.Stderr, "profserve:", err)
 		return 1
 	}
 	return 0
 }
 
-func serve(addr, key, fixturesPath, cpu, mem, logTo string) error {
+func serve(addr, key, fixturesPath, cpu, mem, logTo, startProf string, exit bool) error {
 	var w io.Writer = os.Stderr
 	if logTo == "discard" {
 		w = io.Discard
@@ -70,13 +73,45 @@ func serve(addr, key, fixturesPath, cpu, mem, logTo string) error {
 	if err != nil {
 		return err
 	}
+	if startProf != "" {
+		f, err := os.Create(startProf)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	start := time.Now()
 	srv, err := engine.New(engine.Options{Spec: s, Keys: []string{key}, Fixtures: []engine.FixtureFile{file}, Logger: logger})
 	if err != nil {
 		return err
 	}
+	took := time.Since(start)
+	if startProf != "" {
+		pprof.StopCPUProfile()
+	}
 	file.Data = nil
-	fmt.Fprintf(os.Stderr, "engine.New took %s; collections %v\n", time.Since(start).Round(time.Millisecond), srv.Collections())
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Fprintf(os.Stderr, "engine.New took %s; collections %v; heap in use %d MB, sys %d MB, GC cycles %d\n",
+		took.Round(time.Millisecond), srv.Collections(), ms.HeapInuse>>20, ms.Sys>>20, ms.NumGC)
+	if exit {
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		status, _ := os.ReadFile("/proc/self/status")
+		fmt.Fprintf(os.Stderr, "after GC: heap in use %d MB\n%s", ms.HeapInuse>>20, grepVm(string(status)))
+		runtime.KeepAlive(srv)
+		if mem != "" {
+			f, err := os.Create(mem)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return pprof.WriteHeapProfile(f)
+		}
+		return nil
+	}
 	if cpu != "" {
 		f, err := os.Create(cpu)
 		if err != nil {
@@ -107,4 +142,14 @@ func serve(addr, key, fixturesPath, cpu, mem, logTo string) error {
 		}
 	}
 	return err
+}
+
+func grepVm(status string) string {
+	var out string
+	for _, l := range strings.Split(status, "\n") {
+		if strings.HasPrefix(l, "VmRSS") || strings.HasPrefix(l, "VmHWM") {
+			out += l + "\n"
+		}
+	}
+	return out
 }
