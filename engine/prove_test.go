@@ -159,8 +159,8 @@ func TestRecordViewMatchesUnmarshal(t *testing.T) {
 		if err := json.Unmarshal(b.raw, &want); err != nil {
 			t.Fatalf("built JSON %s does not parse: %v", b.raw, err)
 		}
-		if !reflect.DeepEqual(any(b.view), want) {
-			t.Errorf("view %#v, want %#v", b.view, want)
+		if got := c.json(b.view); !reflect.DeepEqual(any(got), want) {
+			t.Errorf("view %#v, want %#v", got, want)
 		}
 		if !json.Valid(b.raw) {
 			t.Errorf("invalid JSON %s", b.raw)

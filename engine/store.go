@@ -120,17 +120,23 @@ func (s *collectionStore) load(entries []entry) {
 	}
 }
 
-// loadPacked is load for entries whose JSON is already in arena a (their
-// raw is nil and spans[i] locates them): the arena is adopted, not copied.
-func (s *collectionStore) loadPacked(entries []entry, spans []span, a *arena) {
+// loadColumns replaces the contents with built records sorted by seq,
+// adopting the columns' slices and arena rather than copying them.
+func (s *collectionStore) loadColumns(c *columns) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.reset(len(entries))
-	base := s.data.adopt(a)
-	for i := range entries {
-		sp := spans[i]
-		sp.chunk += base
-		s.appendLocked(&entries[i], sp)
+	s.reset(0)
+	s.seqs, s.spans, s.data = c.seqs, c.spans, c.data
+	if !s.integer {
+		s.keys = c.keys
+		s.byKey = make(map[string]int32, len(c.keys))
+		for pos, k := range c.keys {
+			s.byKey[k] = int32(pos)
+		}
+	}
+	s.index = c.index
+	if n := len(s.seqs); n > 0 {
+		s.nextSeq = s.seqs[n-1] + 1
 	}
 }
 
