@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/petctl/petctl/bench/load"
@@ -24,6 +25,9 @@ type Server struct {
 	Addr string
 	// Header is added to every request (the server's credentials).
 	Header map[string]string
+	// StripPrefix is taken off every request path, for a server that
+	// serves the API without its base path (Prism serves /pets for /v1/pets).
+	StripPrefix string
 }
 
 // Runs are the results of one scenario on one server, one per round.
@@ -60,6 +64,7 @@ func Compare(ctx context.Context, cfg load.Config, rounds int, scenarios []Scena
 				for name, v := range srv.Header {
 					req.Header.Set(name, v)
 				}
+				req.Path = strings.TrimPrefix(req.Path, srv.StripPrefix)
 				c := cfg
 				c.Addr = srv.Addr
 				res, err := load.Run(ctx, c, req)
