@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -221,4 +222,14 @@ func FuzzDecodeFields(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkDecodeFields(t, data) })
+}
+
+func TestCanonicalInt(t *testing.T) {
+	for _, s := range []string{"0", "-0", "00", "01", "-01", "1", "-1", "10", "1.0", "1e2", "+1", "", "-", "9223372036854775807", "-9223372036854775808", " 1"} {
+		i, err := strconv.ParseInt(s, 10, 64)
+		want := err == nil && strconv.FormatInt(i, 10) == s
+		if got := canonicalInt(s); got != want {
+			t.Errorf("canonicalInt(%q) = %v, want %v", s, got, want)
+		}
+	}
 }

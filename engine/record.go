@@ -266,10 +266,26 @@ func normalize(f *spec.Field, val any) (any, error) {
 	if f.Schema.Format == "int32" && (i < math.MinInt32 || i > math.MaxInt32) {
 		return nil, fmt.Errorf("field '%s': %d is outside the int32 range", f.Name, i)
 	}
-	if string(n) == strconv.FormatInt(i, 10) {
-		return n, nil
+	if canonicalInt(string(n)) {
+		return n, nil // already as strconv.FormatInt writes it
 	}
 	return json.Number(strconv.FormatInt(i, 10)), nil
+}
+
+// canonicalInt reports whether s is an integer as strconv.FormatInt writes
+// it: an optional minus, then 0 alone or digits without a leading zero, and
+// no "-0".
+func canonicalInt(s string) bool {
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" || (digits[0] == '0' && (len(digits) > 1 || len(s) > 1)) {
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // exactInt reads a JSON number that must be an integer within int64; 1.0
