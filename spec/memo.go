@@ -1,8 +1,13 @@
 package spec
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"sync"
+
+	"github.com/pb33f/libopenapi-validator/schema_validation"
 )
 
 // requestMemo remembers the requests the validator accepted, for the
@@ -21,9 +26,10 @@ import (
 // kept; a refused request is validated in full every time, for its message.
 // TestRequestMemoAgreesWithValidator holds the memo to the validator.
 type requestMemo struct {
-	mu       sync.RWMutex
-	ok       map[requestKey]struct{}
-	eligible map[*Operation]bool
+	mu     sync.RWMutex
+	ok     map[requestKey]struct{}
+	kinds  map[*Operation]memoKind
+	bodies map[*Operation]*objectPlan
 }
 
 type requestKey struct {
@@ -38,10 +44,30 @@ const (
 	memoKeyBytes = 1024
 )
 
-func newRequestMemo(ops []*Operation) *requestMemo {
-	m := &requestMemo{ok: map[requestKey]struct{}{}, eligible: map[*Operation]bool{}}
+// memoKind says what the memo can do for an operation's requests.
+type memoKind int
+
+const (
+	memoNone memoKind = iota
+	// memoLine: the verdict depends on the request line alone.
+	memoLine
+	// memoBody: the verdict depends on the request line, for the
+	// parameters, and on the Content-Type and body; an accepted line says
+	// the parameters are valid, and a body the plan accepts is valid.
+	memoBody
+)
+
+func newRequestMemo(v *Validator, ops []*Operation) *requestMemo {
+	m := &requestMemo{ok: map[requestKey]struct{}{}, kinds: map[*Operation]memoKind{}, bodies: map[*Operation]*objectPlan{}}
 	for _, op := range ops {
-		m.eligible[op] = memoizable(op)
+		switch {
+		case memoizable(op):
+			m.kinds[op] = memoLine
+		case onlyLineParams(op):
+			if plan := v.jsonBodyPlan(op); plan != nil {
+				m.kinds[op], m.bodies[op] = memoBody, plan
+			}
+		}
 	}
 	return m
 }
@@ -52,6 +78,11 @@ func memoizable(op *Operation) bool {
 	if op.Body != nil || (op.Op != nil && op.Op.RequestBody != nil) {
 		return false
 	}
+	return onlyLineParams(op)
+}
+
+// onlyLineParams reports whether op's parameters are all in the path or the query.
+func onlyLineParams(op *Operation) bool {
 	for _, p := range op.Params {
 		if p.In != "path" && p.In != "query" {
 			return false
@@ -60,17 +91,59 @@ func memoizable(op *Operation) bool {
 	return true
 }
 
-// key returns the memo key for r, and false when r is not memoizable.
-func (m *requestMemo) key(r *http.Request, op *Operation) (requestKey, bool) {
-	if m == nil || !m.eligible[op] {
-		return requestKey{}, false
+// jsonBodyPlan returns the plan for op's application/json request body,
+// compiled as the validator compiles a request body schema; nil when there
+// is none or the schema is outside the plan's shape.
+func (v *Validator) jsonBodyPlan(op *Operation) *objectPlan {
+	if op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Content == nil {
+		return nil
+	}
+	mt, ok := op.Op.RequestBody.Content.Get(JSON)
+	if !ok || mt == nil || mt.Schema == nil {
+		return nil
+	}
+	rs, err := v.compileSchema(mt.Schema.Schema(), schema_validation.SchemaValidationPurposeRequestBody)
+	if err != nil {
+		return nil
+	}
+	return rs.wholePlan()
+}
+
+// key returns the memo key for r and what the memo can do for it.
+func (m *requestMemo) key(r *http.Request, op *Operation) (requestKey, memoKind) {
+	if m == nil || m.kinds[op] == memoNone {
+		return requestKey{}, memoNone
 	}
 	k := requestKey{op: op, method: r.Method, path: r.URL.Path, rawPath: r.URL.RawPath, query: r.URL.RawQuery}
 	if len(k.method)+len(k.path)+len(k.rawPath)+len(k.query) > memoKeyBytes {
-		return requestKey{}, false
+		return requestKey{}, memoNone
 	}
-	return k, true
+	return k, m.kinds[op]
 }
+
+// quickBody reports whether r's body is surely valid for op: sent as
+// exactly application/json, and decoded as the validator decodes it
+// (encoding/json, one value), an object the plan accepts. The body is read
+// and put back.
+func (m *requestMemo) quickBody(r *http.Request, op *Operation) bool {
+	if ct := r.Header["Content-Type"]; len(ct) != 1 || ct[0] != JSON || r.Body == nil {
+		return false
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxQuickBody+1))
+	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(data), r.Body))
+	if err != nil || len(data) == 0 || len(data) > maxQuickBody {
+		return false
+	}
+	var doc any
+	if json.Unmarshal(data, &doc) != nil {
+		return false
+	}
+	obj, ok := doc.(map[string]any)
+	return ok && m.bodies[op].accepts(obj)
+}
+
+// maxQuickBody bounds the bodies quickBody decodes; larger ones go to the validator.
+const maxQuickBody = 64 << 10
 
 func (m *requestMemo) accepted(k requestKey) bool {
 	m.mu.RLock()

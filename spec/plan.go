@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"math"
+	"sort"
 	"strconv"
 )
 
@@ -155,9 +156,9 @@ func (rs *ResponseSchema) propPlan(s map[string]any) (propPlan, bool) {
 }
 
 // Accepts reports whether the record whose field values are vals (present
-// where has is set) surely matches the schema. Values are as decodeStrict
-// gives them: numbers are json.Number, and are checked as the float64 that
-// encoding/json decodes them to, which is what the validator sees.
+// where has is set) surely matches the schema. Numbers are json.Number (as
+// decodeStrict gives them), checked as the float64 encoding/json decodes
+// them to, which is what the validator sees, or that float64 itself.
 func (p *ObjectPlan) Accepts(vals []any, has []bool) bool {
 	if p == nil || len(vals) != len(p.props) || len(has) != len(p.props) {
 		return false
@@ -197,12 +198,19 @@ func (pp *propPlan) accepts(v any) bool {
 		_, ok := v.(bool)
 		return ok
 	case "integer", "number":
-		n, ok := v.(json.Number)
-		if !ok {
+		var f float64
+		switch n := v.(type) {
+		case json.Number:
+			var err error
+			if f, err = strconv.ParseFloat(string(n), 64); err != nil {
+				return false
+			}
+		case float64: // as encoding/json decodes a number
+			f = n
+		default:
 			return false
 		}
-		f, err := strconv.ParseFloat(string(n), 64)
-		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		if math.IsInf(f, 0) || math.IsNaN(f) {
 			return false
 		}
 		// The validator's integer test is big.Rat on fmt.Sprint of the
@@ -219,4 +227,50 @@ func (pp *propPlan) accepts(v any) bool {
 		return true
 	}
 	return false
+}
+
+// objectPlan is a plan over the schema's own properties, for documents
+// decoded whole (a request body).
+type objectPlan struct {
+	names []string
+	plan  *ObjectPlan
+}
+
+// wholePlan returns a plan over the rendered schema's properties; nil
+// when the schema is outside the plan's shape.
+func (rs *ResponseSchema) wholePlan() *objectPlan {
+	if rs == nil || len(rs.rendered) == 0 {
+		return nil
+	}
+	var root struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(rs.rendered, &root); err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(root.Properties))
+	for n := range root.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	plan := rs.Plan(names)
+	if plan == nil {
+		return nil
+	}
+	return &objectPlan{names: names, plan: plan}
+}
+
+// accepts reports whether the decoded object surely matches the schema.
+// Keys the schema does not declare are free: the plan's shape has no
+// additionalProperties.
+func (op *objectPlan) accepts(obj map[string]any) bool {
+	var vals [16]any
+	var has [16]bool
+	if len(op.names) > len(vals) {
+		return false
+	}
+	for i, n := range op.names {
+		vals[i], has[i] = obj[n]
+	}
+	return op.plan.Accepts(vals[:len(op.names)], has[:len(op.names)])
 }

@@ -72,14 +72,15 @@ func (s *Spec) NewValidator() (*Validator, error) {
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("spec %s: %w", s.Source, errors.Join(errs...))
 	}
-	return &Validator{
+	val := &Validator{
 		spec:    s,
 		v:       v,
 		schemas: schema_validation.NewSchemaValidator(opts...),
 		opts:    config.NewValidationOptions(opts...),
 		version: helpers.VersionToFloat(s.Model.Version),
-		memo:    newRequestMemo(s.Operations),
-	}, nil
+	}
+	val.memo = newRequestMemo(val, s.Operations)
+	return val, nil
 }
 
 // CheckDocument validates the document against the OpenAPI meta-schema.
@@ -128,13 +129,16 @@ func intFormat(lo, hi float64) func(any) error {
 // the validator reads) to one it accepted before is accepted again without
 // repeating the work; see requestMemo.
 func (v *Validator) Request(r *http.Request, op *Operation) Problems {
-	key, memo := v.memo.key(r, op)
-	if memo && v.memo.accepted(key) {
+	key, kind := v.memo.key(r, op)
+	switch {
+	case kind == memoLine && v.memo.accepted(key):
+		return nil
+	case kind == memoBody && v.memo.accepted(key) && v.memo.quickBody(r, op):
 		return nil
 	}
 	ok, errs := v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
 	if ok {
-		if memo {
+		if kind != memoNone {
 			v.memo.accept(key)
 		}
 		return nil
@@ -223,10 +227,15 @@ type ResponseSchema struct {
 
 // CompileResponseSchema compiles schema as a response body schema.
 func (v *Validator) CompileResponseSchema(schema *base.Schema) (*ResponseSchema, error) {
+	return v.compileSchema(schema, schema_validation.SchemaValidationPurposeResponseBody)
+}
+
+// compileSchema compiles schema as the validator does for purpose.
+func (v *Validator) compileSchema(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose) (*ResponseSchema, error) {
 	if schema == nil || schema.GoLow() == nil {
 		return nil, errors.New("no schema")
 	}
-	c, err := schema_validation.CompileSchemaForValidation(schema, schema_validation.SchemaValidationPurposeResponseBody, v.opts, v.version)
+	c, err := schema_validation.CompileSchemaForValidation(schema, purpose, v.opts, v.version)
 	if err != nil {
 		return nil, err
 	}
