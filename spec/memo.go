@@ -10,8 +10,7 @@ import (
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 )
 
-// requestMemo remembers the requests the validator accepted, for the
-// operations whose verdict is a function of the request line alone, so an
+// requestMemo remembers the request lines the validator accepted, so an
 // identical request is not validated twice.
 //
 // With the options NewValidator sets (security validation off, strict mode
@@ -19,12 +18,20 @@ import (
 // ValidateHttpRequestSyncWithPathItem reads from a request only its method,
 // its path (path parameters), its query (query parameters), the headers and
 // cookies the operation declares as parameters, and its body and
-// Content-Type when the operation declares a body. For an operation that
-// declares no header or cookie parameter and no body, the verdict is
-// therefore the same for every request with the same method, path and
-// query: the memo keys on exactly those, per operation. Only acceptances are
-// kept; a refused request is validated in full every time, for its message.
-// TestRequestMemoAgreesWithValidator holds the memo to the validator.
+// Content-Type when the operation declares a body. For an operation whose
+// parameters are all in the path or the query:
+//
+//   - without a body (memoLine), the verdict is the same for every request
+//     with the same method, path and query: the memo keys on exactly
+//     those, per operation;
+//   - with an application/json body (memoBody), the verdict is the
+//     parameters' (a function of that same line) and the body's. A line
+//     accepted once has valid parameters; the body is then accepted when
+//     quickBody is sure the validator would accept it.
+//
+// Only acceptances are kept; a refused request is validated in full every
+// time, for its message. TestRequestMemoAgreesWithValidator and
+// TestRequestBodyMemoAgreesWithValidator hold the memo to the validator.
 type requestMemo struct {
 	mu     sync.RWMutex
 	ok     map[requestKey]struct{}
