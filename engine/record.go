@@ -29,6 +29,9 @@ type collection struct {
 	// filterFields are the item fields some list filter names, at most 64.
 	filterFields []string
 	uuidIDs      bool
+	// defaults are values for fields a create request leaves out, checked
+	// at start-up and decoded afresh for each record.
+	defaults map[string]json.RawMessage
 }
 
 func newCollection(def *spec.Collection, schema *spec.ResponseSchema, describe func([]byte) spec.Problems) *collection {
