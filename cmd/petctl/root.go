@@ -98,6 +98,7 @@ It serves the Petstore Animals API by default.`,
 	})
 	root.AddCommand(
 		newServeCmd(a, nil),
+		newConformCmd(a, nil),
 		newInitCmd(a),
 		newConfigCmd(a),
 		newSpecCmd(a),

@@ -1,0 +1,962 @@
+package conformance
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/petctl/petctl/spec"
+)
+
+// The groups of checks, in the order they run. Checks that create records
+// come before the pagination checks, which may need more records; the
+// checks that judge every response seen come last.
+const (
+	groupAuth        = "auth"
+	groupCreate      = "create"
+	groupRead        = "read"
+	groupPagination  = "pagination"
+	groupFilters     = "filters"
+	groupDeprecation = "deprecation"
+	groupObserve     = "observe"
+	groupResponses   = "responses"
+)
+
+// Labels besides the groups and the operation ids.
+const (
+	labelWrite   = "write"   // the check sends a request that may create a record
+	labelObserve = "observe" // the check records open behaviour and passes
+	labelSchema  = "schema"
+	labelShape   = "error-shape"
+)
+
+var labelUnsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// opLabel is an operation id usable as a Ginkgo label.
+func opLabel(op *spec.Operation) string {
+	l := strings.Trim(labelUnsafe.ReplaceAllString(op.ID, "-"), "-")
+	if l == "" {
+		l = "operation"
+	}
+	return l
+}
+
+// catalogue enumerates the checks from the document, in a fixed order: the
+// same document gives the same checks sending the same requests.
+func (s *suite) catalogue() []*check {
+	var out []*check
+	add := func(c *check) {
+		c.labels = append([]string{c.group, opLabel(c.op)}, c.labels...)
+		if c.writes {
+			c.labels = append(c.labels, labelWrite)
+		}
+		out = append(out, c)
+	}
+	s.authChecks(add)
+	for _, coll := range s.spec.Collections {
+		s.createChecks(coll, add)
+	}
+	for _, coll := range s.spec.Collections {
+		s.readChecks(coll, add)
+	}
+	for _, coll := range s.spec.Collections {
+		s.paginationChecks(coll, add)
+	}
+	for _, coll := range s.spec.Collections {
+		s.filterChecks(coll, add)
+	}
+	s.deprecationChecks(add)
+	s.observeChecks(add)
+	s.responseChecks(add)
+	return out
+}
+
+func safe(op *spec.Operation) bool {
+	return op.Method == http.MethodGet || op.Method == http.MethodHead || op.Method == http.MethodOptions
+}
+
+// validRequest is a request to op the document accepts: path parameters
+// from their schemas (the sample id for a read), required query
+// parameters, and a body with every field, named after the run.
+func (s *suite) validRequest(op *spec.Operation, mode authMode) *request {
+	r := &request{op: op, auth: mode, path: map[string]string{}, query: url.Values{}}
+	coll := s.spec.Collection(op)
+	for _, p := range op.Params {
+		switch p.In {
+		case "path":
+			if coll != nil && coll.Read == op && p.Name == coll.IDParam {
+				r.path[p.Name] = sampleID(coll)
+			} else {
+				r.path[p.Name] = scalarString(sample(p.Schema, "petctl-conform", 0))
+			}
+		case "query":
+			if p.Required {
+				r.query.Set(p.Name, scalarString(sample(p.Schema, "petctl-conform", 0)))
+			}
+		}
+	}
+	if op.Body != nil && op.Body.Schema != nil {
+		r.recordName = s.nextName()
+		r.body = marshal(sample(op.Body.Schema, r.recordName, 0))
+	}
+	return r
+}
+
+func sampleID(c *spec.Collection) string {
+	if f := c.Field(c.IDField); f != nil && f.Schema != nil && strings.EqualFold(f.Schema.Format, "uuid") {
+		return sampleUUID
+	}
+	return "1"
+}
+
+func unknownID(c *spec.Collection) string {
+	f := c.Field(c.IDField)
+	switch {
+	case c.IDType == "integer":
+		return unknownIntID
+	case f != nil && f.Schema != nil && strings.EqualFold(f.Schema.Format, "uuid"):
+		return unknownUUID
+	}
+	return unknownString
+}
+
+// badRequestStatuses are the statuses an invalid request to op may get: 400
+// when op declares it, else its declared 4xx other than 401, 403 and 404.
+func badRequestStatuses(op *spec.Operation) []int {
+	if op.Response(http.StatusBadRequest) != nil {
+		return []int{http.StatusBadRequest}
+	}
+	var out []int
+	for _, r := range op.Responses {
+		if r.Status >= 400 && r.Status < 500 && r.Status != 401 && r.Status != 403 && r.Status != 404 {
+			out = append(out, r.Status)
+		}
+	}
+	if len(out) == 0 {
+		out = []int{http.StatusBadRequest, http.StatusUnprocessableEntity}
+	}
+	return out
+}
+
+func notFoundStatuses(op *spec.Operation) []int {
+	if op.Response(http.StatusNotFound) != nil {
+		return []int{http.StatusNotFound}
+	}
+	return []int{http.StatusNotFound, http.StatusGone}
+}
+
+func statusList(ss []int) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = strconv.Itoa(s)
+	}
+	return strings.Join(parts, " or ")
+}
+
+// ---- auth
+
+func (s *suite) authChecks(add func(*check)) {
+	for _, op := range s.spec.Operations {
+		if !op.Secured() {
+			continue
+		}
+		kinds := map[string]bool{}
+		for _, name := range firstAlternative(op) {
+			kinds[s.schemes[name].kind] = true
+		}
+		type authCase struct {
+			mode authMode
+			text string
+		}
+		cases := []authCase{{authNone, "without credentials gives 401"}}
+		if kinds["bearer"] {
+			cases = append(cases, authCase{authEmpty, "with an empty bearer token gives 401"}, authCase{authOtherScheme, "with another scheme (Basic) gives 401"})
+		} else if kinds["header"] || kinds["query"] || kinds["cookie"] {
+			cases = append(cases, authCase{authEmpty, "with an empty key gives 401"})
+		}
+		if len(kinds) > 0 && !kinds[""] {
+			cases = append(cases, authCase{authWrongKey, "with a wrong key gives 401"})
+		}
+		for _, ac := range cases {
+			add(&check{group: groupAuth, op: op, text: ac.text, writes: !safe(op), fn: func(t *T) {
+				r := s.validRequest(op, ac.mode)
+				ex := t.send(r)
+				want := []int{http.StatusUnauthorized}
+				what := "401: the request must be refused"
+				if s.removed(op) {
+					want = []int{http.StatusUnauthorized, http.StatusNotFound, http.StatusGone}
+					what = fmt.Sprintf("401, or 404 or 410 since %s was removed on %s", op.ID, op.Sunset.Format(dateText))
+				}
+				t.expectStatus(ex, want, what)
+			}})
+		}
+	}
+}
+
+// dateText is how dates read in check names and messages.
+const dateText = "2 January 2006"
+
+// ---- create
+
+func (s *suite) createChecks(coll *spec.Collection, add func(*check)) {
+	op := coll.Create
+	if op == nil {
+		return
+	}
+	names, props, required := spec.ObjectProperties(coll.NewSchema)
+	add(&check{group: groupCreate, op: op, writes: true,
+		text: fmt.Sprintf("a valid body gives %d and the created item with its %s and the fields sent", coll.CreateStatus, coll.IDField),
+		fn:   func(t *T) { t.checkCreate(coll) }})
+	bad := badRequestStatuses(op)
+	invalid := func(text string, mutate func(body []byte) []byte) {
+		add(&check{group: groupCreate, op: op, writes: true, text: text + " gives " + statusList(bad), fn: func(t *T) {
+			r := s.validRequest(op, authKey)
+			r.body = mutate(r.body)
+			ex := t.send(r)
+			t.expectStatus(ex, bad, fmt.Sprintf("%s: the body is invalid", statusList(bad)))
+		}})
+	}
+	edit := func(f func(obj map[string]any)) func([]byte) []byte {
+		return func(body []byte) []byte {
+			obj, _ := decodeJSON(body).(map[string]any)
+			f(obj)
+			return marshal(obj)
+		}
+	}
+	for _, n := range names {
+		if required[n] {
+			invalid("without "+n, edit(func(obj map[string]any) { delete(obj, n) }))
+		}
+	}
+	for _, n := range names {
+		if v := wrongType(props[n]); v != nil {
+			invalid(fmt.Sprintf("%s of the wrong type (%s)", n, typeName(v)), edit(func(obj map[string]any) { obj[n] = v }))
+		}
+	}
+	for _, n := range names {
+		if _, ok := firstEnum(props[n]); ok && spec.SchemaType(props[n]) == "string" {
+			invalid(fmt.Sprintf("an unknown %s (%s)", n, unknownEnum), edit(func(obj map[string]any) { obj[n] = unknownEnum }))
+		}
+	}
+	invalid("malformed JSON", func(body []byte) []byte { return body[:len(body)-1] })
+	var optional []string
+	for _, n := range names {
+		if !required[n] {
+			optional = append(optional, n)
+		}
+	}
+	if len(optional) > 0 {
+		add(&check{group: groupCreate, op: op, writes: true, labels: []string{labelObserve},
+			text: fmt.Sprintf("with only the required fields gives %d; what it gives %s is observed", coll.CreateStatus, strings.Join(optional, ", ")),
+			fn: func(t *T) {
+				r := s.validRequest(op, authKey)
+				obj, _ := decodeJSON(r.body).(map[string]any)
+				for _, n := range optional {
+					delete(obj, n)
+				}
+				r.body = marshal(obj)
+				ex := t.send(r)
+				t.expectStatus(ex, []int{coll.CreateStatus}, fmt.Sprintf("%d: a body with the required fields is valid", coll.CreateStatus))
+				item, _ := decodeJSON(ex.Body).(map[string]any)
+				for _, n := range optional {
+					v, ok := item[n]
+					text := "absent"
+					if ok {
+						text = jsonText(v)
+					}
+					t.observe(fmt.Sprintf("%s given when none is sent", n), text)
+				}
+			}})
+	}
+}
+
+func (t *T) checkCreate(coll *spec.Collection) {
+	cr := t.creation(coll)
+	if cr.ex.Status == 0 {
+		t.failf(cr.ex, "%d with the created item (%s)", coll.CreateStatus, cr.err)
+	}
+	t.expectStatus(cr.ex, []int{coll.CreateStatus}, fmt.Sprintf("%d with the created item", coll.CreateStatus))
+	if cr.item == nil {
+		t.failf(cr.ex, "the created item as a JSON object")
+	}
+	if id, ok := cr.item[coll.IDField]; !ok || id == nil {
+		t.failf(cr.ex, "the created item with its %s", coll.IDField)
+	}
+	var diffs []string
+	for _, k := range sortedKeys(cr.sent) {
+		got, ok := cr.item[k]
+		switch {
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("%s is missing (sent %s)", k, jsonText(cr.sent[k])))
+		case !jsonEqual(got, cr.sent[k]):
+			diffs = append(diffs, fmt.Sprintf("%s is %s (sent %s)", k, jsonText(got), jsonText(cr.sent[k])))
+		}
+	}
+	if len(diffs) > 0 {
+		t.failf(cr.ex, "the created item holds the fields sent; %s", strings.Join(diffs, "; "))
+	}
+}
+
+// creation is the run's one valid create per collection, shared by the
+// create check and the read-back check.
+type creation struct {
+	ex   *Exchange
+	sent map[string]any
+	item map[string]any
+	err  string // why there is no created item
+}
+
+func (t *T) creation(coll *spec.Collection) *creation {
+	s := t.s
+	s.mu.Lock()
+	cr := s.creations[coll]
+	s.mu.Unlock()
+	if cr != nil {
+		return cr
+	}
+	r := s.validRequest(coll.Create, authKey)
+	sent, _ := decodeJSON(r.body).(map[string]any)
+	ex, err := t.try(r)
+	cr = &creation{ex: ex, sent: sent}
+	switch {
+	case err != nil:
+		cr.err = fmt.Sprintf("the request failed: %v", err)
+	case ex.Status != coll.CreateStatus:
+		cr.err = fmt.Sprintf("%s answered %d", coll.Create.ID, ex.Status)
+	default:
+		if cr.item, _ = decodeJSON(ex.Body).(map[string]any); cr.item == nil {
+			cr.err = fmt.Sprintf("%s answered %d without a JSON object", coll.Create.ID, ex.Status)
+		}
+	}
+	s.mu.Lock()
+	s.creations[coll] = cr
+	s.mu.Unlock()
+	return cr
+}
+
+// ---- read
+
+func (s *suite) readChecks(coll *spec.Collection, add func(*check)) {
+	op := coll.Read
+	if op == nil {
+		return
+	}
+	gone := ""
+	if s.removed(op) {
+		gone = fmt.Sprintf("%s was removed on %s (the date judged by is %s); the deprecation check expects it gone", op.ID, op.Sunset.Format(dateText), s.now.Format(dateText))
+	}
+	if coll.List != nil {
+		add(&check{group: groupRead, op: op, skip: gone, text: "an item from the list reads back the same", fn: func(t *T) {
+			l := t.listing(coll)
+			if l.err != "" {
+				t.skipf("no listed item to read: %s", l.err)
+			}
+			if len(l.items) == 0 {
+				t.skipf("no listed item to read: the list is empty")
+			}
+			item := l.items[0]
+			id := scalarString(item[coll.IDField])
+			if id == "" {
+				t.skipf("the first listed item has no %s (the response checks report it)", coll.IDField)
+			}
+			t.readBack(coll, id, item, nil)
+		}})
+	}
+	if coll.Create != nil {
+		add(&check{group: groupRead, op: op, skip: gone, writes: true, text: "the created item reads back the same", fn: func(t *T) {
+			cr := t.creation(coll)
+			if cr.err != "" {
+				t.skipf("no item was created to read back: %s", cr.err)
+			}
+			id := scalarString(cr.item[coll.IDField])
+			if id == "" {
+				t.skipf("the created item has no %s", coll.IDField)
+			}
+			t.readBack(coll, id, cr.item, cr.sent)
+		}})
+	}
+	add(&check{group: groupRead, op: op, skip: gone, text: "an unknown id gives " + statusList(notFoundStatuses(op)), fn: func(t *T) {
+		r := s.validRequest(op, authKey)
+		r.path[coll.IDParam] = unknownID(coll)
+		ex := t.send(r)
+		t.expectStatus(ex, notFoundStatuses(op), statusList(notFoundStatuses(op))+": no item has this id")
+	}})
+}
+
+// readBack reads the item with id and compares it with what the run knows
+// of it: the fields sent (when it created it) must read back as sent, and
+// every field both answers hold must be equal.
+func (t *T) readBack(coll *spec.Collection, id string, known, sent map[string]any) {
+	r := t.s.validRequest(coll.Read, authKey)
+	r.path[coll.IDParam] = id
+	ex := t.send(r)
+	t.expectStatus(ex, []int{http.StatusOK}, "200 with the item")
+	got, ok := decodeJSON(ex.Body).(map[string]any)
+	if !ok {
+		t.failf(ex, "200 with the item as a JSON object")
+	}
+	var diffs []string
+	if v := scalarString(got[coll.IDField]); v != id {
+		diffs = append(diffs, fmt.Sprintf("%s is %s, want %s", coll.IDField, jsonText(got[coll.IDField]), id))
+	}
+	for _, k := range sortedKeys(sent) {
+		if v, ok := got[k]; !ok || !jsonEqual(v, sent[k]) {
+			diffs = append(diffs, fmt.Sprintf("%s is %s (sent %s)", k, describeField(got, k), jsonText(sent[k])))
+		}
+	}
+	for _, f := range coll.Fields {
+		if _, wasSent := sent[f.Name]; wasSent || f.Name == coll.IDField {
+			continue
+		}
+		a, inKnown := known[f.Name]
+		b, inGot := got[f.Name]
+		if inKnown && inGot && !jsonEqual(a, b) {
+			diffs = append(diffs, fmt.Sprintf("%s is %s, was %s", f.Name, jsonText(b), jsonText(a)))
+		}
+	}
+	if len(diffs) > 0 {
+		t.failf(ex, "the item as the run knows it; %s", strings.Join(diffs, "; "))
+	}
+}
+
+// listing is the run's first full page of a collection, shared by the
+// checks that need items: the read-back, the pagination population, the
+// order and pagination observations.
+type listing struct {
+	ex    *Exchange
+	items []map[string]any
+	err   string
+}
+
+func (t *T) listing(coll *spec.Collection) *listing {
+	s := t.s
+	s.mu.Lock()
+	l := s.listings[coll]
+	s.mu.Unlock()
+	if l != nil {
+		return l
+	}
+	r := s.validRequest(coll.List, authKey)
+	if coll.Limit != nil && coll.Limit.Max > 0 {
+		r.query.Set(coll.Limit.Param, strconv.FormatInt(coll.Limit.Max, 10))
+	}
+	ex, err := t.try(r)
+	l = &listing{ex: ex}
+	switch {
+	case err != nil:
+		l.err = fmt.Sprintf("%s %s failed: %v", ex.Method, ex.URL, err)
+	case ex.Status != http.StatusOK:
+		l.err = fmt.Sprintf("%s %s answered %d", ex.Method, ex.URL, ex.Status)
+	default:
+		var ok bool
+		if l.items, ok = items(ex); !ok {
+			l.err = fmt.Sprintf("%s %s did not answer a JSON array of objects", ex.Method, ex.URL)
+		}
+	}
+	s.mu.Lock()
+	s.listings[coll] = l
+	s.mu.Unlock()
+	return l
+}
+
+// ---- pagination
+
+func (s *suite) paginationChecks(coll *spec.Collection, add func(*check)) {
+	l := coll.Limit
+	if coll.List == nil || l == nil {
+		return
+	}
+	op := coll.List
+	list := func(t *T, value string) (*Exchange, []map[string]any) {
+		r := s.validRequest(op, authKey)
+		if value != "" {
+			r.query.Set(l.Param, value)
+		}
+		ex := t.send(r)
+		return ex, nil
+	}
+	atMost := func(t *T, ex *Exchange, n int64, what string) {
+		t.expectStatus(ex, []int{http.StatusOK}, "200 with at most "+strconv.FormatInt(n, 10)+" items")
+		got, ok := items(ex)
+		if !ok {
+			t.failf(ex, "200 with a JSON array of items")
+		}
+		if int64(len(got)) > n {
+			t.failf(ex, "at most %d items (%s); got %d", n, what, len(got))
+		}
+	}
+	if l.Default > 0 {
+		add(&check{group: groupPagination, op: op, text: fmt.Sprintf("without %s returns at most the default, %d", l.Param, l.Default), fn: func(t *T) {
+			t.population(coll)
+			ex, _ := list(t, "")
+			atMost(t, ex, l.Default, "the default of "+l.Param)
+		}})
+	}
+	add(&check{group: groupPagination, op: op, text: fmt.Sprintf("%s=%d returns at most %d", l.Param, l.Min, max(l.Min, 1)), fn: func(t *T) {
+		t.population(coll)
+		ex, _ := list(t, strconv.FormatInt(l.Min, 10))
+		atMost(t, ex, max(l.Min, 1), "the minimum of "+l.Param)
+	}})
+	if l.Max > 0 {
+		add(&check{group: groupPagination, op: op, text: fmt.Sprintf("%s=%d is accepted and returns at most %d", l.Param, l.Max, l.Max), fn: func(t *T) {
+			t.population(coll)
+			ex, _ := list(t, strconv.FormatInt(l.Max, 10))
+			atMost(t, ex, l.Max, "the maximum of "+l.Param)
+		}})
+	}
+	var outside []string
+	seen := map[string]bool{}
+	for _, v := range []string{strconv.FormatInt(l.Min-1, 10), maxPlusOne(l), "-1", "abc"} {
+		if v != "" && !seen[v] {
+			seen[v] = true
+			outside = append(outside, v)
+		}
+	}
+	for _, v := range outside {
+		text := fmt.Sprintf("%s=%s gets no 5xx", l.Param, v)
+		if l.Max > 0 {
+			text += fmt.Sprintf(" and at most %d items", l.Max)
+		}
+		add(&check{group: groupPagination, op: op, labels: []string{labelObserve}, text: text + "; the answer is observed", fn: func(t *T) {
+			ex, _ := list(t, v)
+			t.observe(fmt.Sprintf("answer to %s=%s", l.Param, v), t.s.answer(ex))
+			if ex.Status >= 500 {
+				t.failf(ex, "no 5xx: a value outside %d..%d may be refused (4xx with the Error body) or clamped, not fail the server", l.Min, l.Max)
+			}
+			if ex.Status >= 200 && ex.Status < 300 && l.Max > 0 {
+				if got, ok := items(ex); ok && int64(len(got)) > l.Max {
+					t.failf(ex, "never more than the maximum of %d items; got %d", l.Max, len(got))
+				}
+			}
+		}})
+	}
+}
+
+func maxPlusOne(l *spec.Limit) string {
+	if l.Max <= 0 {
+		return ""
+	}
+	return strconv.FormatInt(l.Max+1, 10)
+}
+
+// answer summarises a response for an observation.
+func (s *suite) answer(ex *Exchange) string {
+	switch {
+	case ex.Status >= 200 && ex.Status < 300:
+		if got, ok := items(ex); ok {
+			return fmt.Sprintf("%d with %d items", ex.Status, len(got))
+		}
+		return fmt.Sprintf("%d", ex.Status)
+	default:
+		if obj, ok := decodeJSON(ex.Body).(map[string]any); ok {
+			if code, ok := obj["code"].(string); ok {
+				return fmt.Sprintf("%d %s", ex.Status, code)
+			}
+		}
+		return fmt.Sprintf("%d", ex.Status)
+	}
+}
+
+// population makes sure the collection holds more items than the default
+// page, creating what is missing when writes are allowed; otherwise the
+// check is skipped with the reason, never passed.
+func (t *T) population(coll *spec.Collection) {
+	s := t.s
+	s.mu.Lock()
+	reason, done := s.populations[coll], s.populated[coll]
+	s.mu.Unlock()
+	if !done {
+		reason = t.populate(coll)
+		s.mu.Lock()
+		s.populations[coll], s.populated[coll] = reason, true
+		s.mu.Unlock()
+	}
+	if reason != "" {
+		t.skipf("%s", reason)
+	}
+}
+
+func (t *T) populate(coll *spec.Collection) string {
+	s := t.s
+	l := t.listing(coll)
+	if l.err != "" {
+		return "cannot count the items: " + l.err
+	}
+	need := int(coll.Limit.Default) + 1
+	if coll.Limit.Default <= 0 {
+		need = 2
+	}
+	have := len(l.items)
+	if have >= need {
+		return ""
+	}
+	missing := need - have
+	switch {
+	case coll.Create == nil:
+		return fmt.Sprintf("the deployment lists %d items, not more than the default page of %d, and the document declares no create operation to add more", have, need-1)
+	case s.cfg.ReadOnly:
+		return fmt.Sprintf("the deployment lists %d items, not more than the default page of %d, and --read-only forbids creating the %d missing", have, need-1, missing)
+	}
+	for i := 0; i < missing; i++ {
+		r := s.validRequest(coll.Create, authKey)
+		ex, err := t.try(r)
+		if err != nil {
+			return fmt.Sprintf("creating items to exceed the default page failed: %v", err)
+		}
+		if ex.Status != coll.CreateStatus {
+			return fmt.Sprintf("creating items to exceed the default page failed: %s answered %d", coll.Create.ID, ex.Status)
+		}
+	}
+	return ""
+}
+
+// ---- filters
+
+func (s *suite) filterChecks(coll *spec.Collection, add func(*check)) {
+	if coll.List == nil {
+		return
+	}
+	op := coll.List
+	for _, f := range coll.Filters {
+		if len(f.Enum) == 0 {
+			continue // what a free-form filter matches (exact, prefix, case) is not said
+		}
+		for _, v := range f.Enum {
+			add(&check{group: groupFilters, op: op, text: fmt.Sprintf("%s=%s returns only items whose %s is %s", f.Param, v, f.Field, v), fn: func(t *T) {
+				ex := t.send(s.filterRequest(coll, f, v))
+				t.expectStatus(ex, []int{http.StatusOK}, "200 with the matching items")
+				got, ok := items(ex)
+				if !ok {
+					t.failf(ex, "200 with a JSON array of items")
+				}
+				if wrong := mismatches(coll, got, f.Field, v); len(wrong) > 0 {
+					t.failf(ex, "every item has %s %s; %d of %d do not: %s", f.Field, v, len(wrong), len(got), capList(wrong, 5))
+				}
+			}})
+		}
+		add(&check{group: groupFilters, op: op, labels: []string{labelObserve},
+			text: fmt.Sprintf("an unknown %s value gets a 4xx or no other items; the answer is observed", f.Param), fn: func(t *T) {
+				ex := t.send(s.filterRequest(coll, f, unknownEnum))
+				t.observe(fmt.Sprintf("answer to %s=%s", f.Param, unknownEnum), s.answer(ex))
+				switch {
+				case ex.Status >= 500:
+					t.failf(ex, "no 5xx: an unknown value may be refused (4xx with the Error body) or match nothing")
+				case ex.Status >= 200 && ex.Status < 300:
+					got, ok := items(ex)
+					if !ok {
+						t.failf(ex, "a JSON array of items")
+					}
+					if wrong := mismatches(coll, got, f.Field, unknownEnum); len(wrong) > 0 {
+						t.failf(ex, "only items with %s %s, which none can have; %d items: %s", f.Field, unknownEnum, len(wrong), capList(wrong, 5))
+					}
+				case ex.Status < 400:
+					t.failf(ex, "a 4xx, or a 2xx with no items")
+				}
+			}})
+	}
+}
+
+func (s *suite) filterRequest(coll *spec.Collection, f *spec.Filter, v string) *request {
+	r := s.validRequest(coll.List, authKey)
+	r.query.Set(f.Param, v)
+	if coll.Limit != nil && coll.Limit.Max > 0 {
+		r.query.Set(coll.Limit.Param, strconv.FormatInt(coll.Limit.Max, 10))
+	}
+	return r
+}
+
+func mismatches(coll *spec.Collection, got []map[string]any, field, want string) []string {
+	var out []string
+	for _, it := range got {
+		if v, ok := it[field]; !ok || scalarString(v) != want {
+			out = append(out, fmt.Sprintf("%s %s has %s %s", coll.IDField, jsonText(it[coll.IDField]), field, describeField(it, field)))
+		}
+	}
+	return out
+}
+
+func capList(list []string, n int) string {
+	if len(list) <= n {
+		return strings.Join(list, ", ")
+	}
+	return strings.Join(list[:n], ", ") + fmt.Sprintf(" and %d more", len(list)-n)
+}
+
+// ---- deprecation
+
+func (s *suite) deprecationChecks(add func(*check)) {
+	for _, op := range s.spec.Operations {
+		switch {
+		case op.Deprecated && s.removed(op):
+			want := []int{http.StatusNotFound, http.StatusGone}
+			add(&check{group: groupDeprecation, op: op,
+				text: fmt.Sprintf("removed on %s: the operation is gone (404 or 410)", op.Sunset.Format(dateText)),
+				fn: func(t *T) {
+					ex := t.send(t.requestWithListedID(op))
+					t.expectStatus(ex, want, fmt.Sprintf("404 or 410: %s was removed on %s (judged by %s)", op.ID, op.Sunset.Format(dateText), s.now.Format(dateText)))
+				}})
+		case op.Deprecated:
+			text := "every response carries Deprecation as @ and Unix seconds (RFC 9745)"
+			if !op.Sunset.IsZero() {
+				text += fmt.Sprintf(", no later than the removal date, %s", op.Sunset.Format(dateText))
+			}
+			add(&check{group: groupDeprecation, op: op, text: text, fn: func(t *T) {
+				t.everyResponse(op, "Deprecation as @ and Unix seconds (RFC 9745)", func(ex *Exchange) string { return deprecationProblem(ex, op) })
+			}})
+			if !op.Sunset.IsZero() {
+				sunset := op.Sunset.UTC().Format(http.TimeFormat)
+				add(&check{group: groupDeprecation, op: op, text: fmt.Sprintf("every response carries Sunset: %s (RFC 8594)", sunset), fn: func(t *T) {
+					t.everyResponse(op, "Sunset: "+sunset+" (RFC 8594)", func(ex *Exchange) string { return sunsetProblem(ex, op) })
+				}})
+			}
+		default:
+			add(&check{group: groupDeprecation, op: op, text: "no response carries Deprecation or Sunset (the operation is not deprecated)", fn: func(t *T) {
+				t.everyResponse(op, "no Deprecation or Sunset header", func(ex *Exchange) string {
+					var found []string
+					for _, h := range []string{"Deprecation", "Sunset"} {
+						if v := ex.Header.Get(h); v != "" {
+							found = append(found, h+": "+v)
+						}
+					}
+					if len(found) > 0 {
+						return strings.Join(found, ", ")
+					}
+					return ""
+				})
+			}})
+		}
+	}
+}
+
+// requestWithListedID is a valid request to op with, for a read, the id
+// of a listed item when there is one.
+func (t *T) requestWithListedID(op *spec.Operation) *request {
+	r := t.s.validRequest(op, authKey)
+	if coll := t.s.spec.Collection(op); coll != nil && coll.Read == op && coll.List != nil {
+		if l := t.listing(coll); l.err == "" && len(l.items) > 0 {
+			if id := scalarString(l.items[0][coll.IDField]); id != "" {
+				r.path[coll.IDParam] = id
+			}
+		}
+	}
+	return r
+}
+
+// everyResponse judges every response of op the run has seen, after making
+// sure there is a successful one when a safe request can get it.
+func (t *T) everyResponse(op *spec.Operation, want string, problem func(*Exchange) string) {
+	s := t.s
+	seenOK := false
+	for _, ex := range s.exchangesFor(op) {
+		seenOK = seenOK || ex.Status < 300
+	}
+	if !seenOK && safe(op) {
+		t.send(t.requestWithListedID(op))
+	}
+	exs := s.exchangesFor(op)
+	if len(exs) == 0 {
+		t.skipf("no response of %s was seen: its checks were skipped or not selected", op.ID)
+	}
+	t.judgeAll(exs, fmt.Sprintf("every response of %s carries %s", op.ID, want), problem)
+}
+
+// judgeAll fails the check when problem finds something in any of exs,
+// naming each offending response and describing the first in full.
+func (t *T) judgeAll(exs []*Exchange, want string, problem func(*Exchange) string) {
+	var bad []string
+	var first *Exchange
+	for _, ex := range exs {
+		if p := problem(ex); p != "" {
+			if first == nil {
+				first = ex
+			}
+			bad = append(bad, fmt.Sprintf("%d to %s %s (%s): %s", ex.Status, ex.Method, ex.URL, ex.Check, p))
+		}
+	}
+	if len(bad) == 0 {
+		return
+	}
+	list := bad
+	if len(list) > 8 {
+		list = append(list[:8:8], fmt.Sprintf("and %d more", len(bad)-8))
+	}
+	t.failf(first, "%s; %d of %d responses do not:\n    - %s\n  the first of them:", want, len(bad), len(exs), strings.Join(list, "\n    - "))
+}
+
+// ---- observe
+
+func (s *suite) observeChecks(add func(*check)) {
+	for _, op := range s.spec.Operations {
+		if !op.Unpublished {
+			continue
+		}
+		add(&check{group: groupObserve, op: op, writes: !safe(op), labels: []string{labelObserve},
+			text: "the answer to a request with a valid key is observed (the description does not show its payload)", fn: func(t *T) {
+				ex := t.send(s.validRequest(op, authKey))
+				t.observe(fmt.Sprintf("answer of %s %s", op.Method, op.Path), fmt.Sprintf("%d, Content-Type %q, body %s", ex.Status, ex.Header.Get("Content-Type"), shortExcerpt(s, ex)))
+			}})
+	}
+	for _, coll := range s.spec.Collections {
+		if coll.List == nil {
+			continue
+		}
+		op := coll.List
+		add(&check{group: groupObserve, op: op, labels: []string{labelObserve}, text: "the order of the list is observed", fn: func(t *T) {
+			l := t.listing(coll)
+			if l.err != "" {
+				t.skipf("no list to observe: %s", l.err)
+			}
+			t.observe(coll.Name+" order", listOrder(coll, l.items))
+		}})
+		add(&check{group: groupObserve, op: op, labels: []string{labelObserve}, text: "pagination beyond the limit is observed", fn: func(t *T) {
+			l := t.listing(coll)
+			if l.err != "" {
+				t.skipf("no list to observe: %s", l.err)
+			}
+			t.observe(coll.Name+" pagination beyond the limit", paginationHints(l.ex.Header))
+		}})
+		add(&check{group: groupObserve, op: op, labels: []string{labelObserve}, text: "fields beyond the schemas are observed", fn: func(t *T) {
+			item, errs := s.extraFields(coll)
+			t.observe(fmt.Sprintf("fields of %s items beyond the schema", coll.Name), orNone(strings.Join(item, ", ")))
+			t.observe(fmt.Sprintf("fields of %s error bodies beyond the schema", coll.Name), orNone(strings.Join(errs, ", ")))
+		}})
+	}
+}
+
+func shortExcerpt(s *suite, ex *Exchange) string {
+	e := s.excerpt(ex)
+	if len(e) > 120 {
+		e = e[:120] + "…"
+	}
+	return e
+}
+
+func listOrder(coll *spec.Collection, got []map[string]any) string {
+	if len(got) < 2 {
+		return fmt.Sprintf("not observable: %d items listed", len(got))
+	}
+	asc, desc := true, true
+	for i := 1; i < len(got); i++ {
+		c := compareIDs(got[i-1][coll.IDField], got[i][coll.IDField])
+		asc = asc && c < 0
+		desc = desc && c > 0
+	}
+	switch {
+	case asc:
+		return fmt.Sprintf("ascending by %s (%d items)", coll.IDField, len(got))
+	case desc:
+		return fmt.Sprintf("descending by %s, newest first (%d items)", coll.IDField, len(got))
+	}
+	return fmt.Sprintf("not ordered by %s (%d items)", coll.IDField, len(got))
+}
+
+func compareIDs(a, b any) int {
+	x, y := scalarString(a), scalarString(b)
+	xi, errx := strconv.ParseInt(x, 10, 64)
+	yi, erry := strconv.ParseInt(y, 10, 64)
+	if errx == nil && erry == nil {
+		switch {
+		case xi < yi:
+			return -1
+		case xi > yi:
+			return 1
+		}
+		return 0
+	}
+	return strings.Compare(x, y)
+}
+
+var paginationHeader = regexp.MustCompile(`(?i)link|total|next|prev|cursor|page|offset|continuation|more`)
+
+func paginationHints(h map[string][]string) string {
+	var found []string
+	for _, k := range sortedKeys(h) {
+		if paginationHeader.MatchString(k) {
+			found = append(found, k+": "+strings.Join(h[k], ", "))
+		}
+	}
+	if len(found) == 0 {
+		return "none shown in the headers; the body is a bare array"
+	}
+	return strings.Join(found, "; ")
+}
+
+// extraFields lists the fields the run's responses of coll held beyond
+// the item schema and the error schema.
+func (s *suite) extraFields(coll *spec.Collection) (item, errs []string) {
+	declared := map[string]bool{}
+	for _, f := range coll.Fields {
+		declared[f.Name] = true
+	}
+	errDeclared := map[string]bool{}
+	if es := s.spec.ErrorSchema(); es != nil {
+		names, _, _ := spec.ObjectProperties(es)
+		for _, n := range names {
+			errDeclared[n] = true
+		}
+	}
+	itemSet, errSet := map[string]bool{}, map[string]bool{}
+	for _, op := range []*spec.Operation{coll.List, coll.Create, coll.Read} {
+		if op == nil {
+			continue
+		}
+		for _, ex := range s.exchangesFor(op) {
+			switch v := decodeJSON(ex.Body).(type) {
+			case []any:
+				if ex.Status < 300 {
+					for _, it := range v {
+						if obj, ok := it.(map[string]any); ok {
+							for _, k := range extraFields(obj, declared) {
+								itemSet[k] = true
+							}
+						}
+					}
+				}
+			case map[string]any:
+				set, decl := itemSet, declared
+				if ex.Status >= 400 {
+					set, decl = errSet, errDeclared
+				}
+				for _, k := range extraFields(v, decl) {
+					set[k] = true
+				}
+			}
+		}
+	}
+	return sortedKeys(itemSet), sortedKeys(errSet)
+}
+
+// ---- responses
+
+func (s *suite) responseChecks(add func(*check)) {
+	for _, op := range s.spec.Operations {
+		add(&check{group: groupResponses, op: op, always: true, labels: []string{labelSchema},
+			text: "every response matches the document (declared status, content type, body schema)", fn: func(t *T) {
+				exs := s.exchangesFor(op)
+				if len(exs) == 0 {
+					t.skipf("no response of %s was seen: its checks were skipped or not selected", op.ID)
+				}
+				t.judgeAll(exs, "every response matches the document", func(ex *Exchange) string {
+					return strings.Join(ex.schemaProblems, "; ")
+				})
+			}})
+		add(&check{group: groupResponses, op: op, always: true, labels: []string{labelShape},
+			text: "every error response is the Error body: application/json, code, message, status equal to the HTTP status", fn: func(t *T) {
+				var errs []*Exchange
+				for _, ex := range s.exchangesFor(op) {
+					if ex.Status >= 400 {
+						errs = append(errs, ex)
+					}
+				}
+				if len(errs) == 0 {
+					t.skipf("no error response of %s was seen", op.ID)
+				}
+				t.judgeAll(errs, "every error response is the Error body", func(ex *Exchange) string {
+					return strings.Join(ex.shapeProblems, "; ")
+				})
+			}})
+	}
+}
