@@ -90,8 +90,10 @@ type Result struct {
 	// Passed, Failed and Skipped count the checks; Failed includes the
 	// coverage requirement.
 	Passed, Failed, Skipped int
-	// Requests counts the requests sent.
+	// Requests counts the requests sent; Waited is the time spent waiting
+	// out 429 responses.
 	Requests int
+	Waited   time.Duration
 	// Created lists the records the run created.
 	Created []Record
 	// Observations are what the deployment did where the description leaves it open.

@@ -439,6 +439,7 @@ func (s *suite) result(d time.Duration) *Result {
 	res := &Result{
 		Report:       stripStacks(s.final),
 		Requests:     s.requests,
+		Waited:       s.waited,
 		Created:      append([]Record(nil), s.created...),
 		Observations: append([]Observation(nil), s.observations...),
 		NotExercised: s.notExercised(s.final),
