@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -702,6 +703,10 @@ func TestUsageAndReach(t *testing.T) {
 	}
 	closed := "http://" + ln.Addr().String() + "/v1"
 	ln.Close()
+	file := dir + "/file"
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		cfg    conformance.Config
@@ -713,7 +718,7 @@ func TestUsageAndReach(t *testing.T) {
 		{"no key", conformance.Config{BaseURL: base}, true, "no API key"},
 		{"bad label filter", conformance.Config{BaseURL: base, APIKey: testKey, LabelFilter: "auth &&"}, true, `--label-filter "auth &&": Unexpected EOF.`},
 		{"filter selects nothing", conformance.Config{BaseURL: base, APIKey: testKey, LabelFilter: "auht"}, true, "selects none of the"},
-		{"report in a missing folder", conformance.Config{BaseURL: base, APIKey: testKey, JUnitReport: dir + "/no/such/dir/j.xml"}, true, "--junit-report"},
+		{"report under a file", conformance.Config{BaseURL: base, APIKey: testKey, JUnitReport: file + "/j.xml"}, true, "--junit-report"},
 		{"report is a folder", conformance.Config{BaseURL: base, APIKey: testKey, JSONReport: dir}, true, "is a folder"},
 		{"bad run id", conformance.Config{BaseURL: base, APIKey: testKey, RunID: "a b"}, true, "--run-id"},
 		{"refused", conformance.Config{BaseURL: closed, APIKey: testKey}, false, "connection refused"},

@@ -127,7 +127,7 @@ func conformRun(a *app, opts *conformOptions) error {
 	case res.Interrupted:
 		return failure(fmt.Errorf("interrupted after %d checks (%d failed)", res.Passed+res.Failed, res.Failed))
 	case !res.OK():
-		return failure(fmt.Errorf("%d of %d checks failed", res.Failed, res.Passed+res.Failed+res.Skipped))
+		return failure(fmt.Errorf("%d of %d checks failed (%d skipped)", res.Failed, res.Passed+res.Failed, res.Skipped))
 	}
 	return nil
 }
