@@ -173,7 +173,7 @@ func (s *suite) reportSpec(r ginkgo.SpecReport) {
 	default:
 		reason := r.Failure.Message
 		if reason == "" {
-			reason = "not run after an earlier failure (--fail-fast)"
+			reason = s.notRunReason()
 		}
 		fmt.Fprintf(w, "%s %s: %s\n", p.paint("33", "skip"), name, reason)
 	}
@@ -215,7 +215,7 @@ func (s *suite) printSummary(res *Result) {
 		if sr.LeafNodeType == types.NodeTypeIt && sr.State == types.SpecStateSkipped {
 			r := sr.Failure.Message
 			if r == "" {
-				r = "not run after an earlier failure (--fail-fast)"
+				r = s.notRunReason()
 			}
 			reasons[r]++
 		}

@@ -359,7 +359,7 @@ func (s *suite) probe(ctx context.Context) error {
 	s.requests++
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return fmt.Errorf("interrupted while probing %s", redactURL(s.base.String()))
 		}
 		return &UnreachableError{URL: redactURL(s.base.String()), Err: err}
 	}
@@ -481,6 +481,18 @@ func stripStacks(r types.Report) types.Report {
 	return r
 }
 
+// notRunReason says why Ginkgo skipped a check without a message: the run
+// was interrupted, or --fail-fast stopped it after a failure.
+func (s *suite) notRunReason() string {
+	if s.ctx != nil && s.ctx.Err() != nil {
+		return "not run: the run was interrupted"
+	}
+	if s.cfg.FailFast {
+		return "not run: --fail-fast stopped the run at the first failure"
+	}
+	return "not run"
+}
+
 // notExercised names the operations no request reached, with the reasons
 // their checks gave.
 func (s *suite) notExercised(report types.Report) map[string]string {
@@ -497,7 +509,7 @@ func (s *suite) notExercised(report types.Report) map[string]string {
 			}
 			r := c.skip
 			if r == "" {
-				r = "its checks did not run (an earlier failure with --fail-fast, or an interrupt)"
+				r = s.notRunReason()
 			}
 			if !reasons[r] {
 				reasons[r] = true
