@@ -42,6 +42,15 @@ func TestEngineConforms(t *testing.T) {
 			t.Errorf("the console report does not list %s", r.Name)
 		}
 	}
+	// docs/conformance.md documents every group of checks the run has.
+	doc := readFile(t, "../docs/conformance.md")
+	for _, sr := range o.res.Report.SpecReports {
+		if len(sr.ContainerHierarchyTexts) > 1 {
+			if g := sr.ContainerHierarchyTexts[1]; !strings.Contains(doc, "| `"+g+"` |") {
+				t.Errorf("docs/conformance.md does not document the group %q", g)
+			}
+		}
+	}
 	for name, want := range map[string]string{
 		"answer to limit=0":                      "400 validation_failed",
 		"answer to limit=101":                    "400 validation_failed",

@@ -210,6 +210,9 @@ func (s *suite) printSummary(res *Result) {
 	if res.Interrupted {
 		fmt.Fprintln(w, "  interrupted: the checks after the interrupt did not run")
 	}
+	if res.Waited > 0 {
+		fmt.Fprintf(w, "  rate limited: waited %s in all for 429 answers' Retry-After\n", res.Waited)
+	}
 	reasons := map[string]int{}
 	for _, sr := range res.Report.SpecReports {
 		if sr.LeafNodeType == types.NodeTypeIt && sr.State == types.SpecStateSkipped {

@@ -107,7 +107,11 @@ func deprecationProblem(ex *Exchange, op *spec.Operation) string {
 	}
 	v := strings.TrimSpace(vs[0])
 	if strings.EqualFold(v, "true") {
-		return "Deprecation: true is the expired draft's form; RFC 9745 wants @ and Unix seconds, such as @1795219200"
+		example := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		if !op.DeprecatedAt.IsZero() {
+			example = op.DeprecatedAt
+		}
+		return fmt.Sprintf("Deprecation: true is the expired draft's form; RFC 9745 wants @ and Unix seconds, such as @%d", example.Unix())
 	}
 	if !rfc9745.MatchString(v) {
 		return fmt.Sprintf("Deprecation: %s is not RFC 9745's @ and Unix seconds", v)
