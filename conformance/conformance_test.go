@@ -677,9 +677,13 @@ func TestKeyNeverShown(t *testing.T) {
 // TestFailureMessage: a failure names the check and the operation, the
 // request as curl, the response status, headers and a body excerpt.
 func TestFailureMessage(t *testing.T) {
-	h := editRequest(petstore(t), func(r *http.Request) bool {
+	wrongKey := func(r *http.Request) bool {
 		return is("GET", "/v1/pets")(r) && r.Header.Get("Authorization") == "Bearer petctl-conform-wrong-key-0000"
-	}, func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+testKey) })
+	}
+	h := editRequest(petstore(t), wrongKey, func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+testKey) })
+	h = editResponse(h, wrongKey, func(_ *http.Request, res *recorded) {
+		res.body = []byte(`[{"id":1,"name":"Milo 100%s %d","categoryId":3,"status":"available"}]`)
+	})
 	o := conform(t, serve(t, h), func(c *conformance.Config) { c.LabelFilter = "auth && listPets" })
 	_, msg := o.state(t, "listPets (GET /pets) with a wrong key")
 	for _, want := range []string{
@@ -688,7 +692,7 @@ func TestFailureMessage(t *testing.T) {
 		"-H 'Authorization: Bearer petctl-conform-wrong-key-0000'",
 		"response: 200 OK",
 		"headers:  Content-Type: application/json",
-		`body:     [{"id":1,"name":"Milo"`,
+		`body:     [{"id":1,"name":"Milo 100%s %d"`, // printed as sent, not formatted
 		"got:      200, want 401",
 	} {
 		if !strings.Contains(msg, want) {
