@@ -163,6 +163,41 @@ func TestBrokenServers(t *testing.T) {
 			want: []string{"pagination listPets (GET /pets) limit=1 returns at most 1"},
 		},
 		{
+			name: "a default page of 30",
+			wrap: func(h http.Handler) http.Handler {
+				return editRequest(h, func(r *http.Request) bool { return is("GET", "/v1/pets")(r) && !r.URL.Query().Has("limit") },
+					func(r *http.Request) { r.URL.RawQuery += "&limit=30" })
+			},
+			want: []string{"pagination listPets (GET /pets) without limit returns at most the default, 20"},
+		},
+		{
+			name: "limit=100 refused",
+			wrap: func(h http.Handler) http.Handler {
+				return editResponse(h, func(r *http.Request) bool { return is("GET", "/v1/pets")(r) && r.URL.Query().Get("limit") == "100" },
+					func(r *http.Request, res *recorded) {
+						if r.URL.Query().Get("status") == "" && strings.Contains(r.Header.Get("Authorization"), testKey) {
+							res.status, res.body = 400, errorBody(400, "validation_failed")
+						}
+					})
+			},
+			// the population count and the list observations use limit=100 too: they are skipped, not passed
+			want: []string{"pagination listPets (GET /pets) limit=100 is accepted"},
+		},
+		{
+			name:   "limit=101 gets 101 items",
+			engine: func(o *engine.Options) { o.Lists.ClampLimit = true },
+			wrap: func(h http.Handler) http.Handler {
+				return editResponse(h, func(r *http.Request) bool { return is("GET", "/v1/pets")(r) && r.URL.Query().Get("limit") == "101" },
+					func(_ *http.Request, res *recorded) {
+						editJSON(res, func(v any) any {
+							list := v.([]any)
+							return append(list, list[0])
+						})
+					})
+			},
+			want: []string{"pagination listPets (GET /pets) limit=101 gets no 5xx and at most 100 items"},
+		},
+		{
 			name: "a 500 for limit=0",
 			wrap: func(h http.Handler) http.Handler {
 				return editResponse(h, func(r *http.Request) bool { return is("GET", "/v1/pets")(r) && r.URL.Query().Get("limit") == "0" },
@@ -298,6 +333,33 @@ func TestBrokenServers(t *testing.T) {
 				})
 			},
 			want: []string{"create createPet (POST /pets) an unknown status"},
+		},
+		{
+			name: "a created animal reads back renamed",
+			wrap: func(h http.Handler) http.Handler {
+				return editResponse(h, isPrefix("GET", "/v1/pets/15"), func(r *http.Request, res *recorded) {
+					if res.status == 200 && len(r.URL.Path) == len("/v1/pets/151") {
+						editJSON(res, eachObject(func(o map[string]any) { o["name"] = "renamed" }))
+					}
+				})
+			},
+			want: []string{"read getPet (GET /pets/{petId}) the created item reads back the same"},
+		},
+		{
+			name: "a numeric name is accepted",
+			wrap: func(h http.Handler) http.Handler {
+				return editRequest(h, is("POST", "/v1/pets"), func(r *http.Request) {
+					var obj map[string]any
+					if json.Unmarshal(readBody(r), &obj) == nil {
+						if n, ok := obj["name"].(float64); ok {
+							obj["name"] = strings.Repeat("x", int(n)%5+1)
+							b, _ := json.Marshal(obj)
+							setBody(r, b)
+						}
+					}
+				})
+			},
+			want: []string{"create createPet (POST /pets) name of the wrong type (a number) gives 400"},
 		},
 		{
 			name: "an unknown id gives 200",
