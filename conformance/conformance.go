@@ -111,9 +111,9 @@ func (r *Result) OK() bool { return r.Failed == 0 && !r.Interrupted }
 
 // Record is a record the run created.
 type Record struct {
-	Name  string // petctl-conform-<runid>-N
-	ID    string // as the deployment returned it; empty when it returned none
-	Check string // the check whose request created it
+	Name  string `json:"name"`  // petctl-conform-<runid>-N
+	ID    string `json:"id"`    // as the deployment returned it; empty when it returned none
+	Check string `json:"check"` // the check whose request created it
 }
 
 // Observation is what the deployment does where the description is open.

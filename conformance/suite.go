@@ -495,34 +495,41 @@ func (s *suite) notRunReason() string {
 	return "not run"
 }
 
-// notExercised names the operations no request reached, with the reasons
-// their checks gave.
+// notExercised names the operations no request reached, with why: the
+// reasons given at plan time (--read-only, the label filter), else those
+// the checks gave when they skipped, else that no check sends one.
 func (s *suite) notExercised(report types.Report) map[string]string {
 	out := map[string]string{}
 	for _, op := range s.spec.Operations {
 		if s.sent[op] > 0 {
 			continue
 		}
-		reasons := map[string]bool{}
-		var list []string
+		var planned, ran []string
 		for _, c := range s.checks {
-			if c.op != op || c.always {
-				continue
-			}
-			r := c.skip
-			if r == "" {
-				r = s.notRunReason()
-			}
-			if !reasons[r] {
-				reasons[r] = true
-				list = append(list, r)
+			if c.op == op && !c.always && c.skip != "" && !slices.Contains(planned, c.skip) {
+				planned = append(planned, c.skip)
 			}
 		}
-		if len(list) == 0 {
-			list = []string{"no check sends a request to it"}
+		for _, sr := range report.SpecReports {
+			if sr.State == types.SpecStateSkipped && slices.Contains(sr.Labels(), opLabel(op)) && !slices.Contains(sr.Labels(), groupResponses) {
+				r := sr.Failure.Message
+				if r == "" {
+					r = s.notRunReason()
+				}
+				if !slices.Contains(ran, r) {
+					ran = append(ran, r)
+				}
+			}
 		}
-		sort.Strings(list)
-		out[op.ID] = strings.Join(list, "; ")
+		reasons := planned
+		if len(reasons) == 0 {
+			reasons = ran
+		}
+		if len(reasons) == 0 {
+			reasons = []string{"no check sends a request to it"}
+		}
+		sort.Strings(reasons)
+		out[op.ID] = strings.Join(reasons, "; ")
 	}
 	return out
 }
@@ -539,7 +546,7 @@ func (s *suite) coverage(report ginkgo.Report) {
 		}
 	}
 	missing := s.notExercised(report)
-	created := append([]Record(nil), s.created...)
+	created := append([]Record{}, s.created...)
 	s.mu.Unlock()
 	ginkgo.AddReportEntry("run", map[string]any{
 		"base URL":     redactURL(s.base.String()),
