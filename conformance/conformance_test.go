@@ -843,3 +843,21 @@ func TestTimeout(t *testing.T) {
 		t.Errorf("err = %v, want unreachable", err)
 	}
 }
+
+// TestFailFast: the first failure stops the run; the checks after it are
+// skipped, saying why.
+func TestFailFast(t *testing.T) {
+	h := editRequest(petstore(t), func(r *http.Request) bool { return r.Header.Get("Authorization") == "" }, func(r *http.Request) {
+		r.Header.Set("Authorization", "Bearer "+testKey)
+	})
+	o := conform(t, serve(t, h), func(c *conformance.Config) { c.FailFast = true })
+	if f := o.failed(); len(f) != 1 || !strings.Contains(f[0], "listPets (GET /pets) without credentials gives 401") {
+		t.Fatalf("failed = %q, want the first check alone", f)
+	}
+	if o.res.Passed != 0 || o.res.Skipped < 50 {
+		t.Errorf("passed %d, skipped %d: want nothing run after the failure", o.res.Passed, o.res.Skipped)
+	}
+	if !strings.Contains(o.out, "--fail-fast stopped the run at the first failure") {
+		t.Errorf("the summary does not say why the checks were skipped:\n%s", o.out)
+	}
+}
