@@ -40,6 +40,9 @@ type Config struct {
 	APIKey string
 	// Spec is the document to check against; nil means the embedded Petstore.
 	Spec *spec.Spec
+	// Validator is Spec's validator when the caller built it already, to
+	// share it between runs (it is costly to build); nil builds one.
+	Validator *spec.Validator
 	// LabelFilter selects checks by label (Ginkgo's label filter syntax).
 	LabelFilter string
 	// ReadOnly skips every check that sends a request that may write.
@@ -167,6 +170,9 @@ func validate(cfg Config) (*prepared, error) {
 		}
 		p.filter = f
 	}
+	if cfg.Validator != nil && cfg.Spec == nil {
+		problems = append(problems, "a validator is given without the spec it was built from")
+	}
 	if cfg.JUnitReport != "" && cfg.JUnitReport == cfg.JSONReport {
 		problems = append(problems, "--junit-report and --json-report name the same file")
 	}
@@ -230,9 +236,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		// Ginkgo exits the process when it cannot read the working directory.
 		return nil, &UsageError{Err: fmt.Errorf("the working directory cannot be read: %v", err)}
 	}
-	val, err := doc.NewValidator()
-	if err != nil {
-		return nil, &UsageError{Err: err}
+	val := cfg.Validator
+	if val == nil {
+		if val, err = doc.NewValidator(); err != nil {
+			return nil, &UsageError{Err: err}
+		}
 	}
 	s := newSuite(cfg, p.base, doc, val)
 	defer s.client.close()

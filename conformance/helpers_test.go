@@ -102,11 +102,27 @@ type outcome struct {
 	out string
 }
 
+// runSpec is the Petstore document and its validator for the runs, built
+// once: the runs are sequential and building a validator is costly. The
+// engines parse their own copy, so nothing is shared between goroutines.
+var runSpec = sync.OnceValues(func() (*spec.Spec, *spec.Validator) {
+	s, err := spec.Default()
+	if err != nil {
+		panic(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		panic(err)
+	}
+	return s, v
+})
+
 // conform runs the suite against base; the run must not fail to start.
 func conform(t *testing.T, base string, mutate ...func(*conformance.Config)) outcome {
 	t.Helper()
 	var out syncBuffer
-	cfg := conformance.Config{BaseURL: base, APIKey: testKey, RunID: "test", Timeout: 5 * time.Second, Out: &out, Err: &out}
+	doc, val := runSpec()
+	cfg := conformance.Config{BaseURL: base, APIKey: testKey, RunID: "test", Timeout: 5 * time.Second, Out: &out, Err: &out, Spec: doc, Validator: val}
 	for _, m := range mutate {
 		m(&cfg)
 	}
