@@ -724,6 +724,11 @@ func TestKeyNeverShown(t *testing.T) {
 			t.Errorf("%s contains the API key", name)
 		}
 	}
+	for _, want := range []string{"ok   auth · listPets (GET /pets): without credentials gives 401", "       GET http://", "observed answer to limit=0: 400"} {
+		if !strings.Contains(o.out, want) {
+			t.Errorf("-v output lacks %q", want)
+		}
+	}
 	if !strings.Contains(o.out, `'Authorization: Bearer '"$PETCTL_API_KEY"`) {
 		t.Errorf("the failure's curl command does not use $PETCTL_API_KEY:\n%s", o.out)
 	}
