@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/url"
@@ -232,6 +233,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.APIKey == "" && anySecured(doc) {
 		return nil, &UsageError{Err: errors.New("no API key: give --api-key or set PETCTL_API_KEY")}
 	}
+	if err := ginkgoVetoes(); err != nil {
+		return nil, &UsageError{Err: err}
+	}
 	if _, err := os.Getwd(); err != nil {
 		// Ginkgo exits the process when it cannot read the working directory.
 		return nil, &UsageError{Err: fmt.Errorf("the working directory cannot be read: %v", err)}
@@ -299,6 +303,25 @@ func unwrapPathError(err error) error {
 	if errors.As(err, &pe) {
 		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
 	}
+	return err
+}
+
+// ginkgoVetoes finds the go test flags with which RunSpecs would exit the
+// process instead of running (Ginkgo's VetConfig reads them from the flag
+// package's command line). petctl never parses that command line; a test
+// binary does.
+func ginkgoVetoes() error {
+	var err error
+	flag.CommandLine.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "test.count", "count":
+			if f.Value.String() != "1" {
+				err = fmt.Errorf("-count=%s: Ginkgo runs a suite once per process and exits on any other count; use -count=1", f.Value)
+			}
+		case "test.parallel", "parallel":
+			err = fmt.Errorf("-parallel: Ginkgo exits when it is set; leave it out")
+		}
+	})
 	return err
 }
 
