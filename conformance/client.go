@@ -196,7 +196,7 @@ func (c *client) do(ctx context.Context, r *request, schemes map[string]schemeIn
 		res.Body.Close()
 		ex.Duration = time.Since(start) - ex.Waited
 		if err != nil {
-			return ex, fmt.Errorf("reading the response body: %w", err)
+			return ex, fmt.Errorf("reading the response body: %w", describeTransportError(err, c.timeout))
 		}
 		if res.Request != nil && res.Request.URL.String() != target {
 			ex.URL = c.redact(redactURL(res.Request.URL.String()))
