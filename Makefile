@@ -5,7 +5,7 @@ BIN      := bin/petctl
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS  := -X main.version=$(VERSION)
 
-.PHONY: run test check build fmt-check tidy-check vet vuln fuzz clean
+.PHONY: run test check build bench bench-go bench-load fmt-check tidy-check vet vuln fuzz clean
 
 ## run: serve the embedded Petstore at http://127.0.0.1:4010/v1 (key: petctl-dev-key)
 run:
@@ -38,6 +38,19 @@ fuzz:
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/petctl
+
+## bench: the Go benchmarks, then the load comparisons (about 10 minutes; see docs/performance.md)
+bench: bench-go bench-load
+
+## bench-go: validation, store, fixtures and handler benchmarks, in-process
+bench-go:
+	$(GO) test -run '^$$' -bench . -benchmem ./spec ./engine
+
+## bench-load: petctl beside the net/http baseline, beside Prism (when npm is present), and with 1,000,000 animals
+bench-load:
+	$(GO) run ./bench/cmd/loadcmp $(BENCH_FLAGS)
+	$(GO) run ./bench/cmd/prismcmp $(BENCH_FLAGS)
+	$(GO) run ./bench/cmd/million
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

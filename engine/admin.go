@@ -243,23 +243,21 @@ func (s *Server) Import(f FixtureFile) error {
 		return fmt.Errorf("%s names no collection; the collections are %s", f.Name, knownNames(s.colls))
 	}
 	type built struct {
-		c       *collection
-		entries []entry
-		spans   []span
-		a       *arena
+		c    *collection
+		cols *columns
 	}
 	var all []built
 	now := s.now()
 	for _, name := range sortedKeys(byName) {
 		c := s.colls[name]
-		entries, spans, a, err := c.buildFixtures(byName[name], now)
+		cols, err := c.buildFixtures(byName[name], now)
 		if err != nil {
 			return err
 		}
-		all = append(all, built{c, entries, spans, a})
+		all = append(all, built{c, cols})
 	}
 	for _, b := range all {
-		b.c.store.loadPacked(b.entries, b.spans, b.a)
+		b.c.store.loadColumns(b.cols)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,23 +26,43 @@ type FixtureFile struct {
 	Data []byte
 }
 
-// fixtureRecord is one record's JSON and where it came from. Records are
-// split out of a file without decoding it whole, so a file of a million
-// records never exists as a million maps at once.
-type fixtureRecord struct {
-	raw   []byte
-	file  string
-	coll  string
-	index int // within its array
+// fixtureSet is the records of one collection, split out of the files
+// without decoding them, so a file of a million records never exists as a
+// million maps at once, nor as a million of anything larger than a ref.
+type fixtureSet struct {
+	segs []fixtureSegment
+	refs []fixtureRef
 }
 
-func (r *fixtureRecord) where() string {
-	return fmt.Sprintf("fixtures %s: %s[%d]", r.file, r.coll, r.index)
+// fixtureSegment is one array of records in one file.
+type fixtureSegment struct {
+	file, coll string
+	data       []byte // the whole file
+}
+
+// fixtureRef locates one record: its segment, its index in that array, and
+// its bytes in the file.
+type fixtureRef struct {
+	seg        int32
+	index      int32
+	start, end uint32
+}
+
+// maxFixtureBytes bounds a fixtures file so a ref's offsets fit in 32 bits.
+const maxFixtureBytes = 1<<32 - 1
+
+func (fs *fixtureSet) raw(r *fixtureRef) []byte {
+	return fs.segs[r.seg].data[r.start:r.end]
+}
+
+func (fs *fixtureSet) where(r *fixtureRef) string {
+	sg := &fs.segs[r.seg]
+	return fmt.Sprintf("fixtures %s: %s[%d]", sg.file, sg.coll, r.index)
 }
 
 // parseFixtures splits the files into records grouped by collection name.
-func parseFixtures(files []FixtureFile, known map[string]*collection) (map[string][]fixtureRecord, error) {
-	out := map[string][]fixtureRecord{}
+func parseFixtures(files []FixtureFile, known map[string]*collection) (map[string]*fixtureSet, error) {
+	out := map[string]*fixtureSet{}
 	for _, f := range files {
 		if isYAMLName(f.Name) {
 			data, err := yamlToJSON(f.Data)
@@ -49,6 +70,9 @@ func parseFixtures(files []FixtureFile, known map[string]*collection) (map[strin
 				return nil, fmt.Errorf("fixtures %s: %v", f.Name, err)
 			}
 			f.Data = data
+		}
+		if len(f.Data) > maxFixtureBytes {
+			return nil, fmt.Errorf("fixtures %s: larger than 4 GiB; split it into several files", f.Name)
 		}
 		p := parser{data: f.Data}
 		p.skipSpace()
@@ -118,10 +142,17 @@ func parseFixtures(files []FixtureFile, known map[string]*collection) (map[strin
 
 // splitRecords reads an array at p.pos and appends its elements' JSON. The
 // elements are only delimited here; decodeStrict checks each one in full.
-func (p *parser) splitRecords(file, name string, known map[string]*collection, out map[string][]fixtureRecord) error {
+func (p *parser) splitRecords(file, name string, known map[string]*collection, out map[string]*fixtureSet) error {
 	if _, ok := known[name]; !ok {
 		return fmt.Errorf("fixtures %s: %q is not a collection of the spec (it has %s)", file, name, knownNames(known))
 	}
+	set := out[name]
+	if set == nil {
+		set = &fixtureSet{}
+		out[name] = set
+	}
+	seg := int32(len(set.segs))
+	set.segs = append(set.segs, fixtureSegment{file: file, coll: name, data: p.data})
 	p.pos++ // '['
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
@@ -134,7 +165,7 @@ func (p *parser) splitRecords(file, name string, known map[string]*collection, o
 		if err := p.skipValue(); err != nil {
 			return fmt.Errorf("fixtures %s: %s[%d]: %v", file, name, i, err)
 		}
-		out[name] = append(out[name], fixtureRecord{raw: p.data[start:p.pos], file: file, coll: name, index: i})
+		set.refs = append(set.refs, fixtureRef{seg: seg, index: int32(i), start: uint32(start), end: uint32(p.pos)})
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return fmt.Errorf("fixtures %s: %s: %v", file, name, p.fail(""))
@@ -228,51 +259,68 @@ func knownNames(known map[string]*collection) string {
 // Records without an id get the next ids after the largest given one. The
 // first bad record (in file order) stops the load and the store is left as
 // it was.
-func (c *collection) loadFixtures(recs []fixtureRecord, now time.Time) error {
-	entries, spans, data, err := c.buildFixtures(recs, now)
+func (c *collection) loadFixtures(set *fixtureSet, now time.Time) error {
+	cols, err := c.buildFixtures(set, now)
 	if err != nil {
 		return err
 	}
-	c.store.loadPacked(entries, spans, data)
+	c.store.loadColumns(cols)
 	return nil
 }
 
-// fixtureResult is what a worker makes of one record.
-type fixtureResult struct {
-	entry
-	span    span
-	pending map[string]any // decoded, waiting for an id; nil once built
+// columns are built records in seq order, and their filter indexes: what
+// the store adopts without copying.
+type columns struct {
+	seqs  []int64
+	spans []span
+	keys  []string // string ids only
+	// index[j] maps a value of filter field j to the ascending positions
+	// of the records that hold it.
+	index []map[string][]int32
+	data  arena
 }
 
 // parallelFixtures is the size above which records are built by one worker per CPU.
 const parallelFixtures = 4096
 
-func (c *collection) buildFixtures(recs []fixtureRecord, now time.Time) ([]entry, []span, *arena, error) {
-	results := make([]fixtureResult, len(recs))
+// pendingRecord is a record without an id, waiting for the largest id.
+type pendingRecord struct {
+	in    fieldValues
+	extra []string
+}
+
+func (c *collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, error) {
+	n := len(set.refs)
+	cols := &columns{seqs: make([]int64, n), spans: make([]span, n)}
+	if c.def.IDType != "integer" {
+		cols.keys = make([]string, n)
+	}
 	workers := runtime.GOMAXPROCS(0)
-	if len(recs) < parallelFixtures || workers < 2 {
+	if n < parallelFixtures || workers < 2 {
 		workers = 1
 	}
 	arenas := make([]arena, workers)
+	pending := make([]map[int]*pendingRecord, workers)
+	fws := make([]*fixtureWorker, workers)
 	// firstBad is the lowest index of a bad record so far; a worker stops
 	// once it is past it, so the error reported is always the first in
 	// file order, however the work was scheduled.
 	var firstBad atomic.Int64
-	firstBad.Store(int64(len(recs)))
+	firstBad.Store(int64(n))
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
-	chunk := (len(recs) + workers - 1) / workers
+	chunk := (n + workers - 1) / workers
 	for w := 0; w < workers; w++ {
-		lo, hi := w*chunk, min((w+1)*chunk, len(recs))
+		lo, hi := w*chunk, min((w+1)*chunk, n)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
+			fw := c.newFixtureWorker(cols, &arenas[w])
+			fws[w] = fw
 			for i := lo; i < hi && int64(i) < firstBad.Load(); i++ {
-				res, scratch, err := c.buildFixture(&recs[i], now, buf, &arenas[w])
-				buf = scratch
+				p, err := fw.build(set, i, now)
 				if err != nil {
-					errs[w] = fmt.Errorf("%s%v", recs[i].where(), err)
+					errs[w] = fmt.Errorf("%s%v", set.where(&set.refs[i]), err)
 					for {
 						cur := firstBad.Load()
 						if int64(i) >= cur || firstBad.CompareAndSwap(cur, int64(i)) {
@@ -281,117 +329,280 @@ func (c *collection) buildFixtures(recs []fixtureRecord, now time.Time) ([]entry
 					}
 					return
 				}
-				results[i] = res
+				if p != nil {
+					if pending[w] == nil {
+						pending[w] = map[int]*pendingRecord{}
+					}
+					pending[w][i] = p
+				}
 			}
 		}()
 	}
 	wg.Wait()
-	if bad := firstBad.Load(); bad < int64(len(recs)) {
-		return nil, nil, nil, errs[int(bad)/chunk]
+	if bad := firstBad.Load(); bad < int64(n) {
+		return nil, errs[int(bad)/chunk]
 	}
-	// Records without an id come after the largest id, in file order.
-	var data arena
-	bases := make([]uint32, workers)
 	for w := range arenas {
-		bases[w] = data.adopt(&arenas[w])
-	}
-	var maxSeq int64
-	for i := range results {
-		if results[i].pending == nil && results[i].seq > maxSeq && c.def.IDType == "integer" {
-			maxSeq = results[i].seq
+		base := cols.data.adopt(&arenas[w])
+		for i := w * chunk; i < min((w+1)*chunk, n); i++ {
+			cols.spans[i].chunk += base
 		}
 	}
-	next := maxSeq + 1
-	var buf []byte
-	for i := range results {
-		r := &results[i]
-		if r.pending == nil {
-			r.span.chunk += bases[i/chunk]
-			continue
-		}
-		seq := next
-		if c.def.IDType != "integer" {
-			seq = int64(recs[i].index + 1)
-		}
-		next++
-		r.pending[c.def.IDField] = c.newID(seq)
-		b, err := c.buildChecked(r.pending, seq, now, buf)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%s%v", recs[i].where(), err)
-		}
-		r.entry, r.span, r.pending = b.entry, data.add(b.raw), nil
-		r.raw = nil
+	// Index lists hold file indexes so far; the workers' ranges ascend, so
+	// appending them in worker order keeps every list ascending.
+	cols.index = make([]map[string][]int32, len(c.filterFields))
+	for j := range cols.index {
+		cols.index[j] = map[string][]int32{}
 	}
-	order := make([]int, len(results))
-	for i := range order {
-		order[i] = i
+	for _, fw := range fws {
+		fw.mergeIndex(cols.index)
 	}
-	if !sort.SliceIsSorted(order, func(a, b int) bool { return results[order[a]].seq < results[order[b]].seq }) {
-		sort.SliceStable(order, func(a, b int) bool { return results[order[a]].seq < results[order[b]].seq })
+	pfw, err := c.buildPending(set, cols, pending, now)
+	if err != nil {
+		return nil, err
 	}
-	entries := make([]entry, len(results))
-	spans := make([]span, len(results))
-	seen := map[string]int{}
-	for k, i := range order {
-		r := &results[i]
-		if k > 0 && c.def.IDType == "integer" && results[order[k-1]].seq == r.seq {
-			j := order[k-1]
-			if j > i {
-				i, j = j, i
-			}
-			return nil, nil, nil, fmt.Errorf("%s: id %s is already used by %s", recs[i].where(), strconv.FormatInt(r.seq, 10), recs[j].where())
-		}
-		if c.def.IDType != "integer" {
-			if j, dup := seen[r.key]; dup {
-				return nil, nil, nil, fmt.Errorf("%s: id %s is already used by %s", recs[i].where(), r.key, recs[j].where())
-			}
-			seen[r.key] = i
-		}
-		entries[k], spans[k] = r.entry, r.span
+	if pfw != nil {
+		// Records without an id are anywhere in the file.
+		pfw.mergeIndex(cols.index)
+		sortLists(cols.index)
 	}
-	return entries, spans, &data, nil
+	if err := c.orderColumns(set, cols); err != nil {
+		return nil, err
+	}
+	return cols, nil
 }
 
-// buildFixture decodes, builds and validates one record into a worker's arena.
-// buf is scratch space, returned for reuse.
-func (c *collection) buildFixture(rec *fixtureRecord, now time.Time, buf []byte, a *arena) (fixtureResult, []byte, error) {
-	doc, err := decodeStrict(rec.raw)
-	if err != nil {
-		return fixtureResult{}, buf, fmt.Errorf(": %v", err)
+func sortLists(index []map[string][]int32) {
+	for _, m := range index {
+		for _, l := range m {
+			slices.Sort(l)
+		}
 	}
-	obj, ok := doc.(map[string]any)
+}
+
+// fixtureWorker builds records into the columns and its own arena.
+type fixtureWorker struct {
+	c     *collection
+	cols  *columns
+	a     *arena
+	sc    scratch
+	extra []string
+	// index[j] maps a value of filter field j to the file indexes of the
+	// records that hold it, in the order they were stored.
+	index []map[string][]int32
+}
+
+func (c *collection) newFixtureWorker(cols *columns, a *arena) *fixtureWorker {
+	fw := &fixtureWorker{c: c, cols: cols, a: a, sc: scratch{in: c.newFieldValues(), view: c.newFieldValues()}}
+	fw.index = make([]map[string][]int32, len(c.filterFields))
+	for j := range fw.index {
+		fw.index[j] = map[string][]int32{}
+	}
+	return fw
+}
+
+func (fw *fixtureWorker) mergeIndex(into []map[string][]int32) {
+	for j, m := range fw.index {
+		for v, l := range m {
+			into[j][v] = append(into[j][v], l...)
+		}
+	}
+}
+
+// build decodes, builds and validates record i; a record without an id is
+// returned to wait for the others.
+func (fw *fixtureWorker) build(set *fixtureSet, i int, now time.Time) (*pendingRecord, error) {
+	c := fw.c
+	raw := set.raw(&set.refs[i])
+	extra, ok := decodeFields(raw, c.fieldPos, &fw.sc.in, fw.extra[:0])
+	fw.extra = extra
 	if !ok {
-		return fixtureResult{}, buf, fmt.Errorf(": want a JSON object")
+		// Not the common case: decodeStrict decides, and says why.
+		doc, err := decodeStrict(raw)
+		if err != nil {
+			return nil, fmt.Errorf(": %v", err)
+		}
+		obj, isObj := doc.(map[string]any)
+		if !isObj {
+			return nil, fmt.Errorf(": want a JSON object")
+		}
+		extra = c.fromObject(obj, &fw.sc.in)
 	}
-	id, hasID := obj[c.def.IDField]
-	if !hasID {
-		return fixtureResult{pending: obj}, buf, nil
+	if c.idPos < 0 || !fw.sc.in.has[c.idPos] {
+		p := &pendingRecord{in: c.newFieldValues(), extra: append([]string(nil), extra...)}
+		copy(p.in.vals, fw.sc.in.vals)
+		copy(p.in.has, fw.sc.in.has)
+		return p, nil
 	}
 	var seq int64
 	if c.def.IDType == "integer" {
-		n, ok := id.(json.Number)
+		n, ok := fw.sc.in.vals[c.idPos].(json.Number)
 		if !ok {
-			return fixtureResult{}, buf, fmt.Errorf(": the id field '%s' must be an integer", c.def.IDField)
+			return nil, fmt.Errorf(": the id field '%s' must be an integer", c.def.IDField)
 		}
+		var err error
 		if seq, err = exactInt(n); err != nil {
-			return fixtureResult{}, buf, fmt.Errorf(": the id field '%s': %v", c.def.IDField, err)
+			return nil, fmt.Errorf(": the id field '%s': %v", c.def.IDField, err)
 		}
 	} else {
-		seq = int64(rec.index + 1)
+		seq = int64(set.refs[i].index + 1)
 	}
-	b, err := c.buildChecked(obj, seq, now, buf)
+	b, err := c.buildChecked(&fw.sc, extra, seq, now)
 	if err != nil {
-		return fixtureResult{}, buf, err
+		return nil, err
 	}
-	res := fixtureResult{entry: b.entry, span: a.add(b.raw)}
-	res.raw = nil
-	return res, b.raw[:0], nil
+	fw.store(i, b)
+	return nil, nil
+}
+
+func (fw *fixtureWorker) store(i int, b built) {
+	cols := fw.cols
+	cols.seqs[i] = b.seq
+	cols.spans[i] = fw.a.add(b.raw)
+	if cols.keys != nil {
+		cols.keys[i] = b.key
+	}
+	for j, m := range fw.index {
+		if b.has&(1<<j) != 0 {
+			// The map keeps one copy of each value, so a million records
+			// with three statuses hold three strings.
+			m[b.vals[j]] = append(m[b.vals[j]], int32(i))
+		}
+	}
+}
+
+// buildPending gives the records without an id the ids after the largest
+// one, in file order, and builds them; the worker it returns holds their
+// index entries (nil when there were none).
+func (c *collection) buildPending(set *fixtureSet, cols *columns, pending []map[int]*pendingRecord, now time.Time) (*fixtureWorker, error) {
+	var idx []int
+	for _, m := range pending {
+		for i := range m {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return nil, nil
+	}
+	sort.Ints(idx)
+	isPending := map[int]*pendingRecord{}
+	for _, m := range pending {
+		for i, p := range m {
+			isPending[i] = p
+		}
+	}
+	var maxSeq int64
+	if c.def.IDType == "integer" {
+		for i, seq := range cols.seqs {
+			if isPending[i] == nil && seq > maxSeq {
+				maxSeq = seq
+			}
+		}
+	}
+	next := maxSeq + 1
+	var a arena
+	fw := c.newFixtureWorker(cols, &a)
+	for _, i := range idx {
+		p := isPending[i]
+		seq := next
+		if c.def.IDType != "integer" {
+			seq = int64(set.refs[i].index + 1)
+		}
+		next++
+		if c.idPos < 0 {
+			return nil, fmt.Errorf("%s: the id field '%s' is missing", set.where(&set.refs[i]), c.def.IDField)
+		}
+		p.in.vals[c.idPos], p.in.has[c.idPos] = c.newID(seq), true
+		fw.sc.in = p.in
+		b, err := c.buildChecked(&fw.sc, p.extra, seq, now)
+		if err != nil {
+			return nil, fmt.Errorf("%s%v", set.where(&set.refs[i]), err)
+		}
+		fw.store(i, b)
+	}
+	base := cols.data.adopt(&a)
+	for _, i := range idx {
+		cols.spans[i].chunk += base
+	}
+	return fw, nil
+}
+
+// orderColumns sorts the records by seq (stable: file order among equals,
+// which only string ids can have) and refuses duplicate ids.
+func (c *collection) orderColumns(set *fixtureSet, cols *columns) error {
+	n := len(cols.seqs)
+	// order[k] is the file index of the k-th record in seq order.
+	var order []int32
+	if !slices.IsSorted(cols.seqs) {
+		order = make([]int32, n)
+		for i := range order {
+			order[i] = int32(i)
+		}
+		sort.SliceStable(order, func(a, b int) bool { return cols.seqs[order[a]] < cols.seqs[order[b]] })
+	}
+	at := func(k int) int {
+		if order == nil {
+			return k
+		}
+		return int(order[k])
+	}
+	if c.def.IDType == "integer" {
+		for k := 1; k < n; k++ {
+			i, j := at(k), at(k-1)
+			if cols.seqs[i] == cols.seqs[j] {
+				if j > i {
+					i, j = j, i
+				}
+				return fmt.Errorf("%s: id %s is already used by %s", set.where(&set.refs[i]), strconv.FormatInt(cols.seqs[i], 10), set.where(&set.refs[j]))
+			}
+		}
+	} else {
+		seen := make(map[string]int, n)
+		for k := 0; k < n; k++ {
+			i := at(k)
+			if j, dup := seen[cols.keys[i]]; dup {
+				return fmt.Errorf("%s: id %s is already used by %s", set.where(&set.refs[i]), cols.keys[i], set.where(&set.refs[j]))
+			}
+			seen[cols.keys[i]] = i
+		}
+	}
+	if order == nil {
+		return nil
+	}
+	cols.seqs = permute(cols.seqs, order)
+	cols.spans = permute(cols.spans, order)
+	if cols.keys != nil {
+		cols.keys = permute(cols.keys, order)
+	}
+	if len(cols.index) > 0 {
+		posOf := make([]int32, n) // file index -> position
+		for to, from := range order {
+			posOf[from] = int32(to)
+		}
+		for _, m := range cols.index {
+			for _, l := range m {
+				for x, i := range l {
+					l[x] = posOf[i]
+				}
+			}
+		}
+		sortLists(cols.index)
+	}
+	return nil
+}
+
+func permute[T any](xs []T, order []int32) []T {
+	out := make([]T, len(xs))
+	for to, from := range order {
+		out[to] = xs[from]
+	}
+	return out
 }
 
 // buildChecked builds a fixture record and validates it; errors start with
 // ": " or " (id X): " to follow the record's location.
-func (c *collection) buildChecked(obj map[string]any, seq int64, now time.Time, buf []byte) (built, error) {
-	b, err := c.build(obj, seq, fromFixture, now, buf)
+func (c *collection) buildChecked(sc *scratch, extra []string, seq int64, now time.Time) (built, error) {
+	b, err := c.buildFields(sc, extra, seq, fromFixture, now)
 	if err != nil {
 		return built{}, fmt.Errorf(": %v", err)
 	}

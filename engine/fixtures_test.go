@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -110,5 +113,79 @@ func TestErrorSchemaMustAcceptErrorBody(t *testing.T) {
 	_, err = New(Options{Spec: s, Keys: []string{"k"}})
 	if err == nil || !strings.Contains(err.Error(), "error schema") {
 		t.Fatalf("err = %v, want the error schema refused", err)
+	}
+}
+
+// TestLargeFixtures goes through the parallel load: records out of order,
+// some without an id, filters indexed, and errors reported in file order
+// whichever worker finds them.
+func TestLargeFixtures(t *testing.T) {
+	const n = 3 * parallelFixtures
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		// Ids descending, so the store must sort; every 1000th has no id.
+		status := []string{"available", "pending", "sold"}[i%3]
+		if i%1000 == 999 {
+			fmt.Fprintf(&b, `{"name":"later%d","categoryId":1,"status":%q}`, i, status)
+		} else {
+			fmt.Fprintf(&b, `{"name":"p%d","status":%q,"categoryId":2,"id":%d}`, i, status, 2*(n-i))
+		}
+	}
+	b.WriteString("]")
+	data := b.String()
+	env := newPetstore(t, func(o *Options) { o.Fixtures = []FixtureFile{{"pets.json", []byte(data)}} })
+	c := env.srv.colls["pets"]
+	if got := c.store.len(); got != n {
+		t.Fatalf("%d records, want %d", got, n)
+	}
+	first := env.get("/pets?limit=2").list(t)
+	if first[0]["id"] != 2.0 || first[1]["id"] != 4.0 || first[0]["name"] != fmt.Sprintf("p%d", n-1) {
+		t.Errorf("first page %v; want ids 2 and 4, the last records of the file", first)
+	}
+	// The records without an id follow the largest id (2n), in file order.
+	want := int64(2*n + 1)
+	for i := 999; i < n; i += 1000 {
+		r, ok := c.store.get(strconv.FormatInt(want, 10))
+		if !ok || !strings.Contains(string(r.raw), fmt.Sprintf(`"later%d"`, i)) {
+			t.Fatalf("id %d: %s, want record later%d", want, r.raw, i)
+		}
+		want++
+	}
+	sold, _ := c.store.page(query{filters: map[string]string{"status": "sold"}, limit: 5})
+	if len(sold) != 5 {
+		t.Fatalf("%d sold, want 5", len(sold))
+	}
+	for _, r := range sold {
+		if !strings.Contains(string(r), `"sold"`) {
+			t.Errorf("sold page holds %s", r)
+		}
+	}
+	if r := env.post("/pets", `{"name":"new","categoryId":1}`); r.object(t)["id"] != float64(want) {
+		t.Errorf("next created id = %v, want %d", r.object(t)["id"], want)
+	}
+
+	s, _ := spec.Default()
+	load := func(data string) error {
+		_, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{"pets.json", []byte(data)}}})
+		return err
+	}
+	// Two bad records, one for each worker: the first in the file is reported.
+	lines := strings.Split(data, ",\n")
+	bad := slices.Clone(lines)
+	bad[n-10] = `{"id":1,"name":"x","categoryId":1,"status":"lost"}`
+	bad[100] = `{"id":2,"name":"y","categoryId":"one"}`
+	if err := load(strings.Join(bad, ",\n")); err == nil || !strings.Contains(err.Error(), "pets[100]") {
+		t.Errorf("err = %v, want the record at pets[100]", err)
+	}
+	// A duplicate id across the two halves names both records, the later
+	// one first.
+	dup := slices.Clone(lines)
+	dup[5] = `{"id":8,"name":"dup","categoryId":1}`
+	if err := load(strings.Join(dup, ",\n")); err == nil || !strings.Contains(err.Error(), "pets["+strconv.Itoa(n-4)+"]: id 8 is already used by fixtures pets.json: pets[5]") {
+		t.Errorf("err = %v, want the duplicate of id 8 named", err)
 	}
 }

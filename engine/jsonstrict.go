@@ -337,3 +337,96 @@ func (p *parser) hex4() (rune, bool) {
 	p.pos += 4
 	return r, true
 }
+
+// decodeFields decodes a JSON object into values by field position: pos
+// maps a key to its position in fv. Keys that name no field are appended
+// to extra, in order, and their values dropped. It is decodeStrict for the
+// common case, without a map per record: on anything unusual (invalid
+// UTF-8, not an object, an escaped or duplicate key, malformed JSON) it
+// returns ok false and the caller falls back to decodeStrict, which decides
+// and explains. TestDecodeFieldsAgreesWithDecodeStrict holds the two together.
+func decodeFields(data []byte, pos map[string]int, fv *fieldValues, extra []string) ([]string, bool) {
+	fv.reset()
+	if !utf8.Valid(data) {
+		return extra, false
+	}
+	p := parser{data: data}
+	p.skipSpace()
+	if p.pos >= len(p.data) || p.data[p.pos] != '{' {
+		return extra, false
+	}
+	p.pos++
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return extra, p.atEnd()
+	}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return extra, false
+		}
+		key, ok := p.plainKey()
+		if !ok {
+			return extra, false
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return extra, false
+		}
+		p.pos++
+		p.skipSpace()
+		v, err := p.value(1)
+		if err != nil {
+			return extra, false
+		}
+		// The map lookup with string(key) does not allocate.
+		if i, known := pos[string(key)]; known {
+			if fv.has[i] {
+				return extra, false
+			}
+			fv.vals[i], fv.has[i] = v, true
+		} else {
+			for _, e := range extra {
+				if e == string(key) {
+					return extra, false
+				}
+			}
+			extra = append(extra, string(key))
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return extra, false
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return extra, p.atEnd()
+		default:
+			return extra, false
+		}
+	}
+}
+
+// plainKey reads a string without escapes or control characters at p.pos
+// and returns its bytes; false for any other string.
+func (p *parser) plainKey() ([]byte, bool) {
+	start := p.pos + 1
+	for i := start; i < len(p.data); i++ {
+		switch c := p.data[i]; {
+		case c == '"':
+			p.pos = i + 1
+			return p.data[start:i], true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+func (p *parser) atEnd() bool {
+	p.skipSpace()
+	return p.pos == len(p.data)
+}

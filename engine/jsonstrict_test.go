@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -153,4 +154,82 @@ func FuzzDecodeStrict(f *testing.F) {
 			t.Fatalf("decodeStrict = %#v, reference = %#v, input %q", got, want, data)
 		}
 	})
+}
+
+// checkDecodeFields holds decodeFields to decodeStrict on one input: when it
+// claims success, the document must be an object decodeStrict accepts, with
+// the same values by position and the other keys in extra; it may decline
+// anything.
+func checkDecodeFields(t *testing.T, data []byte) (ok bool) {
+	t.Helper()
+	names := []string{"id", "name", "a", ""}
+	pos := map[string]int{}
+	for i, n := range names {
+		pos[n] = i
+	}
+	fv := fieldValues{vals: make([]any, len(names)), has: make([]bool, len(names))}
+	extra, ok := decodeFields(data, pos, &fv, []string{"stale"}[:0])
+	doc, err := decodeStrict(data)
+	obj, isObj := doc.(map[string]any)
+	if !ok {
+		return false
+	}
+	if err != nil || !isObj {
+		t.Fatalf("decodeFields accepted %q, which decodeStrict refuses (%v) or is not an object", data, err)
+	}
+	got := map[string]any{}
+	for i, n := range names {
+		if fv.has[i] {
+			got[n] = fv.vals[i]
+		}
+	}
+	for _, k := range extra {
+		if _, known := pos[k]; known {
+			t.Fatalf("%q: known key %q reported as extra", data, k)
+		}
+		got[k] = obj[k] // the value is dropped; its presence is what counts
+	}
+	if !reflect.DeepEqual(got, obj) {
+		t.Fatalf("%q: decodeFields gives %#v (extra %q), decodeStrict %#v", data, got, extra, obj)
+	}
+	return true
+}
+
+func TestDecodeFieldsAgreesWithDecodeStrict(t *testing.T) {
+	accepted := []string{
+		`{"id":1,"name":"Rex","a":[1,{"b":null}]}`, ` { } `, `{"other":1,"id":-2.5e3}`, `{"":true,"x":"y","z":{}}`,
+		`{"name":"\u00e9\n"}`,
+	}
+	declined := []string{
+		`{"id":1,"id":2}`, `{"x":1,"x":2}`, `{"na\u006de":1}`, `[1]`, `"x"`, ``, `{"id":1} x`, `{"id":1,}`,
+		"{\"name\":\"\xff\"}", `{"id":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`, `{"id" 1}`, `{"id":1`,
+	}
+	for _, in := range accepted {
+		if !checkDecodeFields(t, []byte(in)) {
+			t.Errorf("decodeFields declined %s, the common case", in)
+		}
+	}
+	for _, in := range declined {
+		if checkDecodeFields(t, []byte(in)) {
+			t.Errorf("decodeFields accepted %q", in)
+		}
+	}
+}
+
+// FuzzDecodeFields checks decodeFields against decodeStrict.
+func FuzzDecodeFields(f *testing.F) {
+	for _, s := range []string{`{"id":1,"name":"Rex","status":"sold"}`, `{"a":1,"a":2}`, `{"id":{"id":1}}`, `{"x\"":1}`, `{}`, `[]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkDecodeFields(t, data) })
+}
+
+func TestCanonicalInt(t *testing.T) {
+	for _, s := range []string{"0", "-0", "00", "01", "-01", "1", "-1", "10", "1.0", "1e2", "+1", "", "-", "9223372036854775807", "-9223372036854775808", " 1"} {
+		i, err := strconv.ParseInt(s, 10, 64)
+		want := err == nil && strconv.FormatInt(i, 10) == s
+		if got := canonicalInt(s); got != want {
+			t.Errorf("canonicalInt(%q) = %v, want %v", s, got, want)
+		}
+	}
 }

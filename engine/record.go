@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -23,39 +24,112 @@ type collection struct {
 	// compiles it; nil when it could not be compiled, and then every record
 	// goes through the slower, equivalent describe.
 	schema *spec.ResponseSchema
+	// plan accepts, quickly, records the compiled schema surely accepts;
+	// nil when the item schema is not of the shape it handles.
+	plan *spec.ObjectPlan
 	// describe validates a record's JSON with libopenapi-validator and says
 	// what is wrong; it is the slow path, for messages.
 	describe func(raw []byte) spec.Problems
 	// filterFields are the item fields some list filter names, at most 64.
 	filterFields []string
-	uuidIDs      bool
+	// filterPos[i] is the position in def.Fields of filterFields[i].
+	filterPos []int
+	// fieldPos maps a field name to its position in def.Fields.
+	fieldPos map[string]int
+	idPos    int
+	uuidIDs  bool
 	// defaults are values for fields a create request leaves out, checked
 	// at start-up and decoded afresh for each record.
 	defaults map[string]json.RawMessage
 }
 
 func newCollection(def *spec.Collection, schema *spec.ResponseSchema, describe func([]byte) spec.Problems) *collection {
-	c := &collection{def: def, schema: schema, describe: describe}
+	c := &collection{def: def, schema: schema, describe: describe, fieldPos: map[string]int{}, idPos: -1}
+	names := make([]string, len(def.Fields))
+	for i, f := range def.Fields {
+		names[i] = f.Name
+		c.fieldPos[f.Name] = i
+	}
+	c.idPos = c.fieldPosOf(def.IDField)
 	for _, f := range def.Filters {
 		if !contains(c.filterFields, f.Field) && len(c.filterFields) < 64 {
 			c.filterFields = append(c.filterFields, f.Field)
+			c.filterPos = append(c.filterPos, c.fieldPosOf(f.Field))
 		}
 	}
 	if f := def.Field(def.IDField); f != nil && f.Schema != nil && f.Schema.Format == "uuid" {
 		c.uuidIDs = true
 	}
+	if schema != nil {
+		c.plan = schema.Plan(names)
+	}
 	c.store = newCollectionStore(def.IDType == "integer", c.filterFields)
 	return c
 }
 
-// validate checks a built record against the item schema. view is the
-// record as encoding/json decodes its JSON (numbers as float64), which is
-// what the response validator checks; raw is the JSON, for the message.
-func (c *collection) validate(raw []byte, view any) spec.Problems {
+func (c *collection) fieldPosOf(name string) int {
+	if i, ok := c.fieldPos[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// fieldValues are a record's values by position in def.Fields, as
+// decodeStrict gives them (numbers as json.Number); has marks the present ones.
+type fieldValues struct {
+	vals []any
+	has  []bool
+}
+
+func (c *collection) newFieldValues() fieldValues {
+	return fieldValues{vals: make([]any, len(c.def.Fields)), has: make([]bool, len(c.def.Fields))}
+}
+
+func (fv *fieldValues) reset() {
+	clear(fv.vals)
+	clear(fv.has)
+}
+
+// fromObject sets fv from a decoded object and returns the keys that name
+// no field, sorted.
+func (c *collection) fromObject(obj map[string]any, fv *fieldValues) []string {
+	fv.reset()
+	var extra []string
+	for k, v := range obj {
+		if i, ok := c.fieldPos[k]; ok {
+			fv.vals[i], fv.has[i] = v, true
+		} else {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	return extra
+}
+
+// json is the record as encoding/json decodes its JSON (numbers as
+// float64): what the response validator checks.
+func (c *collection) json(fv fieldValues) map[string]any {
+	m := make(map[string]any, len(fv.vals))
+	for i, f := range c.def.Fields {
+		if fv.has[i] {
+			m[f.Name] = jsonView(fv.vals[i])
+		}
+	}
+	return m
+}
+
+// validate checks a built record against the item schema: the plan when it
+// is sure, else the compiled schema on the record as encoding/json decodes
+// it, which is what the response validator checks. raw is the record's
+// JSON, for the message.
+func (c *collection) validate(raw []byte, view fieldValues) spec.Problems {
+	if c.plan.Accepts(view.vals, view.has) {
+		return nil
+	}
 	if c.schema == nil {
 		return c.describe(raw)
 	}
-	if err := c.schema.Validate(view); err != nil {
+	if err := c.schema.Validate(c.json(view)); err != nil {
 		if ps := c.describe(raw); len(ps) > 0 {
 			return ps
 		}
@@ -75,7 +149,16 @@ const (
 // built is a record ready to be checked and stored.
 type built struct {
 	entry
-	view map[string]any
+	// view holds the record's values as stored, for validate.
+	view fieldValues
+}
+
+// scratch is space build reuses from one record to the next.
+type scratch struct {
+	buf  []byte
+	in   fieldValues
+	view fieldValues
+	vals []string
 }
 
 // build turns a decoded object into a record: fields in the item schema's
@@ -83,22 +166,38 @@ type built struct {
 // space; the entry's raw aliases it. The caller validates the result
 // before it is stored.
 func (c *collection) build(obj map[string]any, seq int64, mode buildMode, now time.Time, buf []byte) (built, error) {
-	b := built{entry: entry{seq: seq}, view: make(map[string]any, len(c.def.Fields))}
-	if len(c.filterFields) > 0 {
-		b.vals = make([]string, len(c.filterFields))
+	sc := &scratch{buf: buf, in: c.newFieldValues(), view: c.newFieldValues()}
+	extra := c.fromObject(obj, &sc.in)
+	return c.buildFields(sc, extra, seq, mode, now)
+}
+
+// buildFields is build for values already by position (sc.in) and the
+// names of the keys that matched no field. The result aliases sc.
+func (c *collection) buildFields(sc *scratch, extra []string, seq int64, mode buildMode, now time.Time) (built, error) {
+	if len(sc.view.vals) != len(c.def.Fields) {
+		sc.view = c.newFieldValues()
 	}
-	buf = append(buf[:0], '{')
+	sc.view.reset()
+	b := built{entry: entry{seq: seq}, view: sc.view}
+	if len(c.filterFields) > 0 {
+		if len(sc.vals) != len(c.filterFields) {
+			sc.vals = make([]string, len(c.filterFields))
+		}
+		clear(sc.vals)
+		b.vals = sc.vals
+	}
+	buf := append(sc.buf[:0], '{')
 	first := true
-	for _, f := range c.def.Fields {
+	for i, f := range c.def.Fields {
 		var val any
 		present := false
 		switch {
-		case f.Name == c.def.IDField && mode == fromClient:
+		case i == c.idPos && mode == fromClient:
 			val, present = c.newID(seq), true
 		case mode == fromClient && contains(c.def.Assigned, f.Name):
 			val, present = exampleValue(f.Schema, seq, now), true
 		default:
-			val, present = obj[f.Name]
+			val, present = sc.in.vals[i], sc.in.has[i]
 		}
 		if !present {
 			continue
@@ -107,13 +206,13 @@ func (c *collection) build(obj map[string]any, seq int64, mode buildMode, now ti
 		if err != nil {
 			return built{}, err
 		}
-		if f.Name == c.def.IDField {
+		if i == c.idPos {
 			b.key = scalarKey(norm)
 		}
-		for i, ff := range c.filterFields {
-			if ff == f.Name {
+		for j, p := range c.filterPos {
+			if p == i {
 				if k, ok := scalarValue(norm); ok {
-					b.vals[i], b.has = k, b.has|1<<i
+					b.vals[j], b.has = k, b.has|1<<j
 				}
 			}
 		}
@@ -126,15 +225,12 @@ func (c *collection) build(obj map[string]any, seq int64, mode buildMode, now ti
 		if buf, err = appendJSON(buf, norm); err != nil {
 			return built{}, fmt.Errorf("field '%s': %v", f.Name, err)
 		}
-		b.view[f.Name] = jsonView(norm)
+		b.view.vals[i], b.view.has[i] = norm, true
 	}
 	buf = append(buf, '}')
-	if mode == fromFixture {
-		for k := range obj {
-			if c.def.Field(k) == nil {
-				return built{}, fmt.Errorf("field '%s' is not a property of the item schema", k)
-			}
-		}
+	sc.buf = buf
+	if mode == fromFixture && len(extra) > 0 {
+		return built{}, fmt.Errorf("field '%s' is not a property of the item schema", extra[0])
 	}
 	if b.key == "" {
 		return built{}, fmt.Errorf("the id field '%s' is missing", c.def.IDField)
@@ -173,10 +269,26 @@ func normalize(f *spec.Field, val any) (any, error) {
 	if f.Schema.Format == "int32" && (i < math.MinInt32 || i > math.MaxInt32) {
 		return nil, fmt.Errorf("field '%s': %d is outside the int32 range", f.Name, i)
 	}
-	if string(n) == strconv.FormatInt(i, 10) {
-		return n, nil
+	if canonicalInt(string(n)) {
+		return n, nil // already as strconv.FormatInt writes it
 	}
 	return json.Number(strconv.FormatInt(i, 10)), nil
+}
+
+// canonicalInt reports whether s is an integer as strconv.FormatInt writes
+// it: an optional minus, then 0 alone or digits without a leading zero, and
+// no "-0".
+func canonicalInt(s string) bool {
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" || (digits[0] == '0' && (len(digits) > 1 || len(s) > 1)) {
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // exactInt reads a JSON number that must be an integer within int64; 1.0

@@ -136,17 +136,23 @@ func (s *collectionStore) load(entries []entry) {
 	}
 }
 
-// loadPacked is load for entries whose JSON is already in arena a (their
-// raw is nil and spans[i] locates them): the arena is adopted, not copied.
-func (s *collectionStore) loadPacked(entries []entry, spans []span, a *arena) {
+// loadColumns replaces the contents with built records sorted by seq,
+// adopting the columns' slices and arena rather than copying them.
+func (s *collectionStore) loadColumns(c *columns) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.reset(len(entries))
-	base := s.data.adopt(a)
-	for i := range entries {
-		sp := spans[i]
-		sp.chunk += base
-		s.appendLocked(&entries[i], sp)
+	s.reset(0)
+	s.seqs, s.spans, s.data = c.seqs, c.spans, c.data
+	if !s.integer {
+		s.keys = c.keys
+		s.byKey = make(map[string]int32, len(c.keys))
+		for pos, k := range c.keys {
+			s.byKey[k] = int32(pos)
+		}
+	}
+	s.index = c.index
+	if n := len(s.seqs); n > 0 {
+		s.nextSeq = s.seqs[n-1] + 1
 	}
 }
 
@@ -288,11 +294,10 @@ type query struct {
 
 // page returns the raw records of a page, in order, and whether more follow.
 func (s *collectionStore) page(q query) ([][]byte, bool) {
-	recs, more := s.pageRecords(q)
-	out := make([][]byte, len(recs))
-	for i, r := range recs {
-		out[i] = r.raw
-	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([][]byte, 0, min(max(q.limit, 0), len(s.seqs), 1024))
+	more := s.scanLocked(q, func(pos int) { out = append(out, s.data.get(s.spans[pos])) })
 	return out, more
 }
 
@@ -300,6 +305,14 @@ func (s *collectionStore) page(q query) ([][]byte, bool) {
 func (s *collectionStore) pageRecords(q query) ([]record, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	var out []record
+	more := s.scanLocked(q, func(pos int) { out = append(out, s.recordAt(pos)) })
+	return out, more
+}
+
+// scanLocked calls take with the position of each record of the page, in
+// order, and reports whether more follow. The caller holds the read lock.
+func (s *collectionStore) scanLocked(q query, take func(pos int)) bool {
 	// Candidate positions: the shortest index list of the filters, the other
 	// filters checked by binary search in their own lists.
 	var cand []int32
@@ -308,11 +321,11 @@ func (s *collectionStore) pageRecords(q query) ([]record, bool) {
 	for f, v := range q.filters {
 		i := slices.Index(s.fields, f)
 		if i < 0 {
-			return nil, false
+			return false
 		}
 		list := s.index[i][v]
 		if len(list) == 0 {
-			return nil, false
+			return false
 		}
 		if cand == nil || len(list) < len(cand) {
 			if cand != nil {
@@ -344,12 +357,7 @@ func (s *collectionStore) pageRecords(q query) ([]record, bool) {
 		}
 		start = sort.Search(n, func(i int) bool { return at(i) >= afterPos })
 	}
-	size := q.limit
-	if size <= 0 || size > n {
-		size = min(n, 1024)
-	}
-	out := make([]record, 0, size)
-	more := false
+	taken := 0
 	step, i := 1, start
 	if q.desc {
 		step, i = -1, n-1
@@ -362,13 +370,13 @@ func (s *collectionStore) pageRecords(q query) ([]record, bool) {
 		if !inAll(others, int32(pos)) {
 			continue
 		}
-		if q.limit > 0 && len(out) == q.limit {
-			more = true
-			break
+		if q.limit > 0 && taken == q.limit {
+			return true
 		}
-		out = append(out, s.recordAt(pos))
+		take(pos)
+		taken++
 	}
-	return out, more
+	return false
 }
 
 func inAll(lists [][]int32, pos int32) bool {

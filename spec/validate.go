@@ -55,6 +55,7 @@ type Validator struct {
 	schemas schema_validation.SchemaValidator
 	opts    *config.ValidationOptions
 	version float32
+	memo    *requestMemo // nil: every request is validated in full
 }
 
 // NewValidator builds the validator once; it is safe for concurrent use.
@@ -77,6 +78,7 @@ func (s *Spec) NewValidator() (*Validator, error) {
 		schemas: schema_validation.NewSchemaValidator(opts...),
 		opts:    config.NewValidationOptions(opts...),
 		version: helpers.VersionToFloat(s.Model.Version),
+		memo:    newRequestMemo(s.Operations),
 	}, nil
 }
 
@@ -122,10 +124,19 @@ func intFormat(lo, hi float64) func(any) error {
 }
 
 // Request validates r's parameters and body against op. The body is read and
-// restored, so the caller can read it again.
+// restored, so the caller can read it again. A request identical (in all
+// the validator reads) to one it accepted before is accepted again without
+// repeating the work; see requestMemo.
 func (v *Validator) Request(r *http.Request, op *Operation) Problems {
+	key, memo := v.memo.key(r, op)
+	if memo && v.memo.accepted(key) {
+		return nil
+	}
 	ok, errs := v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
 	if ok {
+		if memo {
+			v.memo.accept(key)
+		}
 		return nil
 	}
 	return toProblems(errs)
@@ -204,6 +215,10 @@ type ResponseSchema struct {
 	// Hash identifies the schema's content: two schemas with the same hash
 	// accept the same documents.
 	Hash uint64
+	// rendered is the JSON the validator compiled, and formats the format
+	// checkers it was given: what Plan reads.
+	rendered []byte
+	formats  map[string]func(any) error
 }
 
 // CompileResponseSchema compiles schema as a response body schema.
@@ -218,7 +233,7 @@ func (v *Validator) CompileResponseSchema(schema *base.Schema) (*ResponseSchema,
 	if c == nil || c.CompiledSchema == nil {
 		return nil, errors.New("the schema did not compile")
 	}
-	return &ResponseSchema{compiled: c.CompiledSchema, Hash: schema.GoLow().Hash()}, nil
+	return &ResponseSchema{compiled: c.CompiledSchema, Hash: schema.GoLow().Hash(), rendered: c.RenderedJSON, formats: v.opts.Formats}, nil
 }
 
 // Validate checks a decoded document (as encoding/json decodes into any)

@@ -1,0 +1,267 @@
+// Command million measures petctl with a large store: it writes a
+// deterministic fixtures file of -n animals (1,000,000 by default) to a
+// temporary directory, then measures start-up from exec to the first 200
+// (with the default fixtures and with the large file), resident memory
+// (VmRSS and VmHWM), and GET /v1/pets?status=sold&limit=100 under load.
+//
+//	go run ./bench/cmd/million [-n 1000000] [-starts 3] [-duration 5s]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/petctl/petctl/bench/genpets"
+	"github.com/petctl/petctl/bench/harness"
+	"github.com/petctl/petctl/bench/load"
+)
+
+const benchKey = "bench-key-0123456789"
+
+// The issue's targets.
+const (
+	startDefaultTarget = 200 * time.Millisecond
+	startLargeTarget   = 3 * time.Second
+	memoryTarget       = 300 << 20
+	p99Target          = 2 * time.Millisecond
+)
+
+type options struct {
+	n         int
+	starts    int
+	rounds    int
+	cfg       load.Config
+	conns     []int
+	petctlBin string
+	strict    bool
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	o := &options{}
+	fl := flag.NewFlagSet("million", flag.ContinueOnError)
+	fl.IntVar(&o.n, "n", 1000000, "animals in the fixtures file")
+	fl.IntVar(&o.starts, "starts", 3, "start-ups to time for each fixture set (median)")
+	fl.IntVar(&o.rounds, "rounds", 3, "load runs per connection count (median)")
+	fl.DurationVar(&o.cfg.Duration, "duration", 5*time.Second, "measured time of one load run")
+	fl.DurationVar(&o.cfg.Warmup, "warmup", time.Second, "unmeasured time before each load run")
+	fl.StringVar(&o.petctlBin, "petctl", "", "petctl binary (default: build ./cmd/petctl)")
+	fl.BoolVar(&o.strict, "strict", false, "exit 1 when a target is missed")
+	if err := fl.Parse(os.Args[1:]); err != nil {
+		os.Exit(2)
+	}
+	if o.n < 1 || o.starts < 1 || o.rounds < 1 {
+		fmt.Fprintln(os.Stderr, "million: -n, -starts and -rounds must be positive")
+		os.Exit(2)
+	}
+	o.conns = []int{1, 16}
+	missed, err := measure(ctx, o, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "million:", err)
+		os.Exit(1)
+	}
+	if missed > 0 && o.strict {
+		os.Exit(1)
+	}
+}
+
+func measure(ctx context.Context, o *options, out io.Writer) (missed int, err error) {
+	root, err := harness.ModuleRoot(ctx)
+	if err != nil {
+		return 0, err
+	}
+	tmp, err := os.MkdirTemp("", "petctl-million-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(tmp)
+	bin := o.petctlBin
+	if bin == "" {
+		fmt.Fprintln(out, "building petctl…")
+		if bin, err = harness.Build(ctx, root, tmp, "./cmd/petctl", "petctl"); err != nil {
+			return 0, err
+		}
+	}
+	// The file's base name names the collection.
+	file := filepath.Join(tmp, "pets.json")
+	f, err := os.Create(file)
+	if err != nil {
+		return 0, err
+	}
+	err = genpets.Write(f, o.n)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, err
+	}
+	st, _ := os.Stat(file)
+	fmt.Fprintf(out, "fixtures: %d animals, %s (%s)\n", o.n, harness.MB(st.Size()), file)
+
+	t := &harness.Table{}
+	t.Row("measure", "median", "runs", "target")
+	verdict := func(ok bool) string {
+		if !ok {
+			missed++
+		}
+		return harness.Verdict(ok)
+	}
+	// Start-up with the default fixtures.
+	var def []time.Duration
+	for i := 0; i < o.starts; i++ {
+		p, ready, err := start(ctx, bin, nil, tmp, 10*time.Second)
+		if err != nil {
+			return 0, err
+		}
+		p.Stop(10 * time.Second)
+		def = append(def, ready)
+	}
+	md := harness.MedianDuration(def)
+	t.Row("start-up, default fixtures (exec to first 200)", ms(md), list(def), fmt.Sprintf("< %s %s", ms(startDefaultTarget), verdict(md < startDefaultTarget)))
+
+	// Start-up and memory with the large file; the last start stays up for the load.
+	var large []time.Duration
+	var mem []harness.Memory
+	var p *harness.Process
+	for i := 0; i < o.starts; i++ {
+		var ready time.Duration
+		p, ready, err = start(ctx, bin, []string{"--fixtures", file}, tmp, 60*time.Second)
+		if err != nil {
+			return 0, err
+		}
+		large = append(large, ready)
+		m, err := harness.ReadMemory(p.Pid())
+		if err != nil {
+			p.Stop(10 * time.Second)
+			return 0, err
+		}
+		mem = append(mem, m)
+		fmt.Fprintf(out, "  start %d: first 200 after %s, VmRSS %s, VmHWM %s\n", i+1, ms(ready), harness.MB(m.RSS), harness.MB(m.HWM))
+		if i < o.starts-1 {
+			p.Stop(10 * time.Second)
+		}
+	}
+	defer p.Stop(10 * time.Second)
+	ml := harness.MedianDuration(large)
+	t.Row(fmt.Sprintf("start-up, %d animals (exec to first 200)", o.n), ms(ml), list(large), fmt.Sprintf("< %s %s", ms(startLargeTarget), verdict(ml < startLargeTarget)))
+	rss, hwm := medianMemory(mem)
+	t.Row("VmRSS after start-up", harness.MB(rss), "", fmt.Sprintf("≤ %s %s", harness.MB(memoryTarget), verdict(rss <= memoryTarget)))
+	t.Row("VmHWM after start-up (peak)", harness.MB(hwm), "", fmt.Sprintf("≤ %s %s", harness.MB(memoryTarget), verdict(hwm <= memoryTarget)))
+
+	// The filtered page: check it once, then load it.
+	const path = "/v1/pets?status=sold&limit=100"
+	if err := checkPage(ctx, "http://"+p.Addr+path); err != nil {
+		return 0, err
+	}
+	req := load.Request{Method: "GET", Path: path, Header: http.Header{"Authorization": {"Bearer " + benchKey}}}
+	for _, conns := range o.conns {
+		var runs harness.Runs
+		for r := 0; r < o.rounds; r++ {
+			cfg := o.cfg
+			cfg.Addr, cfg.Conns = p.Addr, conns
+			res, err := load.Run(ctx, cfg, req)
+			if err != nil {
+				return 0, err
+			}
+			if bad := res.Unexpected(200); bad > 0 {
+				return 0, fmt.Errorf("%s: %d responses were not 200 (%s)", path, bad, res)
+			}
+			fmt.Fprintf(out, "  %d conn, run %d: %s\n", conns, r+1, res)
+			runs = append(runs, res)
+		}
+		rps, p50, p99 := runs.Median()
+		t.Row(fmt.Sprintf("GET %s, %d conn: req/s, p50", path, conns), fmt.Sprintf("%.0f, %s", rps, load.FormatDuration(p50)), "", "")
+		t.Row(fmt.Sprintf("GET %s, %d conn: p99", path, conns), load.FormatDuration(p99), "", fmt.Sprintf("< %s %s", load.FormatDuration(p99Target), verdict(p99 < p99Target)))
+	}
+	m, err := harness.ReadMemory(p.Pid())
+	if err != nil {
+		return 0, err
+	}
+	t.Row("VmRSS after the load", harness.MB(m.RSS), "", fmt.Sprintf("≤ %s %s", harness.MB(memoryTarget), verdict(m.RSS <= memoryTarget)))
+	t.Row("VmHWM after the load (peak)", harness.MB(m.HWM), "", fmt.Sprintf("≤ %s %s", harness.MB(memoryTarget), verdict(m.HWM <= memoryTarget)))
+	fmt.Fprintln(out)
+	t.Write(out)
+	return missed, nil
+}
+
+// start runs petctl serve and waits for its first 200.
+func start(ctx context.Context, bin string, extra []string, tmp string, timeout time.Duration) (*harness.Process, time.Duration, error) {
+	addr, err := harness.FreeAddr()
+	if err != nil {
+		return nil, 0, err
+	}
+	args := append([]string{"serve", "--addr", addr, "--api-key", benchKey}, extra...)
+	// The output (banner, request log) goes to a file.
+	p, err := harness.Start("petctl", bin, args, nil, addr, filepath.Join(tmp, "petctl.log"))
+	if err != nil {
+		return nil, 0, err
+	}
+	h := http.Header{"Authorization": {"Bearer " + benchKey}}
+	ready, err := p.WaitReady(ctx, "http://"+addr+"/v1/pets?limit=1", h, timeout)
+	if err != nil {
+		p.Stop(10 * time.Second)
+		return nil, 0, err
+	}
+	return p, ready, nil
+}
+
+// checkPage makes sure the measured page is what it claims: 100 sold animals.
+func checkPage(ctx context.Context, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+benchKey)
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var pets []struct {
+		Status string `json:"status"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&pets); err != nil || resp.StatusCode != 200 {
+		return fmt.Errorf("GET %s: %d, %v", url, resp.StatusCode, err)
+	}
+	if len(pets) != 100 {
+		return fmt.Errorf("GET %s: %d animals, want 100", url, len(pets))
+	}
+	for i, p := range pets {
+		if p.Status != "sold" {
+			return fmt.Errorf("GET %s: animal %d has status %q", url, i, p.Status)
+		}
+	}
+	return nil
+}
+
+func medianMemory(ms []harness.Memory) (rss, hwm int64) {
+	var r, h []float64
+	for _, m := range ms {
+		r = append(r, float64(m.RSS))
+		h = append(h, float64(m.HWM))
+	}
+	return int64(harness.Median(r)), int64(harness.Median(h))
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
+
+func list(ds []time.Duration) string {
+	s := ""
+	for i, d := range ds {
+		if i > 0 {
+			s += ", "
+		}
+		s += ms(d)
+	}
+	return s
+}

@@ -1,0 +1,155 @@
+// Command profserve serves the embedded Petstore as `petctl serve` does
+// (same engine, same http.Server settings) and writes CPU and heap profiles
+// when it is interrupted, to find where a request's time goes under real
+// network load:
+//
+//	go run ./bench/cmd/profserve -addr 127.0.0.1:4011 -cpuprofile cpu.out &
+//	go run ./bench/cmd/loadcmp ... (or any load) ; kill -INT %1
+//	go tool pprof -top cpu.out
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/fixtures"
+	"github.com/petctl/petctl/spec"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	fl := flag.NewFlagSet("profserve", flag.ContinueOnError)
+	addr := fl.String("addr", "127.0.0.1:4011", "address to listen on")
+	key := fl.String("key", "bench-key-0123456789", "accepted API key")
+	fixturesPath := fl.String("fixtures", "", "fixtures file (default: the embedded Petstore animals)")
+	cpu := fl.String("cpuprofile", "", "write a CPU profile here on exit")
+	mem := fl.String("memprofile", "", "write a heap profile here on exit")
+	logTo := fl.String("log", "stderr", "request log: stderr or discard")
+	startProf := fl.String("startprofile", "", "write a CPU profile of start-up (engine.New) here")
+	exit := fl.Bool("exit", false, "exit after start-up, printing memory figures")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	if err := serve(*addr, *key, *fixturesPath, *cpu, *mem, *logTo, *startProf, *exit); err != nil {
+		fmt.Fprintln(os.Stderr, "profserve:", err)
+		return 1
+	}
+	return 0
+}
+
+func serve(addr, key, fixturesPath, cpu, mem, logTo, startProf string, exit bool) error {
+	var w io.Writer = os.Stderr
+	if logTo == "discard" {
+		w = io.Discard
+	}
+	logger := slog.New(slog.NewTextHandler(w, nil))
+	s, err := spec.Default()
+	if err != nil {
+		return err
+	}
+	file := engine.FixtureFile{Name: "embedded petstore/pets.json"}
+	if fixturesPath != "" {
+		file.Name = fixturesPath
+		file.Data, err = os.ReadFile(fixturesPath)
+	} else {
+		file.Data, err = fs.ReadFile(fixtures.Files, "petstore/pets.json")
+	}
+	if err != nil {
+		return err
+	}
+	if startProf != "" {
+		f, err := os.Create(startProf)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	srv, err := engine.New(engine.Options{Spec: s, Keys: []string{key}, Fixtures: []engine.FixtureFile{file}, Logger: logger})
+	if err != nil {
+		return err
+	}
+	took := time.Since(start)
+	if startProf != "" {
+		pprof.StopCPUProfile()
+	}
+	file.Data = nil
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Fprintf(os.Stderr, "engine.New took %s; collections %v; heap in use %d MB, sys %d MB, GC cycles %d\n",
+		took.Round(time.Millisecond), srv.Collections(), ms.HeapInuse>>20, ms.Sys>>20, ms.NumGC)
+	if exit {
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		status, _ := os.ReadFile("/proc/self/status")
+		fmt.Fprintf(os.Stderr, "after GC: heap in use %d MB\n%s", ms.HeapInuse>>20, grepVm(string(status)))
+		runtime.KeepAlive(srv)
+		if mem != "" {
+			f, err := os.Create(mem)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return pprof.WriteHeapProfile(f)
+		}
+		return nil
+	}
+	if cpu != "" {
+		f, err := os.Create(cpu)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = engine.Serve(ctx, ln, srv, engine.Timeouts{Shutdown: time.Second}, logger)
+	if mem != "" {
+		runtime.GC()
+		f, ferr := os.Create(mem)
+		if ferr != nil {
+			return ferr
+		}
+		defer f.Close()
+		if werr := pprof.WriteHeapProfile(f); werr != nil {
+			return werr
+		}
+	}
+	return err
+}
+
+func grepVm(status string) string {
+	var out string
+	for _, l := range strings.Split(status, "\n") {
+		if strings.HasPrefix(l, "VmRSS") || strings.HasPrefix(l, "VmHWM") {
+			out += l + "\n"
+		}
+	}
+	return out
+}

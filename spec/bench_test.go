@@ -1,0 +1,38 @@
+package spec
+
+import (
+	"net/http/httptest"
+	"testing"
+)
+
+// BenchmarkRequest compares validating GET /v1/pets?limit=20 in full with
+// answering it from the memo.
+func BenchmarkRequest(b *testing.B) {
+	s, err := Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	op := s.Operation("listPets")
+	for _, memo := range []bool{false, true} {
+		name := "full"
+		if memo {
+			name = "memo"
+		}
+		b.Run("list/"+name, func(b *testing.B) {
+			v, err := s.NewValidator()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !memo {
+				v.memo = nil
+			}
+			r := httptest.NewRequest("GET", "/v1/pets?limit=20", nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				if ps := v.Request(r, op); ps != nil {
+					b.Fatal(ps)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,161 @@
+package spec
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestRequestMemoAgreesWithValidator sends the same requests to a validator
+// with the memo and to one without, twice, and wants the same verdicts: the
+// memo may only save work, never change an answer.
+func TestRequestMemoAgreesWithValidator(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	memo, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full.memo = nil
+	type req struct {
+		op, method, target, body string
+	}
+	var reqs []req
+	for _, q := range []string{"", "limit=20", "limit=1", "limit=100", "limit=0", "limit=101", "limit=abc", "limit=20.5",
+		"status=sold", "status=lost", "status=sold&limit=5", "limit=5&status=sold", "limit=%32%30", "status=SOLD", "other=1", "limit="} {
+		reqs = append(reqs, req{"listPets", "GET", "/v1/pets?" + q, ""})
+	}
+	for _, id := range []string{"1", "42", "-1", "x", "9223372036854775807", "9223372036854775808", "1.5", "%31"} {
+		reqs = append(reqs, req{"getPet", "GET", "/v1/pets/" + id, ""})
+	}
+	for _, b := range []string{`{"name":"a","categoryId":1}`, `{"name":"a"}`, `{"name":"a","categoryId":"x"}`, `{"name":"a","categoryId":1,"status":"lost"}`} {
+		reqs = append(reqs, req{"createPet", "POST", "/v1/pets", b})
+	}
+	reqs = append(reqs, req{"listStoreOrders", "GET", "/v1/store/orders?x=1", ""})
+	newReq := func(r req) *http.Request {
+		var body io.Reader
+		if r.body != "" {
+			body = strings.NewReader(r.body)
+		}
+		hr := httptest.NewRequest(r.method, r.target, body)
+		if r.body != "" {
+			hr.Header.Set("Content-Type", JSON)
+		}
+		return hr
+	}
+	accepted := 0
+	for round := 0; round < 2; round++ {
+		for _, r := range reqs {
+			op := s.Operation(r.op)
+			got := memo.Request(newReq(r), op)
+			want := full.Request(newReq(r), op)
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("round %d, %s %s %s: memo says %v, the validator %v", round, r.method, r.target, r.body, got, want)
+			}
+			if round == 0 && len(want) == 0 && memoizable(op) {
+				accepted++
+			}
+		}
+	}
+	// The case list must exercise both verdicts, and the memo must have
+	// been used, for the comparison to mean anything.
+	if accepted == 0 || accepted == len(reqs) {
+		t.Fatalf("%d of %d memoizable requests accepted; want some of each verdict", accepted, len(reqs))
+	}
+	if got := len(memo.memo.ok); got != accepted {
+		t.Errorf("the memo holds %d requests, want the %d accepted memoizable ones", got, accepted)
+	}
+}
+
+func TestMemoizable(t *testing.T) {
+	doc := `openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /a:
+    get:
+      operationId: plain
+      parameters:
+        - {name: q, in: query, schema: {type: integer}}
+      responses: {'200': {description: ok}}
+  /b:
+    get:
+      operationId: withHeader
+      parameters:
+        - {name: X-Mode, in: header, required: true, schema: {type: string, enum: [fast]}}
+      responses: {'200': {description: ok}}
+  /c:
+    get:
+      operationId: withCookie
+      parameters:
+        - {name: session, in: cookie, schema: {type: integer}}
+      responses: {'200': {description: ok}}
+  /d/{id}:
+    parameters:
+      - {name: id, in: path, required: true, schema: {type: integer}}
+    post:
+      operationId: withBody
+      requestBody:
+        content:
+          application/json: {schema: {type: object}}
+      responses: {'200': {description: ok}}
+`
+	s, err := Parse([]byte(doc), "memo.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]bool{"plain": true, "withHeader": false, "withCookie": false, "withBody": false} {
+		if got := memoizable(s.Operation(id)); got != want {
+			t.Errorf("memoizable(%s) = %v, want %v", id, got, want)
+		}
+	}
+	// A header parameter changes the verdict for the same request line,
+	// which is why such operations are never memoized.
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := s.Operation("withHeader")
+	good := httptest.NewRequest("GET", "/b", nil)
+	good.Header.Set("X-Mode", "fast")
+	if ps := v.Request(good, op); len(ps) > 0 {
+		t.Fatalf("good request refused: %v", ps)
+	}
+	if ps := v.Request(httptest.NewRequest("GET", "/b", nil), op); len(ps) == 0 {
+		t.Error("a request without the required header was accepted after one with it")
+	}
+}
+
+func TestRequestMemoIsBounded(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := s.Operation("listPets")
+	for i := 0; i < memoEntries+10; i++ {
+		// Distinct query strings the validator accepts (an unknown parameter is allowed).
+		r := httptest.NewRequest("GET", fmt.Sprintf("/v1/pets?limit=1&n=%d", i), nil)
+		if ps := v.Request(r, op); len(ps) > 0 {
+			t.Fatalf("request %d refused: %v", i, ps)
+		}
+	}
+	if got := len(v.memo.ok); got > memoEntries || got == 0 {
+		t.Errorf("the memo holds %d entries, want 1..%d", got, memoEntries)
+	}
+	long := httptest.NewRequest("GET", "/v1/pets?limit=1&pad="+strings.Repeat("x", memoKeyBytes), nil)
+	if _, ok := v.memo.key(long, op); ok {
+		t.Error("a request line longer than the bound was memoized")
+	}
+}

@@ -1,0 +1,214 @@
+package spec
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// planDoc declares schemas inside and outside the shape ObjectPlan handles.
+const planDoc = `openapi: 3.1.0
+info: {title: plans, version: "1"}
+paths: {}
+components:
+  schemas:
+    Status: {type: string, enum: [on, off]}
+    Simple:
+      type: object
+      description: in the shape
+      required: [id, name]
+      properties:
+        id: {type: integer, format: int64, description: the id}
+        small: {type: integer, format: int32}
+        name: {type: string, title: Name, example: Rex}
+        ratio: {type: number}
+        flag: {type: boolean, deprecated: true}
+        status: {$ref: '#/components/schemas/Status'}
+    Pattern:
+      type: object
+      properties: {name: {type: string, pattern: '^a'}}
+    MinLength:
+      type: object
+      properties: {name: {type: string, minLength: 2}}
+    UUID:
+      type: object
+      properties: {id: {type: string, format: uuid}}
+    Nullable:
+      type: object
+      properties: {name: {type: [string, "null"]}}
+    Minimum:
+      type: object
+      properties: {n: {type: integer, minimum: 1}}
+    Closed:
+      type: object
+      additionalProperties: false
+      properties: {n: {type: integer}}
+    AllOf:
+      allOf: [{type: object, properties: {n: {type: integer}}}]
+    ReadOnly:
+      type: object
+      properties: {n: {type: integer, readOnly: true}}
+    Nested:
+      type: object
+      properties: {tags: {type: array, items: {type: string}}}
+    NumberEnum:
+      type: object
+      properties: {n: {type: integer, enum: [1, 2]}}
+    Float:
+      type: object
+      properties: {n: {type: number, format: float}}
+    MinProps:
+      type: object
+      minProperties: 1
+      properties: {n: {type: integer}}
+`
+
+func compileComponent(t *testing.T, s *Spec, v *Validator, name string) *ResponseSchema {
+	t.Helper()
+	sp := s.Model.Components.Schemas.GetOrZero(name)
+	if sp == nil {
+		t.Fatalf("no schema %s", name)
+	}
+	rs, err := v.CompileResponseSchema(sp.Schema())
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return rs
+}
+
+func TestObjectPlanShape(t *testing.T) {
+	s, err := Parse([]byte(planDoc), "plans.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"id", "small", "name", "ratio", "flag", "status", "tags", "n"}
+	if compileComponent(t, s, v, "Simple").Plan(names) == nil {
+		t.Error("no plan for Simple, which is in the shape")
+	}
+	for _, name := range []string{"Pattern", "MinLength", "UUID", "Nullable", "Minimum", "Closed", "AllOf", "ReadOnly", "Nested", "NumberEnum", "Float", "MinProps"} {
+		if compileComponent(t, s, v, name).Plan(names) != nil {
+			t.Errorf("a plan for %s, which uses a keyword the plan does not implement", name)
+		}
+	}
+	// A required property the caller cannot give: no plan.
+	if compileComponent(t, s, v, "Simple").Plan([]string{"id"}) != nil {
+		t.Error("a plan although the required 'name' is not among the fields")
+	}
+}
+
+// TestObjectPlanAgreesWithSchema mutates valid records in every way the
+// plan's keywords can be violated (and some they cannot) and wants the plan
+// and the compiled schema to agree on each: never accepting what the schema
+// refuses, and accepting everything it accepts, so the plan is both sound
+// and worth having.
+func TestObjectPlanAgreesWithSchema(t *testing.T) {
+	s, err := Parse([]byte(planDoc), "plans.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"id", "small", "name", "ratio", "flag", "status"}
+	rs := compileComponent(t, s, v, "Simple")
+	plan := rs.Plan(names)
+	if plan == nil {
+		t.Fatal("no plan")
+	}
+	num := func(s string) any { return json.Number(s) }
+	candidates := map[string][]any{
+		"id": {num("1"), num("0"), num("-7"), num("1.0"), num("1e2"), num("1.5"), num("1e-7"), num("9223372036854775807"),
+			num("9223372036854775808"), num("9223372036854777856"), num("-9223372036854775809"), num("-9223372036854780000"),
+			num("1e300"), num("-0"), num("4.000000000000001"), "1", true, nil, map[string]any{}, []any{}},
+		"small": {num("2147483647"), num("2147483648"), num("-2147483648"), num("-2147483649"), num("2147483647.5"), num("3"), "3", nil},
+		"name":  {"Rex", "", "é \u2028", num("1"), false, nil, []any{"a"}},
+		"ratio": {num("0.5"), num("1"), num("-1e10"), num("1e308"), "0.5", nil, true},
+		"flag":  {true, false, "true", num("1"), nil},
+		"status": {"on", "off", "ON", "", num("1"), nil,
+			map[string]any{"x": "on"}},
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	accepted, refused := 0, 0
+	for i := 0; i < 3000; i++ {
+		vals := make([]any, len(names))
+		has := make([]bool, len(names))
+		obj := map[string]any{}
+		for j, n := range names {
+			if rng.IntN(8) == 0 {
+				continue // absent
+			}
+			c := candidates[n]
+			// Mostly valid values, so that whole records are often valid.
+			k := rng.IntN(len(c))
+			if rng.IntN(3) > 0 {
+				k = rng.IntN(2)
+			}
+			vals[j], has[j] = c[k], true
+			obj[n] = c[k]
+		}
+		raw, err := json.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var view any
+		if err := json.Unmarshal(raw, &view); err != nil {
+			continue // 1e300 and the like are still JSON; nothing else fails
+		}
+		want := rs.Validate(view) == nil
+		got := plan.Accepts(vals, has)
+		if got != want {
+			t.Fatalf("record %s: plan accepts=%v, compiled schema accepts=%v", raw, got, want)
+		}
+		if want {
+			accepted++
+		} else {
+			refused++
+		}
+	}
+	if accepted < 200 || refused < 200 {
+		t.Errorf("%d accepted and %d refused records compared; want both in numbers", accepted, refused)
+	}
+}
+
+// TestObjectPlanPetstore makes sure the Petstore's Pet gets a plan, since
+// that is what makes a million fixture records load in time.
+func TestObjectPlanPetstore(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Collections[0]
+	rs, err := v.CompileResponseSchema(c.ItemSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range c.Fields {
+		names = append(names, f.Name)
+	}
+	p := rs.Plan(names)
+	if p == nil {
+		t.Fatalf("no plan for %s with fields %s", c.Name, strings.Join(names, ", "))
+	}
+	vals := []any{json.Number("1"), "Rex", json.Number("3"), "sold"}
+	if got := fmt.Sprint(names); got != "[id name categoryId status]" {
+		t.Fatalf("fields %s; the test expects the Petstore's", got)
+	}
+	if !p.Accepts(vals, []bool{true, true, true, true}) {
+		t.Error("a valid pet not accepted")
+	}
+	if p.Accepts(vals, []bool{true, false, true, true}) {
+		t.Error("a pet without its required name accepted")
+	}
+}
