@@ -28,6 +28,8 @@ const (
 	CodeOriginNotAllowed     Code = "origin_not_allowed"
 	CodeResponseInvalid      Code = "response_invalid"
 	CodeInternal             Code = "internal_error"
+	CodeFaultInjected        Code = "fault_injected"
+	CodeForbidden            Code = "forbidden"
 )
 
 // codeStatus is the one table from code to HTTP status.
@@ -48,6 +50,8 @@ var codeStatus = map[Code]int{
 	CodeOriginNotAllowed:     http.StatusForbidden,
 	CodeResponseInvalid:      http.StatusInternalServerError,
 	CodeInternal:             http.StatusInternalServerError,
+	CodeFaultInjected:        http.StatusServiceUnavailable, // the configured status, 503 unless set
+	CodeForbidden:            http.StatusForbidden,
 }
 
 // Codes returns every code the engine can answer with, for documentation checks.
@@ -63,6 +67,9 @@ func Codes() map[Code]int {
 type Error struct {
 	Code    Code
 	Message string
+	// status overrides the code's status (injected faults carry the
+	// configured one).
+	status int
 }
 
 // Errorf builds an Error with a formatted message.
@@ -74,6 +81,9 @@ func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 
 // Status is the HTTP status of the error's code.
 func (e *Error) Status() int {
+	if e.status != 0 {
+		return e.status
+	}
 	if s, ok := codeStatus[e.Code]; ok {
 		return s
 	}

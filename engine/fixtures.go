@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"path"
 	"runtime"
 	"slices"
@@ -12,11 +13,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.yaml.in/yaml/v4"
 )
 
 // FixtureFile is seed data for the store. Its content is either a JSON array
 // of records for the collection its base name names ("pets.json"), or a JSON
-// object mapping collection names to arrays of records.
+// object mapping collection names to arrays of records. A name ending in
+// .yaml or .yml holds the same in YAML.
 type FixtureFile struct {
 	Name string // for messages, and the collection of a top-level array
 	Data []byte
@@ -60,6 +64,13 @@ func (fs *fixtureSet) where(r *fixtureRef) string {
 func parseFixtures(files []FixtureFile, known map[string]*collection) (map[string]*fixtureSet, error) {
 	out := map[string]*fixtureSet{}
 	for _, f := range files {
+		if isYAMLName(f.Name) {
+			data, err := yamlToJSON(f.Data)
+			if err != nil {
+				return nil, fmt.Errorf("fixtures %s: %v", f.Name, err)
+			}
+			f.Data = data
+		}
 		if len(f.Data) > maxFixtureBytes {
 			return nil, fmt.Errorf("fixtures %s: larger than 4 GiB; split it into several files", f.Name)
 		}
@@ -599,4 +610,65 @@ func (c *collection) buildChecked(sc *scratch, extra []string, seq int64, now ti
 		return built{}, fmt.Errorf(" (id %s): %s", b.key, describeProblems(ps))
 	}
 	return b, nil
+}
+
+func isYAMLName(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	return ext == ".yaml" || ext == ".yml"
+}
+
+// yamlToJSON turns a YAML fixture file into the JSON the loader reads.
+// Duplicate keys and non-string keys are errors, as in JSON fixtures.
+func yamlToJSON(data []byte) ([]byte, error) {
+	var v any
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, fmt.Errorf("the file is empty")
+	}
+	v, err := jsonCompatible(v, "")
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+func jsonCompatible(v any, where string) (any, error) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			var err error
+			if t[k], err = jsonCompatible(e, where+"."+k); err != nil {
+				return nil, err
+			}
+		}
+	case map[any]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			ks, ok := k.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s: key %v is not a string", strings.TrimPrefix(where, "."), k)
+			}
+			var err error
+			if out[ks], err = jsonCompatible(e, where+"."+ks); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case []any:
+		for i, e := range t {
+			var err error
+			if t[i], err = jsonCompatible(e, fmt.Sprintf("%s[%d]", where, i)); err != nil {
+				return nil, err
+			}
+		}
+	case time.Time:
+		return t.Format(time.RFC3339Nano), nil
+	case float64:
+		if math.IsInf(t, 0) || math.IsNaN(t) {
+			return nil, fmt.Errorf("%s: %v is not a JSON number", strings.TrimPrefix(where, "."), t)
+		}
+	}
+	return v, nil
 }

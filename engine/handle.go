@@ -66,6 +66,19 @@ func (s *Server) serveOperation(r *http.Request, o *operation, params map[string
 			return errorResponse(Errorf(CodeValidation, "query parameter '%s': given %d times; it takes one value", name, len(vs)))
 		}
 	}
+	var note string
+	if o.kind == kindList && s.lists.ClampLimit && o.coll.def.Limit != nil {
+		r, note = clampLimit(r, o.coll.def.Limit)
+	}
+	res := s.serveValid(r, o, params)
+	if note != "" {
+		res.notes = append(res.notes, note)
+	}
+	return res
+}
+
+// serveValid validates the request, then lets the operation answer.
+func (s *Server) serveValid(r *http.Request, o *operation, params map[string]string) *response {
 	var doc any
 	if o.op.Body != nil {
 		var e *Error
@@ -75,6 +88,13 @@ func (s *Server) serveOperation(r *http.Request, o *operation, params map[string
 	}
 	if ps := s.val.Request(r, o.op); len(ps) > 0 {
 		return errorResponse(Errorf(CodeValidation, "%s", describeProblems(ps)))
+	}
+	if res := s.injectFault(o); res != nil {
+		res.notes = append(res.notes, "fault injected")
+		return res
+	}
+	if o.stub != nil {
+		return o.serveStub()
 	}
 	switch o.kind {
 	case kindList:
@@ -165,9 +185,27 @@ func (s *Server) list(r *http.Request, o *operation) *response {
 			q.filters[f.Field] = queryKey(def.Field(f.Field), v[0])
 		}
 	}
-	items, _ := o.coll.store.page(q)
+	q.desc = s.lists.NewestFirst
+	cursor := s.lists.CursorParam
+	if cursor != "" {
+		if v := values[cursor]; len(v) > 0 {
+			after, ok := decodeCursor(v[0])
+			if !ok || len(v) > 1 {
+				return errorResponse(Errorf(CodeValidation, "query parameter '%s': %q is not a cursor this server gave out; follow the Link rel=\"next\" of the previous page", cursor, truncate(v[0], 100)))
+			}
+			q.after, q.hasAfter = after, true
+		}
+	}
+	recs, more := o.coll.store.pageRecords(q)
+	items := make([][]byte, len(recs))
+	for i, rec := range recs {
+		items[i] = rec.raw
+	}
 	res := jsonResponse(http.StatusOK, joinArray(items))
 	res.proven = o.proven
+	if cursor != "" && more && len(recs) > 0 {
+		res.set("Link", nextLink(r, cursor, recs[len(recs)-1].seq))
+	}
 	return res
 }
 
@@ -195,6 +233,11 @@ func (s *Server) create(o *operation, obj map[string]any) *response {
 	c := o.coll
 	if obj == nil {
 		return errorResponse(Errorf(CodeValidation, "body: want a JSON object"))
+	}
+	for field, raw := range c.defaults {
+		if _, sent := obj[field]; !sent {
+			obj[field], _ = decodeStrict(raw) // checked at start-up
+		}
 	}
 	now := s.now()
 	var problems spec.Problems

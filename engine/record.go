@@ -38,6 +38,9 @@ type collection struct {
 	fieldPos map[string]int
 	idPos    int
 	uuidIDs  bool
+	// defaults are values for fields a create request leaves out, checked
+	// at start-up and decoded afresh for each record.
+	defaults map[string]json.RawMessage
 }
 
 func newCollection(def *spec.Collection, schema *spec.ResponseSchema, describe func([]byte) spec.Problems) *collection {

@@ -6,13 +6,17 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
@@ -46,6 +50,37 @@ type Options struct {
 	// even those start-up proved valid by construction (slower; see
 	// docs/performance.md).
 	RevalidateResponses bool
+
+	// Lists decide what the document leaves open about lists.
+	Lists ListOptions
+	// Defaults give a field of a new item a value when the create request
+	// has none: collection name -> field -> JSON value. Each is checked
+	// against the field's schema at start-up.
+	Defaults map[string]map[string]json.RawMessage
+	// Responses answer operations the store cannot serve (those whose
+	// interface is not published): operationId -> response, checked against
+	// the document at start-up.
+	Responses map[string]Stub
+	// Latency delays the answers of an operation (by operationId; "*" for
+	// every operation without its own entry).
+	Latency map[string]Delay
+	// Faults make an operation fail at a rate (by operationId; "*" for every
+	// operation without its own entry).
+	Faults map[string]Fault
+	// Seed makes injected latency and faults, and generated records,
+	// repeatable.
+	Seed int64
+	// Generate adds this many synthetic records to each collection, made
+	// from its schema and Seed, after the fixtures.
+	Generate int
+	// AdminKey opens the admin endpoints (/__petctl/) to callers that are
+	// not on loopback; without it they answer loopback only.
+	AdminKey string
+	// RequestLogSize is how many recent requests /__petctl/requests keeps;
+	// 0 means DefaultRequestLogSize, negative keeps none.
+	RequestLogSize int
+	// MaxImportBytes bounds a store import; 0 means DefaultMaxImportBytes.
+	MaxImportBytes int64
 }
 
 // Server is an http.Handler that serves a document. It is safe for concurrent use.
@@ -63,6 +98,12 @@ type Server struct {
 	maxHeader   int
 	cors        *cors
 	revalidate  bool
+	lists       ListOptions
+	dice        *dice
+	adminKey    []byte // sha256 of the admin key; nil without one
+	adminMu     sync.Mutex
+	reqlog      *requestLog
+	maxImport   int64
 }
 
 // opKind is what the engine does for an operation.
@@ -89,6 +130,11 @@ type operation struct {
 	// operation builds from stored records matches the document (see
 	// proveComposition); checkResponse then has nothing left to check.
 	proven bool
+	// stub is the configured answer of an operation the store cannot serve.
+	stub *response
+	// delay and fault are what Latency and Faults inject; nil for none.
+	delay *Delay
+	fault *Fault
 }
 
 // New prepares a Server: it compiles the validator, infers the collections
@@ -107,6 +153,17 @@ func New(o Options) (*Server, error) {
 		maxBody:    o.MaxBodyBytes,
 		maxHeader:  o.MaxHeaderBytes,
 		revalidate: o.RevalidateResponses,
+		lists:      o.Lists,
+		dice:       newDice(o.Seed),
+		reqlog:     newRequestLog(o.RequestLogSize),
+		maxImport:  o.MaxImportBytes,
+	}
+	if s.maxImport <= 0 {
+		s.maxImport = DefaultMaxImportBytes
+	}
+	if o.AdminKey != "" {
+		sum := sha256.Sum256([]byte(o.AdminKey))
+		s.adminKey = sum[:]
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -141,9 +198,29 @@ func New(o Options) (*Server, error) {
 	if err := s.checkErrorSchema(); err != nil {
 		return nil, err
 	}
+	for _, r := range s.router.routes {
+		if strings.HasPrefix(s.spec.BasePath+r.template+"/", AdminPrefix) {
+			return nil, fmt.Errorf("spec %s: path %s%s is under %s, which petctl reserves for its admin endpoints", s.spec.Source, s.spec.BasePath, r.template, AdminPrefix)
+		}
+	}
 	s.prepareOperations()
-	if err := s.loadFixtures(o.Fixtures); err != nil {
+	if err := s.checkOptions(o); err != nil {
 		return nil, err
+	}
+	s.assignInjections(o.Latency, o.Faults)
+	files := o.Fixtures
+	if o.Generate > 0 {
+		gen, err := s.generateFixtures(o.Generate, o.Seed)
+		if err != nil {
+			return nil, err
+		}
+		files = append(slices.Clip(files), gen)
+	}
+	if err := s.loadFixtures(files); err != nil {
+		return nil, err
+	}
+	for _, c := range s.colls {
+		c.store.markBaseline()
 	}
 	return s, nil
 }
@@ -284,6 +361,12 @@ type response struct {
 	// for the log
 	problem string
 	auth    authFailure
+	// notes say what configuration changed (clamped limit, injected fault).
+	notes []string
+	// check is what response validation concluded, for the request log;
+	// badResponse is set when it found a violation.
+	check       string
+	badResponse bool
 }
 
 func errorResponse(e *Error) *response {
@@ -304,6 +387,10 @@ func (res *response) set(k, v string) {
 // ServeHTTP routes, authenticates, validates, handles, validates the
 // response and writes it; then logs one line.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, AdminPrefix) {
+		s.serveAdmin(w, r)
+		return
+	}
 	start := time.Now()
 	res := s.safeHandle(r)
 	if res.body != nil && res.header.Get("Content-Type") == "" {
@@ -311,6 +398,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.checkResponse(r, res)
 	s.cors.decorate(r, res)
+	if res.op != nil {
+		if d := s.wait(r.Context(), s.ops[res.op]); d > 0 {
+			res.notes = append(res.notes, "latency "+d.Round(time.Millisecond).String()+" injected")
+		}
+	}
 	h := w.Header()
 	for k, v := range res.header {
 		h[k] = v
@@ -345,6 +437,7 @@ func (s *Server) checkResponse(r *http.Request, res *response) {
 	var ps spec.Problems
 	switch {
 	case res.proven:
+		res.check = "valid by construction"
 		return
 	case res.op != nil && res.op.Declares(res.status):
 		ps = s.val.Response(r, res.op, res.status, res.header, res.body)
@@ -358,6 +451,7 @@ func (s *Server) checkResponse(r *http.Request, res *response) {
 		ps = spec.Problems{{Where: "status", Reason: fmt.Sprintf("%d is not declared", res.status)}}
 	}
 	if len(ps) == 0 {
+		res.check = "valid"
 		return
 	}
 	violation := describeProblems(ps)
@@ -370,6 +464,8 @@ func (s *Server) checkResponse(r *http.Request, res *response) {
 		}
 	}
 	res.set("Content-Type", spec.JSON)
+	res.check = violation
+	res.badResponse = true
 }
 
 func (s *Server) logRequest(r *http.Request, res *response, latency time.Duration) {
@@ -392,11 +488,35 @@ func (s *Server) logRequest(r *http.Request, res *response, latency time.Duratio
 	if res.problem != "" && res.status >= 400 {
 		attrs = append(attrs, "problem", res.problem)
 	}
+	if len(res.notes) > 0 {
+		attrs = append(attrs, "notes", strings.Join(res.notes, "; "))
+	}
 	level := slog.LevelInfo
 	if res.status == http.StatusInternalServerError {
 		level = slog.LevelError
 	}
 	s.log.Log(context.Background(), level, "request", attrs...)
+	if s.reqlog != nil {
+		e := LoggedRequest{
+			Time:      time.Now().UTC(),
+			Method:    r.Method,
+			Path:      truncate(r.URL.Path, 512),
+			Query:     redactQuery(r.URL.RawQuery),
+			Status:    res.status,
+			LatencyUS: latency.Microseconds(),
+			Request:   "valid",
+			Response:  res.check,
+			Notes:     res.notes,
+			Auth:      string(res.auth),
+		}
+		if res.op != nil {
+			e.Operation = res.op.ID
+		}
+		if res.status >= 400 && res.problem != "" && !res.badResponse {
+			e.Request = res.problem
+		}
+		s.reqlog.add(e)
+	}
 }
 
 // redactQuery hides the values of parameters that may carry credentials.

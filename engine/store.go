@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -75,6 +76,21 @@ type collectionStore struct {
 	// the ascending positions of the records that hold it.
 	fields []string
 	index  []map[string][]int32
+	// base is the state reset returns to (the fixtures), shared with the
+	// live state: every slice in it is clipped, so appends never write
+	// into it.
+	base *storeState
+}
+
+// storeState is a view of a store's contents.
+type storeState struct {
+	seqs    []int64
+	spans   []span
+	keys    []string
+	byKey   map[string]int32
+	chunks  [][]byte
+	index   []map[string][]int32
+	nextSeq int64
 }
 
 func newCollectionStore(integer bool, filterFields []string) *collectionStore {
@@ -156,6 +172,62 @@ func (s *collectionStore) appendLocked(e *entry, sp span) {
 	if e.seq >= s.nextSeq {
 		s.nextSeq = e.seq + 1
 	}
+}
+
+// markBaseline makes the current contents what restoreBaseline returns to.
+func (s *collectionStore) markBaseline() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := &storeState{
+		seqs:    slices.Clip(s.seqs),
+		spans:   slices.Clip(s.spans),
+		keys:    slices.Clip(s.keys),
+		byKey:   s.byKey,
+		chunks:  clipChunks(s.data.chunks),
+		index:   s.index,
+		nextSeq: s.nextSeq,
+	}
+	st.index = make([]map[string][]int32, len(s.index))
+	for i, m := range s.index {
+		st.index[i] = make(map[string][]int32, len(m))
+		for v, list := range m {
+			st.index[i][v] = slices.Clip(list)
+		}
+	}
+	st.byKey = maps.Clone(s.byKey)
+	s.base = st
+	s.restoreLocked(st)
+}
+
+// restoreBaseline returns the store to the contents markBaseline saw. Its
+// cost is the number of distinct filter values and string ids, not records.
+func (s *collectionStore) restoreBaseline() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.base != nil {
+		s.restoreLocked(s.base)
+	}
+}
+
+func (s *collectionStore) restoreLocked(st *storeState) {
+	s.seqs, s.spans, s.keys = st.seqs, st.spans, st.keys
+	s.byKey = maps.Clone(st.byKey)
+	s.data = arena{chunks: clipChunks(st.chunks)}
+	s.index = make([]map[string][]int32, len(st.index))
+	for i, m := range st.index {
+		s.index[i] = maps.Clone(m)
+	}
+	s.nextSeq = st.nextSeq
+}
+
+// clipChunks returns chunks with the last one clipped to its length, so the
+// next add starts a new chunk instead of writing behind a saved state.
+func clipChunks(chunks [][]byte) [][]byte {
+	out := slices.Clip(slices.Clone(chunks))
+	if n := len(out); n > 0 {
+		out[n-1] = slices.Clip(out[n-1])
+	}
+	return out
 }
 
 // create assigns the next seq, lets build make the entry for it, and stores

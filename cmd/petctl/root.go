@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/petctl/petctl/engine/config"
 	"github.com/spf13/cobra"
 )
 
@@ -70,7 +71,12 @@ func run(ctx context.Context, args []string, out, errOut io.Writer, getenv func(
 		code = ee.code
 	}
 	if code != exitOK {
-		fmt.Fprintf(errOut, "petctl: %s\n", oneLine(err.Error()))
+		msg := oneLine(err.Error())
+		var ps config.Problems
+		if errors.As(err, &ps) {
+			msg = ps.Error() // every configuration problem, one per line
+		}
+		fmt.Fprintf(errOut, "petctl: %s\n", msg)
 	}
 	return code
 }
@@ -92,6 +98,9 @@ It serves the Petstore Animals API by default.`,
 	})
 	root.AddCommand(
 		newServeCmd(a, nil),
+		newConformCmd(a, nil),
+		newInitCmd(a),
+		newConfigCmd(a),
 		newSpecCmd(a),
 		newVersionCmd(a),
 	)

@@ -8,24 +8,23 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/engine/config"
 	"github.com/petctl/petctl/fixtures"
 	"github.com/petctl/petctl/spec"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // devKey is the key `petctl serve` accepts when none is given. It is printed
 // at start-up; the server listens on loopback by default.
-const devKey = "petctl-dev-key"
+const devKey = config.DevKey
 
 type serveOptions struct {
-	addr      string
-	keys      []string
-	specPath  string
-	fixtures  []string
-	maxBody   int64
-	logFormat string
+	configPath string
+	flags      *pflag.FlagSet
 	// ready, when set, receives the base URL once the server listens (tests).
 	ready func(baseURL string)
 }
@@ -39,11 +38,16 @@ func newServeCmd(a *app, runF func(*serveOptions) error) *cobra.Command {
 stateful mock: POST creates, GET lists and reads back. Every request and every
 response is validated against the spec; errors are the API's Error body.
 
-API keys come from --api-key (repeatable), or PETCTL_API_KEYS (comma-separated)
-or PETCTL_API_KEY; with none, the development key is used and printed.`,
+Settings come from built-in defaults, then petctl.yaml in the working
+directory (or --config FILE), then PETCTL_* environment variables, then these
+flags; 'petctl init' writes a starter file that shows every setting.
+API keys come from --api-key (repeatable), PETCTL_API_KEYS (comma-separated),
+PETCTL_API_KEY or auth.keys; with none, the development key is used and printed.`,
 		Example: `  petctl serve
   petctl serve --addr 127.0.0.1:8080 --api-key secret1 --api-key secret2
-  petctl serve --spec openapi.yaml --fixtures pets.json`,
+  petctl serve --spec openapi.yaml --fixtures pets.json
+  petctl serve --now 2031-01-01          # the API after getPet's removal
+  petctl serve --generate 10000 --seed 7 # ten thousand synthetic animals`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if runF != nil {
@@ -53,55 +57,110 @@ or PETCTL_API_KEY; with none, the development key is used and printed.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.addr, "addr", "127.0.0.1:4010", "address to listen on (host:port; port 0 picks a free one)")
-	f.StringArrayVar(&opts.keys, "api-key", nil, "accepted API key (repeatable)")
-	f.StringVar(&opts.specPath, "spec", "", "OpenAPI document to serve (default: the embedded Petstore)")
-	f.StringArrayVar(&opts.fixtures, "fixtures", nil, "seed data file, JSON (repeatable; default: the embedded Petstore animals with the embedded spec)")
-	f.Int64Var(&opts.maxBody, "max-body", engine.DefaultMaxBodyBytes, "largest request body in bytes (413 beyond)")
-	f.StringVar(&opts.logFormat, "log-format", "text", "request log format on stderr: text or json")
+	opts.flags = f
+	f.StringVar(&opts.configPath, "config", "", "configuration file (default: ./petctl.yaml when it exists)")
+	addConfigFlags(f)
 	return cmd
 }
 
+// addConfigFlags declares the flags that set configuration keys; their
+// defaults are the configuration's, so --help shows them.
+func addConfigFlags(f *pflag.FlagSet) {
+	d := config.Default()
+	f.String("addr", d.Server.Addr, "address to listen on (host:port; port 0 picks a free one)")
+	f.StringArray("api-key", nil, "accepted API key (repeatable)")
+	f.String("spec", "", "OpenAPI document to serve (default: the embedded Petstore)")
+	f.StringArray("fixtures", nil, "seed data file, JSON or YAML (repeatable; default: the embedded Petstore animals with the embedded spec)")
+	f.Int64("max-body", d.Server.MaxBodyBytes, "largest request body in bytes (413 beyond)")
+	f.String("log-format", d.Server.LogFormat, "request log format on stderr: text or json")
+	f.String("now", "", "start the clock at this instant (RFC 3339 or a date), e.g. 2031-01-01")
+	f.Int("generate", 0, "add N synthetic records to every collection, made from the schemas and --seed")
+	f.Int64("seed", d.Seed, "seed of generated records and injected latency and faults")
+}
+
+// loadConfig layers defaults, file, environment and the flags that were set,
+// and checks the result.
+func loadConfig(a *app, path string, flags *pflag.FlagSet) (*config.Loaded, error) {
+	l, err := config.Load(path, a.getenv)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	if flags != nil {
+		var ferr error
+		flags.Visit(func(f *pflag.Flag) {
+			if f.Name == "config" || ferr != nil {
+				return
+			}
+			values := []string{f.Value.String()}
+			if sv, ok := f.Value.(pflag.SliceValue); ok {
+				values = sv.GetSlice()
+			}
+			ferr = l.SetFlag(f.Name, values...)
+		})
+		if ferr != nil {
+			return nil, usageError(ferr)
+		}
+	}
+	if err := l.Check(); err != nil {
+		return nil, usageError(err)
+	}
+	return l, nil
+}
+
+// prepared is a server built from a configuration, not yet listening.
+type prepared struct {
+	cfg  *config.Loaded
+	spec *spec.Spec
+	srv  *engine.Server
+}
+
+// prepare does everything serve does before it listens: it is also what
+// 'config validate' runs.
+func prepare(a *app, cfg *config.Loaded, logger *slog.Logger) (*prepared, error) {
+	c := cfg.Config
+	s, err := spec.Load(c.Spec)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	files, err := fixtureFiles(c, s)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	o, err := c.EngineOptions(time.Now())
+	if err != nil {
+		return nil, usageError(err)
+	}
+	o.Spec, o.Fixtures, o.Logger = s, files, logger
+	srv, err := engine.New(o)
+	if err != nil {
+		return nil, usageError(cfg.Locate(err))
+	}
+	return &prepared{cfg: cfg, spec: s, srv: srv}, nil
+}
+
 func serveRun(a *app, opts *serveOptions) error {
-	if _, _, err := net.SplitHostPort(opts.addr); err != nil {
-		return usageErrorf("--addr %q: want host:port, for example 127.0.0.1:4010", opts.addr)
-	}
-	if opts.maxBody <= 0 {
-		return usageErrorf("--max-body %d: want a positive number of bytes", opts.maxBody)
-	}
-	logger, err := newLogger(a, opts.logFormat)
+	cfg, err := loadConfig(a, opts.configPath, opts.flags)
 	if err != nil {
 		return err
 	}
-	s, err := spec.Load(opts.specPath)
+	logger, err := newLogger(a, cfg.Server.LogFormat)
 	if err != nil {
-		return usageError(err)
+		return err
 	}
-	files, err := fixtureFiles(opts, s)
+	p, err := prepare(a, cfg, logger)
 	if err != nil {
-		return usageError(err)
+		return err
 	}
-	keys, dev := apiKeys(a, opts)
-	srv, err := engine.New(engine.Options{
-		Spec:         s,
-		Keys:         keys,
-		Fixtures:     files,
-		MaxBodyBytes: opts.maxBody,
-		Logger:       logger,
-	})
+	ln, err := net.Listen("tcp", cfg.Server.Addr)
 	if err != nil {
-		return usageError(err)
+		return failure(fmt.Errorf("cannot listen on %s: %v", cfg.Server.Addr, err))
 	}
-	ln, err := net.Listen("tcp", opts.addr)
-	if err != nil {
-		return failure(fmt.Errorf("cannot listen on %s: %v", opts.addr, err))
-	}
-	base := "http://" + ln.Addr().String() + s.BasePath
-	printBanner(a, s, srv, base, keys, dev)
+	base := "http://" + ln.Addr().String() + p.spec.BasePath
+	printBanner(a, p, base)
 	if opts.ready != nil {
 		opts.ready(base)
 	}
-	return failure(engine.Serve(a.ctx, ln, srv, engine.Timeouts{}, logger))
+	return failure(engine.Serve(a.ctx, ln, p.srv, cfg.Timeouts(), logger))
 }
 
 func newLogger(a *app, format string) (*slog.Logger, error) {
@@ -114,41 +173,19 @@ func newLogger(a *app, format string) (*slog.Logger, error) {
 	return nil, usageErrorf("--log-format %q: want text or json", format)
 }
 
-// apiKeys returns the keys from the flags, else the environment, else the
-// development key (and says so).
-func apiKeys(a *app, opts *serveOptions) ([]string, bool) {
-	if len(opts.keys) > 0 {
-		return opts.keys, false
-	}
-	if v := a.getenv("PETCTL_API_KEYS"); v != "" {
-		var keys []string
-		for _, k := range strings.Split(v, ",") {
-			if k = strings.TrimSpace(k); k != "" {
-				keys = append(keys, k)
-			}
-		}
-		if len(keys) > 0 {
-			return keys, false
-		}
-	}
-	if v := a.getenv("PETCTL_API_KEY"); v != "" {
-		return []string{v}, false
-	}
-	return []string{devKey}, true
-}
-
-// fixtureFiles reads the --fixtures files, or the embedded Petstore animals
-// when the embedded spec is served without any.
-func fixtureFiles(opts *serveOptions, s *spec.Spec) ([]engine.FixtureFile, error) {
+// fixtureFiles reads the configured fixture files, or the embedded Petstore
+// animals when the embedded spec is served without any and nothing is
+// generated.
+func fixtureFiles(c *config.Config, s *spec.Spec) ([]engine.FixtureFile, error) {
 	var files []engine.FixtureFile
-	for _, p := range opts.fixtures {
+	for _, p := range c.Fixtures.Files {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return nil, fmt.Errorf("fixtures %s: %v", p, unwrapPathErr(err))
 		}
 		files = append(files, engine.FixtureFile{Name: p, Data: data})
 	}
-	if len(files) > 0 || opts.specPath != "" {
+	if len(files) > 0 || c.Spec != "" || c.Fixtures.Generate > 0 {
 		return files, nil
 	}
 	data, err := fs.ReadFile(fixtures.Files, "petstore/pets.json")
@@ -165,16 +202,22 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
-func printBanner(a *app, s *spec.Spec, srv *engine.Server, base string, keys []string, dev bool) {
-	w := a.out
+func printBanner(a *app, p *prepared, base string) {
+	w, s, c := a.out, p.spec, p.cfg.Config
 	fmt.Fprintf(w, "petctl serving %s %s (%s)\n", s.Title, s.Version, s.Source)
 	fmt.Fprintf(w, "  base URL   %s\n", base)
-	if dev {
-		fmt.Fprintf(w, "  API key    %s (development key; set --api-key or PETCTL_API_KEY for your own)\n", devKey)
-	} else {
-		fmt.Fprintf(w, "  API keys   %d configured\n", len(keys))
+	if p.cfg.File != "" {
+		fmt.Fprintf(w, "  config     %s\n", p.cfg.File)
 	}
-	colls := srv.Collections()
+	switch {
+	case c.Auth.Mode == "open":
+		fmt.Fprintf(w, "  API keys   open: any non-empty bearer token is accepted\n")
+	case c.UsesDevKey():
+		fmt.Fprintf(w, "  API key    %s (development key; set --api-key or PETCTL_API_KEY for your own)\n", devKey)
+	default:
+		fmt.Fprintf(w, "  API keys   %d configured\n", len(c.Auth.Keys))
+	}
+	colls := p.srv.Collections()
 	names := make([]string, 0, len(colls))
 	for n := range colls {
 		names = append(names, n)
@@ -183,13 +226,17 @@ func printBanner(a *app, s *spec.Spec, srv *engine.Server, base string, keys []s
 	for _, n := range names {
 		fmt.Fprintf(w, "  store      %s: %d records\n", n, colls[n])
 	}
+	if c.Clock.Now != "" {
+		fmt.Fprintf(w, "  clock      starts at %s\n", c.Clock.Now)
+	}
+	fmt.Fprintf(w, "  admin      %s%s (health, ready, reset, store, requests)\n", strings.TrimSuffix(base, s.BasePath), engine.AdminPrefix)
 	if len(s.Collections) > 0 {
 		key := "<API_KEY>"
-		if dev {
+		if c.UsesDevKey() {
 			key = devKey
 		}
-		c := s.Collections[0]
-		fmt.Fprintf(w, "  try        curl -H 'Authorization: Bearer %s' '%s%s'\n", key, base, c.Path)
+		coll := s.Collections[0]
+		fmt.Fprintf(w, "  try        curl -H 'Authorization: Bearer %s' '%s%s'\n", key, base, coll.Path)
 	}
 	fmt.Fprintln(w, "  stop       Ctrl-C")
 }

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/petctl/petctl/engine/config"
+)
+
+// startServe runs `petctl serve args...` on a free port until the test ends.
+func startServe(t *testing.T, env map[string]string, args ...string) (string, *safeBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut safeBuffer
+	a := &app{ctx: ctx, out: &out, err: &errOut, getenv: func(k string) string { return env[k] }}
+	ready := make(chan string, 1)
+	cmd := newServeCmd(a, func(o *serveOptions) error {
+		o.ready = func(base string) { ready <- base }
+		return serveRun(a, o)
+	})
+	cmd.SetArgs(append([]string{"--addr", "127.0.0.1:0"}, args...))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Execute() }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Error("serve did not stop")
+		}
+	})
+	select {
+	case base := <-ready:
+		return base, &out
+	case err := <-done:
+		t.Fatalf("serve stopped: %v; stderr: %s", err, errOut.String())
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	return "", nil
+}
+
+type reply struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func call(t *testing.T, method, url, key, body string) reply {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	return reply{res.StatusCode, res.Header, string(data)}
+}
+
+func edit(t *testing.T, path string, pairs ...string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if !strings.Contains(s, pairs[i]) {
+			t.Fatalf("the starter file has no %q", pairs[i])
+		}
+		s = strings.Replace(s, pairs[i], pairs[i+1], 1)
+	}
+	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestInitEditServe is the end-to-end path of a team: petctl init, edit the
+// file, validate it, serve with it and see every setting over HTTP.
+func TestInitEditServe(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "petctl.yaml")
+	if code, out, errOut := runCLI(t, nil, "init", path); code != 0 || !strings.Contains(out, "wrote "+path) {
+		t.Fatalf("init: %d %s %s", code, out, errOut)
+	}
+	if code, _, errOut := runCLI(t, nil, "init", path); code != exitUsage || !strings.Contains(errOut, "exists") {
+		t.Errorf("init over an existing file: %d %s", code, errOut)
+	}
+	edit(t, path,
+		"  keys: []", "  keys: [team-key]",
+		"  adminKey: ''", "  adminKey: admin-key",
+		"outOfRangeLimit: reject", "outOfRangeLimit: clamp",
+		"order: id", "order: newest-first",
+		"pagination: none", "pagination: cursor",
+		"defaults: {}", "defaults:\n  pets:\n    status: pending",
+		"responses: {}", "responses:\n  listStoreOrders:\n    status: 200\n    body: [{orderId: 7}]",
+		"now: ''", "now: 2031-01-01",
+		"requestLog: 100", "requestLog: 5",
+	)
+	if code, out, errOut := runCLI(t, nil, "config", "validate", path); code != 0 || !strings.Contains(out, "is valid") {
+		t.Fatalf("config validate: %d %s %s", code, out, errOut)
+	}
+	code, out, _ := runCLI(t, nil, "config", "show", "--config", path)
+	if code != 0 || strings.Contains(out, "team-key") || strings.Contains(out, "admin-key") || !strings.Contains(out, "outOfRangeLimit: clamp # from "+path) {
+		t.Errorf("config show: %d\n%s", code, out)
+	}
+
+	base, banner := startServe(t, nil, "--config", path)
+	if !strings.Contains(banner.String(), "config     "+path) || !strings.Contains(banner.String(), "1 configured") {
+		t.Errorf("banner:\n%s", banner)
+	}
+	const key = "team-key"
+	if r := call(t, "GET", base+"/pets", "petctl-dev-key", ""); r.status != 401 {
+		t.Errorf("the dev key works although keys are configured: %d", r.status)
+	}
+	// clamp + newest first + cursor
+	r := call(t, "GET", base+"/pets?limit=500", key, "")
+	var page []map[string]any
+	json.Unmarshal([]byte(r.body), &page)
+	if r.status != 200 || len(page) != 100 || page[0]["id"] != 150.0 {
+		t.Fatalf("limit=500 with clamp and newest first: %d, %d items, first %v", r.status, len(page), page[0]["id"])
+	}
+	m := regexp.MustCompile(`^<([^>]+)>; rel="next"$`).FindStringSubmatch(r.header.Get("Link"))
+	if m == nil {
+		t.Fatalf("no Link rel=next: %q", r.header.Get("Link"))
+	}
+	next := call(t, "GET", strings.TrimSuffix(base, "/v1")+m[1], key, "")
+	json.Unmarshal([]byte(next.body), &page)
+	if next.status != 200 || len(page) != 50 || page[0]["id"] != 50.0 || next.header.Get("Link") != "" {
+		t.Errorf("second page: %d, %d items, Link %q", next.status, len(page), next.header.Get("Link"))
+	}
+	// default status
+	if r := call(t, "POST", base+"/pets", key, `{"name":"Configured","categoryId":1}`); r.status != 201 || !strings.Contains(r.body, `"status":"pending"`) {
+		t.Errorf("create without status: %d %s", r.status, r.body)
+	}
+	// configured response
+	if r := call(t, "GET", base+"/store/orders", key, ""); r.status != 200 || r.body != `[{"orderId":7}]` {
+		t.Errorf("store orders: %d %s", r.status, r.body)
+	}
+	// the clock is past getPet's removal
+	if r := call(t, "GET", base+"/pets/1", key, ""); r.status != 410 || !strings.Contains(r.body, "listPets") || !strings.Contains(r.body, `"code":"gone"`) {
+		t.Errorf("getPet after its removal: %d %s", r.status, r.body)
+	}
+	// admin endpoints: loopback, request log size
+	admin := strings.TrimSuffix(base, "/v1") + "/__petctl/"
+	if r := call(t, "POST", admin+"reset", "", ""); r.status != 200 || !strings.Contains(r.body, `"pets":150`) {
+		t.Errorf("reset: %d %s", r.status, r.body)
+	}
+	var log struct{ Requests []map[string]any }
+	r = call(t, "GET", admin+"requests", "", "")
+	json.Unmarshal([]byte(r.body), &log)
+	if len(log.Requests) != 5 || strings.Contains(r.body, key) {
+		t.Errorf("request log: %d entries: %s", len(log.Requests), r.body)
+	}
+}
+
+// TestServeRehearsals: open auth, injected faults and latency, generated
+// records, through the environment and flags.
+func TestServeRehearsals(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rehearse.yaml")
+	os.WriteFile(path, []byte("auth: {mode: open}\nfaults:\n  createPet: {rate: 1, status: 502}\nlatency:\n  listPets: 80ms\ncors:\n  origins: [\"https://app.example.com\"]\n"), 0o600)
+	base, banner := startServe(t, map[string]string{"PETCTL_SEED": "9"}, "--config", path, "--generate", "250")
+	if !strings.Contains(banner.String(), "open") || !strings.Contains(banner.String(), "pets: 250 records") {
+		t.Errorf("banner:\n%s", banner)
+	}
+	if r := call(t, "GET", base+"/pets?limit=1", "", ""); r.status != 401 {
+		t.Errorf("open auth without a token: %d", r.status)
+	}
+	start := time.Now()
+	if r := call(t, "GET", base+"/pets?limit=1", "anything", ""); r.status != 200 {
+		t.Errorf("open auth with any token: %d %s", r.status, r.body)
+	}
+	if d := time.Since(start); d < 80*time.Millisecond {
+		t.Errorf("listPets answered in %v despite 80ms latency", d)
+	}
+	if r := call(t, "POST", base+"/pets", "x", `{"name":"F","categoryId":1}`); r.status != 502 || !strings.Contains(r.body, "fault_injected") {
+		t.Errorf("fault: %d %s", r.status, r.body)
+	}
+	req, _ := http.NewRequest("OPTIONS", base+"/pets", nil)
+	req.Header.Set("Origin", "http://localhost:3000")
+	req.Header.Set("Access-Control-Request-Method", "GET")
+	res, err := http.DefaultClient.Do(req)
+	if err == nil {
+		res.Body.Close()
+		if res.Header.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("localhost allowed although cors.origins names only app.example.com")
+		}
+	}
+	// The same seed generates the same animals.
+	base2, _ := startServe(t, map[string]string{"PETCTL_SEED": "9"}, "--config", path, "--generate", "250")
+	a, b := call(t, "GET", base+"/pets?limit=100", "x", ""), call(t, "GET", base2+"/pets?limit=100", "x", "")
+	if a.body != b.body {
+		t.Error("the same seed generated different animals")
+	}
+}
+
+func TestConfigRejected(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "petctl.yaml")
+	os.WriteFile(path, []byte("server:\n  adress: x\nlists:\n  order: random\nlatency:\n  nope: 5ms\nseed: lots\n"), 0o600)
+	code, _, errOut := runCLI(t, nil, "config", "validate", path)
+	if code != exitUsage {
+		t.Errorf("exit %d, want 2", code)
+	}
+	for _, w := range []string{"3 problems", path + ":2: server.adress: unknown key", path + ":4: lists.order", path + `:7: seed: "lots": want an integer`} {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errOut)
+		}
+	}
+	// Spec-dependent settings are located in the file too.
+	os.WriteFile(path, []byte("latency:\n  nope: 5ms\ndefaults:\n  pets: {status: lost}\n"), 0o600)
+	code, _, errOut = runCLI(t, nil, "config", "validate", path)
+	if code != exitUsage || !strings.Contains(errOut, path+`:2: latency: no operation "nope"`) || !strings.Contains(errOut, `defaults: pets.status: "lost" is not a valid status`) {
+		t.Errorf("spec-dependent problems: %d\n%s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, map[string]string{"PETCTL_ORDER": "sideways"}, "serve", "--config", filepath.Join(dir, "absent.yaml"))
+	if code != exitUsage || !strings.Contains(errOut, "absent.yaml") {
+		t.Errorf("a named config that is missing: %d %s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, map[string]string{"PETCTL_ORDER": "sideways"}, "config", "validate")
+	if code != exitUsage || !strings.Contains(errOut, `PETCTL_ORDER: lists.order: "sideways" is not one of`) {
+		t.Errorf("a bad environment value: %d %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, nil, "serve", "--now", "someday"); code != exitUsage || !strings.Contains(errOut, "--now: clock.now") {
+		t.Errorf("--now someday: %d %s", code, errOut)
+	}
+	if code, out, _ := runCLI(t, nil, "init", "-"); code != 0 || out != string(config.Template()) {
+		t.Errorf("init -: %d", code)
+	}
+}

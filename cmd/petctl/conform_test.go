@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestConformServe runs the whole CLI: petctl serve on a free port, then
+// petctl conform against it with both reports; then the same with a key
+// the deployment does not know.
+func TestConformServe(t *testing.T) {
+	const key = "conform-cli-key-77aa"
+	base, _ := startServe(t, map[string]string{"PETCTL_API_KEY": key})
+	dir := t.TempDir()
+	junit, jsonReport := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "out", "report.json")
+
+	start := time.Now()
+	code, out, errOut := runCLI(t, map[string]string{"PETCTL_API_KEY": key},
+		"conform", "--url", base, "--junit-report", junit, "--json-report", jsonReport, "--require-coverage")
+	elapsed := time.Since(start)
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr: %s", code, out, errOut)
+	}
+	t.Logf("a full conform against petctl serve took %s", elapsed)
+	if errOut != "" {
+		t.Errorf("stderr is not empty: %q", errOut)
+	}
+	if !strings.Contains(out, "PASS") || !strings.Contains(out, "0 failed") || !strings.Contains(out, "records created") {
+		t.Errorf("the console report lacks the verdict or the records created:\n%s", out)
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("colour codes in output that is not a terminal")
+	}
+	var suites struct {
+		XMLName  xml.Name `xml:"testsuites"`
+		Tests    int      `xml:"tests,attr"`
+		Failures int      `xml:"failures,attr"`
+	}
+	if err := xml.Unmarshal([]byte(readFileT(t, junit)), &suites); err != nil || suites.Tests < 50 || suites.Failures != 0 {
+		t.Errorf("JUnit report: %v, %+v", err, suites)
+	}
+	var reports []map[string]any
+	if err := json.Unmarshal([]byte(readFileT(t, jsonReport)), &reports); err != nil || len(reports) != 1 || reports[0]["SuiteSucceeded"] != true {
+		t.Errorf("JSON report: %v", err)
+	}
+
+	code, out, errOut = runCLI(t, nil, "conform", "--url", base, "--api-key", "not-the-key", "--label-filter", "create")
+	if code != exitFailure {
+		t.Errorf("wrong key: exit %d, want 1", code)
+	}
+	lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "warning: the deployment answered 401") ||
+		!strings.HasPrefix(lines[1], "petctl: ") || !strings.Contains(lines[1], "checks failed") {
+		t.Errorf("stderr: %q; want the warning about the 401 to the probe, then one error line", errOut)
+	}
+	for _, text := range []string{out, errOut, readFileT(t, junit)} {
+		if strings.Contains(text, key) {
+			t.Error("the key appears in the output")
+		}
+	}
+}
+
+// TestConformExitCodes: usage, configuration and spec errors exit 2, an
+// unreachable target 3, each with one line; Ginkgo never exits the process.
+func TestConformExitCodes(t *testing.T) {
+	base, _ := startServe(t, nil)
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	badSpec := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(badSpec, []byte("openapi: 3.1.0\ninfo: [\n"), 0o600)
+	key := []string{"--api-key", devKey}
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		wantIn string
+	}{
+		{"no url", append([]string{"conform"}, key...), exitUsage, "--url is required"},
+		{"relative url", append([]string{"conform", "--url", "/v1"}, key...), exitUsage, "--url"},
+		{"no key", []string{"conform", "--url", base}, exitUsage, "PETCTL_API_KEY"},
+		{"empty key", []string{"conform", "--url", base, "--api-key", ""}, exitUsage, "--api-key is empty"},
+		{"unknown flag", []string{"conform", "--url", base, "--fast"}, exitUsage, "unknown flag: --fast"},
+		{"argument", append([]string{"conform", "now"}, key...), exitUsage, "unknown command"},
+		{"bad now", append([]string{"conform", "--url", base, "--now", "soon"}, key...), exitUsage, "--now"},
+		{"bad timeout", append([]string{"conform", "--url", base, "--timeout", "0s"}, key...), exitUsage, "--timeout"},
+		{"bad label filter", append([]string{"conform", "--url", base, "--label-filter", "(auth"}, key...), exitUsage, "Mismatched '('"},
+		{"label filter matching nothing", append([]string{"conform", "--url", base, "--label-filter", "auht"}, key...), exitUsage, "selects none"},
+		{"missing spec", append([]string{"conform", "--url", base, "--spec", filepath.Join(dir, "none.yaml")}, key...), exitUsage, "no such file"},
+		{"malformed spec", append([]string{"conform", "--url", base, "--spec", badSpec}, key...), exitUsage, "bad.yaml"},
+		{"report into a folder", append([]string{"conform", "--url", base, "--junit-report", dir}, key...), exitUsage, "is a folder"},
+		{"unreachable", append([]string{"conform", "--url", closed}, key...), exitUnreachable, "cannot reach"},
+		{"fail fast", append([]string{"conform", "--url", base, "--api-key", "wrong", "--fail-fast"}, key[:0]...), exitFailure, "checks failed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := runCLI(t, nil, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit code = %d, want %d\nstdout: %s", code, tc.code, out)
+			}
+			last := stderr[strings.LastIndex(strings.TrimSuffix(stderr, "\n"), "\n")+1:]
+			if !strings.HasPrefix(last, "petctl: ") || !strings.Contains(last, tc.wantIn) {
+				t.Errorf("stderr %q: want its last line to start with 'petctl: ' and mention %q", stderr, tc.wantIn)
+			}
+			if tc.code == exitUsage || tc.code == exitUnreachable {
+				if strings.Count(stderr, "\n") != 1 || out != "" {
+					t.Errorf("want one line on stderr and nothing on stdout; stderr %q, stdout %q", stderr, out)
+				}
+			}
+		})
+	}
+}
+
+func readFileT(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

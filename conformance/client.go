@@ -1,0 +1,436 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/petctl/petctl/spec"
+)
+
+// Bounds of the client. A deployment under test is not trusted: every read
+// is capped and every wait is bounded.
+const (
+	// MaxBodyBytes is the most of a response body the suite reads; a larger
+	// body is a failure of the response checks.
+	MaxBodyBytes = 4 << 20
+	// maxRedirects is how many same-host GET redirects are followed.
+	maxRedirects = 3
+	// maxRetries is how many times a 429 with Retry-After is waited out for one request.
+	maxRetries = 3
+	// DefaultRetryAfterMax bounds one wait for a 429's Retry-After.
+	DefaultRetryAfterMax = 10 * time.Second
+)
+
+// authMode is the credential a request carries.
+type authMode int
+
+const (
+	authKey         authMode = iota // the configured key
+	authNone                        // no credentials at all
+	authEmpty                       // the scheme with an empty token or value
+	authOtherScheme                 // Authorization: Basic …
+	authWrongKey                    // a key the deployment cannot know
+)
+
+// wrongKey is sent where a deployment must refuse the key. It is not a
+// secret, so failure messages show it as it is.
+const wrongKey = "petctl-conform-wrong-key-0000"
+
+// basicCredentials is "petctl:conform", for the other-scheme check.
+const basicCredentials = "cGV0Y3RsOmNvbmZvcm0="
+
+// request is what a check sends.
+type request struct {
+	op    *spec.Operation
+	path  map[string]string // path parameters
+	query url.Values
+	body  []byte // sent as application/json unless contentType says otherwise
+	// contentType overrides the body's media type ("" means application/json).
+	contentType string
+	auth        authMode
+	// recordName is the name the body gives the record it may create.
+	recordName string
+}
+
+// Exchange is one request of the run and the response it got, as the
+// report and the failure messages show them.
+type Exchange struct {
+	Check  string // the spec that sent it
+	Op     *spec.Operation
+	Method string
+	URL    string // redacted of any user info
+	// ReqHeader holds the headers the check chose; the key is never in it.
+	ReqHeader [][2]string
+	ReqBody   []byte
+	Status    int
+	Header    http.Header
+	Body      []byte
+	Truncated bool // the body was larger than MaxBodyBytes
+	Duration  time.Duration
+	// Waited is the time spent waiting out 429 responses for this request.
+	Waited time.Duration
+
+	// schemaProblems and shapeProblems are the response checks' verdicts,
+	// computed when the response arrived.
+	schemaProblems []string
+	shapeProblems  []string
+
+	httpReq *http.Request
+}
+
+// client sends the checks' requests. It reuses connections, bounds every
+// request by a time-out, reads at most MaxBodyBytes, follows only same-host
+// GET redirects and waits out 429 responses that say how long.
+type client struct {
+	base          *url.URL
+	http          *http.Client
+	key           string
+	timeout       time.Duration
+	retryAfterMax time.Duration
+	sleep         func(context.Context, time.Duration) error
+}
+
+func newClient(base *url.URL, key string, timeout, retryAfterMax time.Duration) *client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 4
+	tr.ResponseHeaderTimeout = timeout
+	c := &client{
+		base:          base,
+		key:           key,
+		timeout:       timeout,
+		retryAfterMax: retryAfterMax,
+		sleep:         sleepCtx,
+	}
+	c.http = &http.Client{
+		Transport: tr,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			// A redirect is the deployment's answer; the response checks
+			// judge it unless it stays on the same host for a GET.
+			prev := via[len(via)-1]
+			if len(via) > maxRedirects || req.Method != http.MethodGet || req.URL.Hostname() != prev.URL.Hostname() ||
+				(prev.URL.Scheme == "https" && req.URL.Scheme != "https") {
+				return http.ErrUseLastResponse
+			}
+			return nil
+		},
+	}
+	return c
+}
+
+func (c *client) close() { c.http.CloseIdleConnections() }
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// url builds the request URL from the base URL, the operation's path
+// template and the parameters.
+func (c *client) url(r *request) string {
+	p := r.op.Path
+	for name, v := range r.path {
+		p = strings.ReplaceAll(p, "{"+name+"}", url.PathEscape(v))
+	}
+	u := *c.base
+	u.Path = strings.TrimRight(c.base.Path, "/") + p
+	u.RawPath = ""
+	u.RawQuery = r.query.Encode()
+	return u.String()
+}
+
+// do sends r and reads the response. A transport error (refused, reset,
+// timed out) is returned as an error; any HTTP response is an Exchange.
+func (c *client) do(ctx context.Context, r *request, schemes map[string]schemeInfo) (*Exchange, error) {
+	target := c.url(r)
+	ex := &Exchange{Op: r.op, Method: r.op.Method, URL: c.redact(redactURL(target)), ReqBody: r.body}
+	headers := c.credentials(r, schemes)
+	if r.body != nil {
+		ct := r.contentType
+		if ct == "" {
+			ct = spec.JSON
+		}
+		headers = append(headers, secretHeader{"Content-Type", ct, ""})
+	}
+	headers = append(headers, secretHeader{"Accept", spec.JSON, ""})
+	for _, h := range headers {
+		if !h.isSecret() {
+			ex.ReqHeader = append(ex.ReqHeader, [2]string{h[0], h[1]})
+		} else {
+			ex.ReqHeader = append(ex.ReqHeader, [2]string{h[0], h.redacted()})
+		}
+	}
+	start := time.Now()
+	for attempt := 0; ; attempt++ {
+		res, req, err := c.once(ctx, r, target, headers)
+		if err != nil {
+			return ex, err
+		}
+		wait, ok := retryAfter(res.Header.Get("Retry-After"), time.Now())
+		if res.StatusCode == http.StatusTooManyRequests && ok && attempt < maxRetries && wait <= c.retryAfterMax {
+			drain(res)
+			if err := c.sleep(ctx, wait); err != nil {
+				return ex, err
+			}
+			ex.Waited += wait
+			continue
+		}
+		ex.httpReq = req
+		ex.Status = res.StatusCode
+		ex.Header = res.Header
+		ex.Body, ex.Truncated, err = readCapped(res.Body, MaxBodyBytes)
+		res.Body.Close()
+		ex.Duration = time.Since(start) - ex.Waited
+		if err != nil {
+			return ex, fmt.Errorf("reading the response body: %w", describeTransportError(err, c.timeout))
+		}
+		if res.Request != nil && res.Request.URL.String() != target {
+			ex.URL = c.redact(redactURL(res.Request.URL.String()))
+		}
+		return ex, nil
+	}
+}
+
+func (c *client) once(ctx context.Context, r *request, target string, headers []secretHeader) (*http.Response, *http.Request, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.op.Method, target, body)
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	for _, h := range headers {
+		req.Header.Set(h[0], h[1])
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		cancel()
+		return nil, nil, describeTransportError(err, c.timeout)
+	}
+	// The time-out covers reading the body too; cancel when it is closed.
+	res.Body = &cancelOnClose{ReadCloser: res.Body, cancel: cancel}
+	return res, req, nil
+}
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
+// drain reads a little of a discarded body so the connection can be reused.
+func drain(res *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	res.Body.Close()
+}
+
+func readCapped(r io.Reader, limit int64) ([]byte, bool, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if int64(len(b)) > limit {
+		return b[:limit], true, nil
+	}
+	return b, false, err
+}
+
+func describeTransportError(err error, timeout time.Duration) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("no complete answer within the time-out of %s (--timeout)", timeout)
+	}
+	return err
+}
+
+// retryAfter reads a Retry-After value: delay-seconds or an HTTP-date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0, false
+		}
+		if n > 1<<31 {
+			n = 1 << 31
+		}
+		return time.Duration(n) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		d := t.Sub(now)
+		if d < 0 {
+			d = 0
+		}
+		return d, true
+	}
+	return 0, false
+}
+
+// secretHeader is a header to send; isSecret marks those that carry the key.
+type secretHeader [3]string
+
+func (h secretHeader) isSecret() bool { return h[2] != "" }
+
+// redacted shows the header with the key replaced by the environment
+// variable a person would use to repeat the request.
+func (h secretHeader) redacted() string { return h[2] }
+
+// schemeInfo is what the client needs of a security scheme.
+type schemeInfo struct {
+	kind string // "bearer", "header", "query", "cookie", or "" when unsupported
+	name string // the header, query parameter or cookie name
+}
+
+// credentials returns the headers that carry r's credentials. A query
+// parameter key is added to r.query by the caller (see credentialQuery).
+func (c *client) credentials(r *request, schemes map[string]schemeInfo) []secretHeader {
+	var out []secretHeader
+	for _, name := range firstAlternative(r.op) {
+		s := schemes[name]
+		switch s.kind {
+		case "bearer":
+			switch r.auth {
+			case authKey:
+				out = append(out, secretHeader{"Authorization", "Bearer " + c.key, "Bearer $PETCTL_API_KEY"})
+			case authEmpty:
+				out = append(out, secretHeader{"Authorization", "Bearer ", ""})
+			case authOtherScheme:
+				out = append(out, secretHeader{"Authorization", "Basic " + basicCredentials, ""})
+			case authWrongKey:
+				out = append(out, secretHeader{"Authorization", "Bearer " + c.wrongKey(), ""})
+			}
+		case "header":
+			switch r.auth {
+			case authKey:
+				out = append(out, secretHeader{s.name, c.key, "$PETCTL_API_KEY"})
+			case authEmpty:
+				out = append(out, secretHeader{s.name, "", ""})
+			case authWrongKey:
+				out = append(out, secretHeader{s.name, c.wrongKey(), ""})
+			}
+		case "cookie":
+			switch r.auth {
+			case authKey:
+				out = append(out, secretHeader{"Cookie", s.name + "=" + c.key, s.name + "=$PETCTL_API_KEY"})
+			case authEmpty:
+				out = append(out, secretHeader{"Cookie", s.name + "=", ""})
+			case authWrongKey:
+				out = append(out, secretHeader{"Cookie", s.name + "=" + c.wrongKey(), ""})
+			}
+		}
+	}
+	return out
+}
+
+// redact replaces the key wherever it appears in s (a URL with a query
+// key, a body that echoes it) with the variable a person would use.
+func (c *client) redact(s string) string {
+	if c.key == "" {
+		return s
+	}
+	s = strings.ReplaceAll(s, c.key, "$PETCTL_API_KEY")
+	if q := url.QueryEscape(c.key); q != c.key {
+		s = strings.ReplaceAll(s, q, "$PETCTL_API_KEY")
+	}
+	return s
+}
+
+// wrongKey is a key that differs from the configured one.
+func (c *client) wrongKey() string {
+	if c.key == wrongKey {
+		return wrongKey + "-x"
+	}
+	return wrongKey
+}
+
+// credentialQuery adds a query-parameter key to q, for apiKey schemes in the query.
+func (c *client) credentialQuery(r *request, schemes map[string]schemeInfo) {
+	for _, name := range firstAlternative(r.op) {
+		s := schemes[name]
+		if s.kind != "query" {
+			continue
+		}
+		if r.query == nil {
+			r.query = url.Values{}
+		}
+		switch r.auth {
+		case authKey:
+			r.query.Set(s.name, c.key)
+		case authEmpty:
+			r.query.Set(s.name, "")
+		case authWrongKey:
+			r.query.Set(s.name, c.wrongKey())
+		}
+	}
+}
+
+// firstAlternative is the set of schemes the suite satisfies for op: the
+// first alternative its security requirement lists.
+func firstAlternative(op *spec.Operation) []string {
+	if len(op.Security) == 0 {
+		return nil
+	}
+	return op.Security[0]
+}
+
+// redactURL hides user info in a URL.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	return u.Redacted()
+}
+
+// relevantHeaders are the response headers a failure message shows.
+var relevantHeaders = []string{
+	"Content-Type", "Content-Length", "Location", "WWW-Authenticate", "Retry-After",
+	"Deprecation", "Sunset", "Link", "X-Total-Count",
+}
+
+func headerLine(h http.Header) string {
+	var parts []string
+	for _, k := range relevantHeaders {
+		if vs := h.Values(k); len(vs) > 0 {
+			parts = append(parts, k+": "+strings.Join(vs, ", "))
+		}
+	}
+	if len(parts) == 0 {
+		return "(none of " + strings.Join(relevantHeaders[:3], ", ") + ", …)"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// sortedKeys returns a map's keys in order, for stable output.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,368 @@
+// Package conformance checks a deployment of an API against its OpenAPI
+// description. The checks are a Ginkgo v2 suite built from the document
+// (operations, security, parameters, schemas, deprecation) and run in the
+// calling process: petctl conform is the only way in, so the suite ships in
+// the binary and needs no Go toolchain where it runs.
+package conformance
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/extensions/globals"
+	"github.com/onsi/ginkgo/v2/formatter"
+	"github.com/onsi/ginkgo/v2/types"
+	"github.com/petctl/petctl/spec"
+)
+
+// DefaultTimeout bounds one request when Config.Timeout is zero.
+const DefaultTimeout = 10 * time.Second
+
+// Config is one conformance run.
+type Config struct {
+	// BaseURL is the deployment's base URL with its version prefix
+	// ("https://staging.example.com/v1").
+	BaseURL string
+	// APIKey is sent as the operations' security schemes require. It is
+	// never printed: requests show it as $PETCTL_API_KEY.
+	APIKey string
+	// Spec is the document to check against; nil means the embedded Petstore.
+	Spec *spec.Spec
+	// Validator is Spec's validator when the caller built it already, to
+	// share it between runs (it is costly to build); nil builds one.
+	Validator *spec.Validator
+	// LabelFilter selects checks by label (Ginkgo's label filter syntax).
+	LabelFilter string
+	// ReadOnly skips every check that sends a request that may write.
+	ReadOnly bool
+	// FailFast stops at the first failed check.
+	FailFast bool
+	// Timeout bounds each request; zero means DefaultTimeout.
+	Timeout time.Duration
+	// RetryAfterMax bounds one wait for a 429's Retry-After; zero means DefaultRetryAfterMax.
+	RetryAfterMax time.Duration
+	// Now is the date the deprecation checks judge by; zero means the clock.
+	Now time.Time
+	// RequireCoverage fails the run when an operation of the document was not exercised.
+	RequireCoverage bool
+	// RunID names the records the run creates; empty means a random one.
+	RunID string
+	// JUnitReport and JSONReport are files to write the report to.
+	JUnitReport, JSONReport string
+	// Verbose prints every check and every request, not only failures.
+	Verbose bool
+	// Color colours the console output.
+	Color bool
+	// Out receives the console report; Err receives warnings.
+	Out, Err io.Writer
+}
+
+// UsageError is a problem with the configuration, the document or the
+// label filter, found before anything was sent.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// UnreachableError means the deployment could not be reached at all.
+type UnreachableError struct {
+	URL string
+	Err error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("cannot reach %s: %v", e.URL, e.Err)
+}
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// Result is what a run found.
+type Result struct {
+	// Report is Ginkgo's report of the run, as the JSON report holds it.
+	Report types.Report
+	// Passed, Failed and Skipped count the checks; Failed includes the
+	// coverage requirement.
+	Passed, Failed, Skipped int
+	// Requests counts the requests sent; Waited is the time spent waiting
+	// out 429 responses.
+	Requests int
+	Waited   time.Duration
+	// Created lists the records the run created.
+	Created []Record
+	// Observations are what the deployment did where the description leaves it open.
+	Observations []Observation
+	// NotExercised names the operations no request reached, with why.
+	NotExercised map[string]string
+	// Interrupted is set when the run was stopped before its end.
+	Interrupted bool
+	Duration    time.Duration
+}
+
+// OK reports whether every check passed.
+func (r *Result) OK() bool { return r.Failed == 0 && !r.Interrupted }
+
+// Record is a record the run created.
+type Record struct {
+	Name  string `json:"name"`  // petctl-conform-<runid>-N
+	ID    string `json:"id"`    // as the deployment returned it; empty when it returned none
+	Check string `json:"check"` // the check whose request created it
+}
+
+// Observation is what the deployment does where the description is open.
+type Observation struct {
+	Check string
+	Name  string
+	Value string
+}
+
+// ginkgoMu serialises runs: Ginkgo keeps its suite in package globals, so
+// one process runs one suite at a time (globals.Reset between them).
+var ginkgoMu sync.Mutex
+
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`)
+
+// prepared is a validated configuration.
+type prepared struct {
+	cfg    Config
+	base   *url.URL
+	filter types.LabelFilter
+}
+
+// validate reports every problem with cfg at once.
+func validate(cfg Config) (*prepared, error) {
+	var problems []string
+	p := &prepared{cfg: cfg}
+	if cfg.BaseURL == "" {
+		problems = append(problems, "--url is required (the base URL with its version prefix, such as https://staging.example.com/v1)")
+	} else if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		problems = append(problems, fmt.Sprintf("--url %q: want an http or https URL such as https://staging.example.com/v1", redactURL(cfg.BaseURL)))
+	} else if u.RawQuery != "" || u.Fragment != "" {
+		problems = append(problems, fmt.Sprintf("--url %q: a base URL has no query or fragment", redactURL(cfg.BaseURL)))
+	} else {
+		u.Path = strings.TrimRight(u.Path, "/")
+		u.RawPath = ""
+		p.base = u
+	}
+	if strings.ContainsAny(cfg.APIKey, " \t\r\n") {
+		problems = append(problems, "the API key contains white space, which a credential cannot carry")
+	}
+	if cfg.Timeout < 0 {
+		problems = append(problems, fmt.Sprintf("--timeout %s: want a positive duration", cfg.Timeout))
+	}
+	if cfg.RunID != "" && !runIDPattern.MatchString(cfg.RunID) {
+		problems = append(problems, fmt.Sprintf("--run-id %q: want 1 to 40 letters, digits, '-' or '_'", cfg.RunID))
+	}
+	if cfg.LabelFilter != "" {
+		f, err := types.ParseLabelFilter(cfg.LabelFilter)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("--label-filter %q: %s", cfg.LabelFilter, labelFilterReason(err)))
+		}
+		p.filter = f
+	}
+	if cfg.Validator != nil && cfg.Spec == nil {
+		problems = append(problems, "a validator is given without the spec it was built from")
+	}
+	if cfg.JUnitReport != "" && cfg.JUnitReport == cfg.JSONReport {
+		problems = append(problems, "--junit-report and --json-report name the same file")
+	}
+	if len(problems) > 0 {
+		return nil, &UsageError{Err: errors.New(strings.Join(problems, "; "))}
+	}
+	if p.cfg.Timeout == 0 {
+		p.cfg.Timeout = DefaultTimeout
+	}
+	if p.cfg.RetryAfterMax <= 0 {
+		p.cfg.RetryAfterMax = DefaultRetryAfterMax
+	}
+	if p.cfg.Out == nil {
+		p.cfg.Out = io.Discard
+	}
+	if p.cfg.Err == nil {
+		p.cfg.Err = io.Discard
+	}
+	if p.cfg.RunID == "" {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		p.cfg.RunID = hex.EncodeToString(b[:])
+	}
+	return p, nil
+}
+
+// labelFilterReason is the last line of Ginkgo's message, without its markup.
+func labelFilterReason(err error) string {
+	msg := err.Error()
+	var ge types.GinkgoError
+	if errors.As(err, &ge) && ge.Message != "" {
+		msg = ge.Message
+	}
+	msg = strings.TrimSpace(msg)
+	if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+		msg = msg[i+1:]
+	}
+	return regexp.MustCompile(`\{\{[^}]*\}\}`).ReplaceAllString(msg, "")
+}
+
+// Run checks the deployment at cfg.BaseURL. It returns a UsageError before
+// sending anything when the configuration, the document or the label
+// filter is wrong, an UnreachableError when the deployment does not answer
+// at all, and otherwise the Result (whose OK says whether every check passed).
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	p, err := validate(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cfg = p.cfg
+	doc := cfg.Spec
+	if doc == nil {
+		if doc, err = spec.Default(); err != nil {
+			return nil, &UsageError{Err: err}
+		}
+	}
+	if cfg.APIKey == "" && anySecured(doc) {
+		return nil, &UsageError{Err: errors.New("no API key: give --api-key or set PETCTL_API_KEY")}
+	}
+	if err := ginkgoVetoes(); err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	if _, err := os.Getwd(); err != nil {
+		// Ginkgo exits the process when it cannot read the working directory.
+		return nil, &UsageError{Err: fmt.Errorf("the working directory cannot be read: %v", err)}
+	}
+	val := cfg.Validator
+	if val == nil {
+		if val, err = doc.NewValidator(); err != nil {
+			return nil, &UsageError{Err: err}
+		}
+	}
+	s := newSuite(cfg, p.base, doc, val)
+	defer s.client.close()
+	s.plan(p.filter)
+	if s.selected == 0 {
+		return nil, &UsageError{Err: fmt.Errorf("--label-filter %q selects none of the %d checks (labels: %s)", cfg.LabelFilter, len(s.checks), strings.Join(s.labelList(), ", "))}
+	}
+	for _, f := range []struct{ flag, path string }{{"--junit-report", cfg.JUnitReport}, {"--json-report", cfg.JSONReport}} {
+		if err := checkWritable(f.path); err != nil {
+			return nil, &UsageError{Err: fmt.Errorf("%s: %v", f.flag, err)}
+		}
+	}
+	s.warnBasePath()
+	if err := s.probe(ctx); err != nil {
+		return nil, err
+	}
+	res := s.run(ctx)
+	if err := s.writeReports(res.Report); err != nil {
+		s.printSummary(res)
+		return res, err
+	}
+	s.printSummary(res)
+	return res, nil
+}
+
+func anySecured(s *spec.Spec) bool {
+	for _, op := range s.Operations {
+		if op.Secured() {
+			return true
+		}
+	}
+	return false
+}
+
+// checkWritable creates the report file (and its folder) early, so a bad
+// path is a usage error before the run, not a lost report after it.
+func checkWritable(path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a folder", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return unwrapPathError(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return unwrapPathError(err)
+	}
+	return f.Close()
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+	}
+	return err
+}
+
+// ginkgoVetoes finds the go test flags with which RunSpecs would exit the
+// process instead of running (Ginkgo's VetConfig reads them from the flag
+// package's command line). petctl never parses that command line; a test
+// binary does.
+func ginkgoVetoes() error {
+	var err error
+	flag.CommandLine.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "test.count", "count":
+			if f.Value.String() != "1" {
+				err = fmt.Errorf("-count=%s: Ginkgo runs a suite once per process and exits on any other count; use -count=1", f.Value)
+			}
+		case "test.parallel", "parallel":
+			err = fmt.Errorf("-parallel: Ginkgo exits when it is set; leave it out")
+		}
+	})
+	return err
+}
+
+// testingT is what RunSpecs reports a failure to.
+type testingT struct{ failed bool }
+
+func (t *testingT) Fail() { t.failed = true }
+
+// run registers the checks with Ginkgo and runs them.
+func (s *suite) run(ctx context.Context) *Result {
+	ginkgoMu.Lock()
+	defer ginkgoMu.Unlock()
+	globals.Reset()
+	s.ctx = ctx
+	s.register()
+
+	suiteConfig := types.NewDefaultSuiteConfig()
+	suiteConfig.RandomSeed = 1 // the order is the document's; nothing is shuffled
+	suiteConfig.RandomizeAllSpecs = false
+	suiteConfig.FailFast = s.cfg.FailFast
+	suiteConfig.Timeout = 24 * time.Hour
+	suiteConfig.GracePeriod = 5 * time.Second
+	reporterConfig := types.NewDefaultReporterConfig()
+	reporterConfig.NoColor = true
+
+	// Ginkgo's console reporter writes to these; petctl prints its own
+	// report to the injected writer instead.
+	stdout, stderr := formatter.ColorableStdOut, formatter.ColorableStdErr
+	formatter.ColorableStdOut, formatter.ColorableStdErr = io.Discard, io.Discard
+	defer func() { formatter.ColorableStdOut, formatter.ColorableStdErr = stdout, stderr }()
+
+	start := time.Now()
+	s.printHeader()
+	ginkgo.RunSpecs(&testingT{}, "petctl conform: "+s.title(), suiteConfig, reporterConfig)
+	return s.result(time.Since(start))
+}
+
+func (s *suite) title() string {
+	t := strings.TrimSpace(s.spec.Title + " " + s.spec.Version)
+	if t == "" {
+		t = s.spec.Source
+	}
+	return t
+}

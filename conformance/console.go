@@ -1,0 +1,295 @@
+package conformance
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/reporters"
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// excerptBytes is how much of a body a message shows.
+const excerptBytes = 300
+
+// describe renders an exchange for a failure message: the request as a
+// curl command (key redacted) and the response's status, relevant headers
+// and a body excerpt.
+func (s *suite) describe(ex *Exchange) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  request:  %s\n", s.curl(ex))
+	if ex.Status == 0 {
+		return b.String()
+	}
+	fmt.Fprintf(&b, "  response: %d %s in %s", ex.Status, http.StatusText(ex.Status), roundDuration(ex.Duration))
+	if ex.Waited > 0 {
+		fmt.Fprintf(&b, " (after waiting out 429 for %s)", ex.Waited)
+	}
+	fmt.Fprintf(&b, "\n  headers:  %s\n", headerLine(ex.Header))
+	fmt.Fprintf(&b, "  body:     %s\n", s.excerpt(ex))
+	return b.String()
+}
+
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d > time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d > time.Millisecond:
+		return d.Round(100 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
+}
+
+// excerpt is the start of the body on one line, with the key redacted.
+func (s *suite) excerpt(ex *Exchange) string {
+	if len(ex.Body) == 0 {
+		return "(empty)"
+	}
+	body := ex.Body
+	cut := len(body) > excerptBytes
+	if cut {
+		n := excerptBytes
+		for n > 0 && !utf8.RuneStart(body[n]) {
+			n--
+		}
+		body = body[:n]
+	}
+	text := strings.Join(strings.Fields(strings.ToValidUTF8(string(body), "?")), " ")
+	text = s.client.redact(text)
+	size := fmt.Sprintf("%d bytes", len(ex.Body))
+	if ex.Truncated {
+		size = fmt.Sprintf("more than %d bytes", MaxBodyBytes)
+	}
+	if cut {
+		return fmt.Sprintf("%s… (%s)", text, size)
+	}
+	return fmt.Sprintf("%s (%s)", text, size)
+}
+
+// curl renders the request as a command a person can paste: the key is
+// $PETCTL_API_KEY, expanded by the shell.
+func (s *suite) curl(ex *Exchange) string {
+	parts := []string{"curl", "-sS", "-i"}
+	if ex.Method != http.MethodGet {
+		parts = append(parts, "-X", ex.Method)
+	}
+	parts = append(parts, shellQuote(ex.URL))
+	for _, h := range ex.ReqHeader {
+		parts = append(parts, "-H", shellQuote(h[0]+": "+h[1]))
+	}
+	if ex.ReqBody != nil {
+		body := s.client.redact(string(ex.ReqBody))
+		if len(body) > 1000 {
+			body = body[:1000] + "…"
+		}
+		parts = append(parts, "--data-raw", shellQuote(body))
+	}
+	return strings.Join(parts, " ")
+}
+
+const keyVar = "$PETCTL_API_KEY"
+
+// shellQuote single-quotes s for a POSIX shell, leaving $PETCTL_API_KEY
+// outside the quotes so the shell expands it.
+func shellQuote(s string) string {
+	segs := strings.Split(s, keyVar)
+	for i, seg := range segs {
+		if seg != "" {
+			segs[i] = "'" + strings.ReplaceAll(seg, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(segs, `"`+keyVar+`"`)
+}
+
+// painter colours console words when the output is a terminal.
+type painter bool
+
+func (p painter) paint(code, s string) string {
+	if !p {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func (s *suite) printHeader() {
+	w := s.cfg.Out
+	fmt.Fprintf(w, "petctl conform: %s (%s)\n", s.title(), s.spec.Source)
+	fmt.Fprintf(w, "  target   %s\n", redactURL(s.base.String()))
+	fmt.Fprintf(w, "  run id   %s (records it creates are named petctl-conform-%s-N)\n", s.cfg.RunID, s.cfg.RunID)
+	var notes []string
+	if s.cfg.LabelFilter != "" {
+		notes = append(notes, fmt.Sprintf("%d selected by --label-filter %q, and the response checks", s.selected, s.cfg.LabelFilter))
+	}
+	if s.cfg.ReadOnly {
+		notes = append(notes, "--read-only")
+	}
+	if !s.cfg.Now.IsZero() {
+		notes = append(notes, "--now "+s.now.Format(time.RFC3339))
+	}
+	line := fmt.Sprintf("  checks   %d", len(s.checks))
+	if len(notes) > 0 {
+		line += " (" + strings.Join(notes, "; ") + ")"
+	}
+	fmt.Fprintln(w, line)
+}
+
+// reportSpec is a ReportAfterEach node: it prints failures as they happen,
+// and with -v every check with its requests and observations.
+func (s *suite) reportSpec(r ginkgo.SpecReport) {
+	s.mu.Lock()
+	c := s.byText[r.FullText()]
+	var t *T
+	if c != nil {
+		t = c.t
+	}
+	s.mu.Unlock()
+	p := painter(s.cfg.Color)
+	w := s.cfg.Out
+	name := r.FullText()
+	if t != nil {
+		name = t.name()
+	} else if c != nil {
+		name = c.group + " · " + c.op.String() + ": " + c.text
+	}
+	switch {
+	case r.State.Is(types.SpecStateFailureStates):
+		fmt.Fprintf(w, "%s %s\n", p.paint("31;1", "FAIL"), name)
+		msg := r.Failure.Message
+		if t != nil {
+			msg = strings.TrimPrefix(msg, t.name()+"\n")
+		}
+		if r.State != types.SpecStateFailed {
+			msg = r.State.String() + ": " + msg
+		}
+		fmt.Fprintln(w, indent(msg, "     "))
+	case !s.cfg.Verbose:
+		return
+	case r.State == types.SpecStatePassed:
+		fmt.Fprintf(w, "%s   %s %s\n", p.paint("32", "ok"), name, p.paint("2", fmt.Sprintf("(%s)", roundDuration(r.RunTime))))
+	default:
+		reason := r.Failure.Message
+		if reason == "" {
+			reason = s.notRunReason()
+		}
+		fmt.Fprintf(w, "%s %s: %s\n", p.paint("33", "skip"), name, reason)
+	}
+	if !s.cfg.Verbose || t == nil {
+		return
+	}
+	for _, ex := range t.exchanges {
+		fmt.Fprintf(w, "       %s %s → %d (%s)\n", ex.Method, ex.URL, ex.Status, roundDuration(ex.Duration))
+	}
+	for _, o := range t.observed {
+		fmt.Fprintf(w, "       observed %s: %s\n", o.Name, o.Value)
+	}
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// printSummary ends the console report: counts, why checks were skipped,
+// coverage, records created and observations.
+func (s *suite) printSummary(res *Result) {
+	w := s.cfg.Out
+	p := painter(s.cfg.Color)
+	verdict := p.paint("32;1", "PASS")
+	if !res.OK() {
+		verdict = p.paint("31;1", "FAIL")
+	}
+	fmt.Fprintf(w, "\n%s %d checks: %d passed, %d failed, %d skipped in %s; %d requests\n",
+		verdict, res.Passed+res.Failed+res.Skipped, res.Passed, res.Failed, res.Skipped, roundDuration(res.Duration), res.Requests)
+	if res.Interrupted {
+		fmt.Fprintln(w, "  interrupted: the checks after the interrupt did not run")
+	}
+	if res.Waited > 0 {
+		fmt.Fprintf(w, "  rate limited: waited %s in all for 429 answers' Retry-After\n", res.Waited)
+	}
+	reasons := map[string]int{}
+	for _, sr := range res.Report.SpecReports {
+		if sr.LeafNodeType == types.NodeTypeIt && sr.State == types.SpecStateSkipped {
+			r := sr.Failure.Message
+			if r == "" {
+				r = s.notRunReason()
+			}
+			reasons[r]++
+		}
+	}
+	if len(reasons) > 0 {
+		fmt.Fprintln(w, "  skipped:")
+		keys := sortedKeys(reasons)
+		sort.SliceStable(keys, func(i, j int) bool { return reasons[keys[i]] > reasons[keys[j]] })
+		for _, r := range keys {
+			fmt.Fprintf(w, "    %3d  %s\n", reasons[r], r)
+		}
+	}
+	s.mu.Lock()
+	var ops []string
+	for _, op := range s.spec.Operations {
+		if n := s.sent[op]; n > 0 {
+			ops = append(ops, fmt.Sprintf("%s %d", op.ID, n))
+		}
+	}
+	s.mu.Unlock()
+	fmt.Fprintf(w, "  operations exercised (requests): %s\n", orNone(strings.Join(ops, ", ")))
+	for _, id := range sortedKeys(res.NotExercised) {
+		fmt.Fprintf(w, "  not exercised: %s: %s\n", id, res.NotExercised[id])
+	}
+	if len(res.Created) > 0 {
+		var names []string
+		for _, r := range res.Created {
+			if r.ID != "" {
+				names = append(names, fmt.Sprintf("%s (id %s)", r.Name, r.ID))
+			} else {
+				names = append(names, r.Name)
+			}
+		}
+		fmt.Fprintf(w, "  records created: %d: %s\n", len(names), strings.Join(names, ", "))
+	}
+	if len(res.Observations) > 0 {
+		fmt.Fprintln(w, "  observed where the description is open:")
+		for _, o := range res.Observations {
+			fmt.Fprintf(w, "    %s: %s\n", o.Name, o.Value)
+		}
+	}
+	for _, f := range []struct{ kind, path string }{{"JUnit", s.cfg.JUnitReport}, {"JSON", s.cfg.JSONReport}} {
+		if f.path != "" {
+			fmt.Fprintf(w, "  %s report: %s\n", f.kind, f.path)
+		}
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// writeReports writes the JUnit and JSON reports.
+func (s *suite) writeReports(report types.Report) error {
+	if s.cfg.JSONReport != "" {
+		if err := reporters.GenerateJSONReport(report, s.cfg.JSONReport); err != nil {
+			return fmt.Errorf("--json-report: %v", unwrapPathError(err))
+		}
+	}
+	if s.cfg.JUnitReport != "" {
+		err := reporters.GenerateJUnitReportWithConfig(report, s.cfg.JUnitReport, reporters.JunitReportConfig{
+			OmitTimelinesForSpecState: types.SpecStatePassed | types.SpecStateSkipped,
+			OmitCapturedStdOutErr:     true,
+			OmitLeafNodeType:          true,
+		})
+		if err != nil {
+			return fmt.Errorf("--junit-report: %v", unwrapPathError(err))
+		}
+	}
+	return nil
+}

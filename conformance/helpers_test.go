@@ -1,0 +1,268 @@
+package conformance_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+	"github.com/petctl/petctl/conformance"
+	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/fixtures"
+	"github.com/petctl/petctl/spec"
+)
+
+const testKey = "conform-test-key-5b1f0c"
+
+// syncBuffer is written by the run while a failing test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func petstoreSpec(t *testing.T) *spec.Spec {
+	t.Helper()
+	s, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func fixture(t *testing.T, name string) engine.FixtureFile {
+	t.Helper()
+	data, err := fs.ReadFile(fixtures.Files, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return engine.FixtureFile{Name: name, Data: data}
+}
+
+// petstore is petctl serve's engine with the embedded spec and animals.
+func petstore(t *testing.T, mutate ...func(*engine.Options)) http.Handler {
+	t.Helper()
+	o := engine.Options{Spec: petstoreSpec(t), Keys: []string{testKey}, Fixtures: []engine.FixtureFile{fixture(t, "petstore/pets.json")}}
+	for _, m := range mutate {
+		m(&o)
+	}
+	srv, err := engine.New(o)
+	if err != nil {
+		t.Fatalf("engine.New: %v", err)
+	}
+	return srv
+}
+
+// serve starts h behind httptest and returns the base URL with /v1.
+func serve(t *testing.T, h http.Handler) string {
+	t.Helper()
+	return serveRaw(t, h) + "/v1"
+}
+
+// serveRaw starts h behind httptest and returns its root URL.
+func serveRaw(t *testing.T, h http.Handler) string {
+	t.Helper()
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// outcome is a run with its console output.
+type outcome struct {
+	res *conformance.Result
+	out string
+}
+
+// runSpec is the Petstore document and its validator for the runs, built
+// once: the runs are sequential and building a validator is costly. The
+// engines parse their own copy, so nothing is shared between goroutines.
+var runSpec = sync.OnceValues(func() (*spec.Spec, *spec.Validator) {
+	s, err := spec.Default()
+	if err != nil {
+		panic(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		panic(err)
+	}
+	return s, v
+})
+
+// conform runs the suite against base; the run must not fail to start.
+func conform(t *testing.T, base string, mutate ...func(*conformance.Config)) outcome {
+	t.Helper()
+	var out syncBuffer
+	doc, val := runSpec()
+	cfg := conformance.Config{BaseURL: base, APIKey: testKey, RunID: "test", Timeout: 5 * time.Second, Out: &out, Err: &out, Spec: doc, Validator: val}
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	res, err := conformance.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, out.String())
+	}
+	return outcome{res: res, out: out.String()}
+}
+
+// failed lists the full names of the failed checks (and the coverage node).
+func (o outcome) failed() []string {
+	var out []string
+	for _, sr := range o.res.Report.SpecReports {
+		if sr.State.Is(types.SpecStateFailureStates) {
+			out = append(out, strings.TrimSpace(sr.FullText()+" "+sr.LeafNodeText))
+		}
+	}
+	return out
+}
+
+// state returns the state and message of the one check whose name holds text.
+func (o outcome) state(t *testing.T, text string) (types.SpecState, string) {
+	t.Helper()
+	var found []types.SpecReport
+	for _, sr := range o.res.Report.SpecReports {
+		if strings.Contains(sr.FullText(), text) {
+			found = append(found, sr)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d checks are named like %q, want 1", len(found), text)
+	}
+	return found[0].State, found[0].Failure.Message
+}
+
+func (o outcome) observation(name string) (string, bool) {
+	for _, ob := range o.res.Observations {
+		if ob.Name == name {
+			return ob.Value, true
+		}
+	}
+	return "", false
+}
+
+// ---- handler wrappers that break or vary one thing
+
+// recorded is the engine's answer, for a wrapper to change before it is written.
+type recorded struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// editResponse runs h and lets edit change the answer to requests match accepts.
+func editResponse(h http.Handler, match func(*http.Request) bool, edit func(*http.Request, *recorded)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !match(r) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		res := &recorded{status: rec.Code, header: rec.Header().Clone(), body: rec.Body.Bytes()}
+		edit(r, res)
+		for k, v := range res.header {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Content-Length", itoa(len(res.body)))
+		w.WriteHeader(res.status)
+		_, _ = w.Write(res.body)
+	})
+}
+
+// editRequest changes requests match accepts before h sees them.
+func editRequest(h http.Handler, match func(*http.Request) bool, edit func(*http.Request)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if match(r) {
+			edit(r)
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func is(method, path string) func(*http.Request) bool {
+	return func(r *http.Request) bool { return r.Method == method && r.URL.Path == path }
+}
+
+// isPrefix matches a path prefix; an empty method matches any method.
+func isPrefix(method, prefix string) func(*http.Request) bool {
+	return func(r *http.Request) bool {
+		return (method == "" || r.Method == method) && strings.HasPrefix(r.URL.Path, prefix)
+	}
+}
+
+func everything(*http.Request) bool { return true }
+
+// editJSON decodes a body, lets f change it and encodes it again.
+func editJSON(res *recorded, f func(v any) any) {
+	var v any
+	if json.Unmarshal(res.body, &v) != nil {
+		return
+	}
+	res.body, _ = json.Marshal(f(v))
+}
+
+// eachObject applies f to an object or to each object of an array.
+func eachObject(f func(map[string]any)) func(any) any {
+	return func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			f(x)
+		case []any:
+			for _, it := range x {
+				if obj, ok := it.(map[string]any); ok {
+					f(obj)
+				}
+			}
+		}
+		return v
+	}
+}
+
+func readBody(r *http.Request) []byte {
+	b, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return b
+}
+
+func setBody(r *http.Request, b []byte) {
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	r.ContentLength = int64(len(b))
+}
+
+func errorBody(status int, code string) []byte {
+	b, _ := json.Marshal(map[string]any{"code": code, "message": "broken on purpose", "status": status})
+	return b
+}

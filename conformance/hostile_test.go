@@ -1,0 +1,150 @@
+package conformance_test
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/petctl/petctl/conformance"
+)
+
+// hostileItem answers GET /pets/{id} and POST /pets badly and everything
+// else (the reachability probe included) as the engine does.
+func hostileItem(t *testing.T, misbehave http.HandlerFunc) http.Handler {
+	engine := petstore(t)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1/pets/") || (r.Method == http.MethodPost && r.URL.Path == "/v1/pets") {
+			misbehave(w, r)
+			return
+		}
+		engine.ServeHTTP(w, r)
+	})
+}
+
+// TestHostileDeployments: a deployment that hangs, dribbles, sends an
+// endless or a huge body, redirects in a loop, resets connections or
+// answers HTML fails checks with a clear reason, within the time-out;
+// petctl neither hangs nor crashes, and both reports are written.
+func TestHostileDeployments(t *testing.T) {
+	var redirects atomic.Int64
+	cases := []struct {
+		name   string
+		h      http.HandlerFunc
+		reason []string // one of these is in some failure message
+	}{
+		{"hangs", func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(20 * time.Second):
+			}
+		}, []string{"time-out"}},
+		{"answers slowly", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(200)
+			for i := 0; i < 100; i++ {
+				if _, err := w.Write([]byte(" ")); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				select {
+				case <-r.Context().Done():
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+		}, []string{"time-out"}},
+		{"endless body", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(200)
+			chunk := []byte("[" + strings.Repeat(`{"id":1,"name":"x","categoryId":1},`, 1000))
+			for {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		}, []string{"MiB", "larger", "limit"}},
+		{"huge body", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			body := `{"id":1,"name":"` + strings.Repeat("x", 20<<20) + `","categoryId":1}`
+			w.Write([]byte(body))
+		}, []string{"MiB", "larger", "limit"}},
+		{"redirect loop", func(w http.ResponseWriter, r *http.Request) {
+			redirects.Add(1)
+			http.Redirect(w, r, r.URL.String(), http.StatusFound)
+		}, []string{"redirect", "302"}},
+		{"resets connections", func(w http.ResponseWriter, r *http.Request) {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				return
+			}
+			if tc, ok := conn.(*net.TCPConn); ok {
+				tc.SetLinger(0) // close with RST
+			}
+			conn.Close()
+		}, []string{"reset", "EOF", "closed"}},
+		{"answers HTML", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(http.StatusBadGateway)
+			w.Write([]byte("<html><body><h1>502 Bad Gateway</h1></body></html>"))
+		}, []string{"text/html", "HTML", "Content-Type"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			junit, jsonReport := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.json")
+			start := time.Now()
+			o := conform(t, serve(t, hostileItem(t, c.h)), func(cfg *conformance.Config) {
+				cfg.Timeout = 400 * time.Millisecond
+				cfg.JUnitReport, cfg.JSONReport = junit, jsonReport
+			})
+			if d := time.Since(start); d > 90*time.Second {
+				t.Errorf("the run took %v", d)
+			}
+			failed := o.failed()
+			if len(failed) == 0 {
+				t.Fatalf("no check failed against a deployment that %s:\n%s", c.name, o.out)
+			}
+			found := false
+			for _, sr := range o.res.Report.SpecReports {
+				for _, r := range c.reason {
+					if strings.Contains(sr.Failure.Message, r) {
+						found = true
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no failure message gives the reason (%v):\n%s", c.reason, o.out)
+			}
+			for _, f := range failed {
+				if !strings.Contains(f, "getPet") && !strings.Contains(f, "createPet") && !strings.Contains(f, "coverage") && !strings.Contains(f, "pagination") && !strings.Contains(f, "limit") {
+					t.Logf("also failed: %s", f)
+				}
+			}
+			raw, err := os.ReadFile(junit)
+			if err != nil {
+				t.Fatalf("no JUnit report: %v", err)
+			}
+			var suites struct {
+				XMLName  xml.Name `xml:"testsuites"`
+				Failures int      `xml:"failures,attr"`
+			}
+			if err := xml.Unmarshal(raw, &suites); err != nil || suites.Failures == 0 {
+				t.Errorf("JUnit report: %v, %d failures", err, suites.Failures)
+			}
+			raw, err = os.ReadFile(jsonReport)
+			if err != nil || !json.Valid(raw) {
+				t.Errorf("JSON report: %v", err)
+			}
+		})
+	}
+	if redirects.Load() > 200 {
+		t.Errorf("the redirect loop was followed %d times", redirects.Load())
+	}
+}

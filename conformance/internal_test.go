@@ -1,0 +1,213 @@
+package conformance
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/petctl/petctl/spec"
+)
+
+// TestShellQuote runs the quoted words through a real shell: what comes
+// out is what went in, with $PETCTL_API_KEY expanded and nothing else.
+func TestShellQuote(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	for _, in := range []string{
+		`plain`,
+		`it's "quoted" $HOME \n`,
+		`{"name":"a'b","x":"$(id)"}`,
+		"Bearer $PETCTL_API_KEY",
+		"http://h/v1/pets?key=$PETCTL_API_KEY&x='y'",
+	} {
+		out, err := exec.Command("sh", "-c", "printf %s "+shellQuote(in)).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.ReplaceAll(in, "$PETCTL_API_KEY", os.Getenv("PETCTL_API_KEY"))
+		if string(out) != want {
+			t.Errorf("shellQuote(%q) through sh = %q, want %q", in, out, want)
+		}
+	}
+}
+
+// TestCurlRepeatsTheRequest pastes a failure's curl command into a shell
+// with PETCTL_API_KEY set: the server sees the same request.
+func TestCurlRepeatsTheRequest(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	const key = "curl-key-1f2e"
+	type seen struct{ method, uri, auth, ctype, body string }
+	got := make(chan seen, 2)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b := make([]byte, 1024)
+		n, _ := r.Body.Read(b)
+		got <- seen{r.Method, r.URL.RequestURI(), r.Header.Get("Authorization"), r.Header.Get("Content-Type"), string(b[:n])}
+		w.WriteHeader(418)
+	}))
+	defer hs.Close()
+	base, _ := url.Parse(hs.URL + "/v1")
+	c := newClient(base, key, 5*time.Second, time.Second)
+	s := &suite{client: c}
+	op := &spec.Operation{ID: "createPet", Method: http.MethodPost, Path: "/pets", Security: [][]string{{"bearer"}}}
+	r := &request{op: op, query: url.Values{"q": {"it's"}}, body: []byte(`{"name":"O'Hara $x"}`)}
+	ex, err := c.do(t.Context(), r, map[string]schemeInfo{"bearer": {kind: "bearer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := <-got
+	cmd := exec.Command("sh", "-c", s.curl(ex)+" -o /dev/null")
+	cmd.Env = append(os.Environ(), "PETCTL_API_KEY="+key)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v: %s", s.curl(ex), err, out)
+	}
+	second := <-got
+	if first != second {
+		t.Errorf("curl sent %+v, the run sent %+v", second, first)
+	}
+	if strings.Contains(s.curl(ex), key) {
+		t.Errorf("the curl command contains the key: %s", s.curl(ex))
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"3", 3 * time.Second, true},
+		{" 0 ", 0, true},
+		{"Thu, 01 Jan 2026 00:00:05 GMT", 5 * time.Second, true},
+		{"Wed, 31 Dec 2025 23:00:00 GMT", 0, true},
+		{"", 0, false},
+		{"-1", 0, false},
+		{"soon", 0, false},
+	}
+	for _, tc := range tests {
+		got, ok := retryAfter(tc.in, now)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("retryAfter(%q) = %s, %t; want %s, %t", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestErrorShape(t *testing.T) {
+	tests := []struct {
+		ctype, body string
+		want        string // a problem it must report; "" for none
+	}{
+		{"application/json", `{"code":"x","message":"m","status":404}`, ""},
+		{"application/json; charset=utf-8", `{"code":"x","message":"","status":404,"extra":1}`, ""},
+		{"text/html", `<h1>404</h1>`, "Content-Type"},
+		{"application/problem+json", `{"code":"x","message":"m","status":404}`, "Content-Type"},
+		{"application/json", ``, "empty"},
+		{"application/json", `[]`, "not a JSON object"},
+		{"application/json", `{"message":"m","status":404}`, "code is missing"},
+		{"application/json", `{"code":"","message":"m","status":404}`, "code is empty"},
+		{"application/json", `{"code":7,"message":"m","status":404}`, "code is 7"},
+		{"application/json", `{"code":"x","status":404}`, "message is missing"},
+		{"application/json", `{"code":"x","message":"m"}`, "status is missing"},
+		{"application/json", `{"code":"x","message":"m","status":"404"}`, `status is "404"`},
+		{"application/json", `{"code":"x","message":"m","status":404.5}`, "status is 404.5"},
+		{"application/json", `{"code":"x","message":"m","status":400}`, "status is 400, want 404"},
+	}
+	for _, tc := range tests {
+		ex := &Exchange{Status: 404, Header: http.Header{"Content-Type": {tc.ctype}}, Body: []byte(tc.body)}
+		got := strings.Join(errorShape(ex), "; ")
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s %s: problems %q, want %q", tc.ctype, tc.body, got, tc.want)
+		}
+	}
+}
+
+func TestDeprecationHeaders(t *testing.T) {
+	sunset := time.Date(2030, 12, 5, 0, 0, 0, 0, time.UTC)
+	op := &spec.Operation{ID: "getPet", Deprecated: true, Sunset: sunset}
+	tests := []struct {
+		deprecation, sunset []string
+		wantDep, wantSun    string
+	}{
+		{[]string{"@1795305600"}, []string{"Thu, 05 Dec 2030 00:00:00 GMT"}, "", ""},
+		{[]string{"@1922659200"}, nil, "", "no Sunset"},
+		{[]string{"@1922659201"}, []string{"Thu, 05 Dec 2030 00:00:01 GMT"}, "after the removal date", "want Thu, 05 Dec 2030"},
+		{[]string{"true"}, []string{"Thu, 5 Dec 2030 00:00:00 GMT"}, "expired draft", "not an IMF-fixdate"},
+		{[]string{"Sun, 22 Nov 2026 00:00:00 GMT"}, []string{"Thursday, 05-Dec-30 00:00:00 GMT"}, "not RFC 9745", "not an IMF-fixdate"},
+		{nil, []string{"a", "b"}, "no Deprecation", "2 Sunset headers"},
+	}
+	for _, tc := range tests {
+		ex := &Exchange{Header: http.Header{}}
+		for _, v := range tc.deprecation {
+			ex.Header.Add("Deprecation", v)
+		}
+		for _, v := range tc.sunset {
+			ex.Header.Add("Sunset", v)
+		}
+		if got := deprecationProblem(ex, op); (tc.wantDep == "") != (got == "") || !strings.Contains(got, tc.wantDep) {
+			t.Errorf("Deprecation %q: %q, want %q", tc.deprecation, got, tc.wantDep)
+		}
+		if got := sunsetProblem(ex, op); (tc.wantSun == "") != (got == "") || !strings.Contains(got, tc.wantSun) {
+			t.Errorf("Sunset %q: %q, want %q", tc.sunset, got, tc.wantSun)
+		}
+	}
+}
+
+// TestClientBounds: bodies are capped, cross-host redirects are not
+// followed, a Retry-After beyond the bound is not waited for.
+func TestClientBounds(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the client followed a redirect to another host (%s), with %q", r.URL, r.Header.Get("Authorization"))
+	}))
+	defer other.Close()
+	otherURL := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/big":
+			w.Write([]byte(strings.Repeat("x", MaxBodyBytes+10)))
+		case "/v1/away":
+			http.Redirect(w, r, otherURL+"/v1/big", http.StatusFound)
+		case "/v1/here":
+			http.Redirect(w, r, "/v1/ok", http.StatusMovedPermanently)
+		case "/v1/ok":
+			w.WriteHeader(204)
+		case "/v1/slow-down":
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(429)
+		}
+	}))
+	defer hs.Close()
+	base, _ := url.Parse(hs.URL + "/v1")
+	c := newClient(base, "k", 5*time.Second, time.Second)
+	c.sleep = func(_ context.Context, d time.Duration) error {
+		t.Errorf("the client waited %s", d)
+		return nil
+	}
+	get := func(path string) *Exchange {
+		ex, err := c.do(t.Context(), &request{op: &spec.Operation{Method: "GET", Path: path}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ex
+	}
+	if ex := get("/big"); !ex.Truncated || len(ex.Body) != MaxBodyBytes {
+		t.Errorf("big body: truncated %t, %d bytes", ex.Truncated, len(ex.Body))
+	}
+	if ex := get("/away"); ex.Status != http.StatusFound {
+		t.Errorf("cross-host redirect: %d, want the 302 itself", ex.Status)
+	}
+	if ex := get("/here"); ex.Status != 204 {
+		t.Errorf("same-host redirect: %d, want it followed to 204", ex.Status)
+	}
+	if ex := get("/slow-down"); ex.Status != 429 {
+		t.Errorf("Retry-After of an hour: %d, want the 429 itself", ex.Status)
+	}
+}

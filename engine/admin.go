@@ -1,0 +1,281 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// AdminPrefix is the reserved path of the admin endpoints. No document path
+// may start with it.
+const AdminPrefix = "/__petctl/"
+
+// DefaultMaxImportBytes bounds a store import unless Options say otherwise.
+const DefaultMaxImportBytes = 256 << 20
+
+// The admin endpoints, relative to AdminPrefix.
+var adminEndpoints = []struct {
+	method, path, what string
+}{
+	{http.MethodGet, "health", "liveness: 200 while the process serves"},
+	{http.MethodGet, "ready", "readiness: 200 with the collections and their sizes"},
+	{http.MethodPost, "reset", "return every collection to its fixtures"},
+	{http.MethodGet, "store", "export the store as a fixture file: {collection: [records]}"},
+	{http.MethodPut, "store", "import a fixture file (JSON, or YAML with Content-Type application/yaml): the collections it names are replaced, after every record is validated; a bad import changes nothing"},
+	{http.MethodGet, "requests", "the last requests with their validation results, newest first (?limit=N)"},
+}
+
+// adminAllowed says whether r may use the admin endpoints: callers on
+// loopback may; others need the admin key.
+func (s *Server) adminAllowed(r *http.Request) *Error {
+	if isLoopback(r.RemoteAddr) {
+		return nil
+	}
+	if s.adminKey == nil {
+		return Errorf(CodeForbidden, "the admin endpoints answer loopback callers only; configure an admin key to use them from another host")
+	}
+	token, ok := bearerToken(r.Header.Values("Authorization"))
+	if !ok {
+		return Errorf(CodeUnauthorized, "the admin endpoints need the admin key from another host: send 'Authorization: Bearer <ADMIN_KEY>'")
+	}
+	sum := sha256.Sum256([]byte(token))
+	if subtle.ConstantTimeCompare(sum[:], s.adminKey) != 1 {
+		return Errorf(CodeUnauthorized, "the admin key is not valid")
+	}
+	return nil
+}
+
+func isLoopback(remoteAddr string) bool {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// bearerToken returns the token of a single "Bearer <token>" header.
+func bearerToken(values []string) (string, bool) {
+	if len(values) != 1 {
+		return "", false
+	}
+	scheme, token, ok := strings.Cut(strings.TrimSpace(values[0]), " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return "", false
+	}
+	return token, true
+}
+
+// serveAdmin answers a request under AdminPrefix.
+func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	res := s.admin(w, r)
+	if res != nil {
+		writeResponse(w, r, res)
+	}
+	status := http.StatusOK
+	if res != nil {
+		status = res.status
+	}
+	s.log.Info("admin", "method", r.Method, "path", r.URL.Path, "status", status,
+		"latency", time.Since(start).Round(time.Microsecond).String())
+}
+
+// admin returns the response to write, or nil when it wrote one itself.
+func (s *Server) admin(w http.ResponseWriter, r *http.Request) *response {
+	if e := s.adminAllowed(r); e != nil {
+		res := errorResponse(e)
+		if e.Code == CodeUnauthorized {
+			res.set("WWW-Authenticate", `Bearer realm="petctl-admin"`)
+		}
+		return res
+	}
+	name := strings.TrimPrefix(r.URL.Path, AdminPrefix)
+	var methods []string
+	for _, ep := range adminEndpoints {
+		if ep.path == name {
+			methods = append(methods, ep.method)
+		}
+	}
+	if len(methods) == 0 {
+		var all []string
+		for _, ep := range adminEndpoints {
+			all = append(all, ep.method+" "+AdminPrefix+ep.path)
+		}
+		return errorResponse(Errorf(CodeRouteNotFound, "no admin endpoint at %s; they are %s", truncate(r.URL.Path, 200), strings.Join(all, ", ")))
+	}
+	if !contains(methods, r.Method) && (r.Method != http.MethodHead || !contains(methods, http.MethodGet)) {
+		res := errorResponse(Errorf(CodeMethodNotAllowed, "%s is not an admin method for %s; allowed: %s", r.Method, r.URL.Path, strings.Join(methods, ", ")))
+		res.set("Allow", strings.Join(methods, ", "))
+		return res
+	}
+	switch {
+	case name == "health":
+		return adminJSON(map[string]any{"status": "ok"})
+	case name == "ready":
+		return adminJSON(map[string]any{"ready": true, "collections": s.Collections()})
+	case name == "reset":
+		s.Reset()
+		return adminJSON(map[string]any{"reset": true, "collections": s.Collections()})
+	case name == "store" && r.Method == http.MethodPut:
+		return s.adminImport(r)
+	case name == "store":
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Disposition", `attachment; filename="petctl-store.json"`)
+		if r.Method != http.MethodHead {
+			_ = s.Export(w)
+		}
+		return nil
+	case name == "requests":
+		n := 0
+		if v := r.URL.Query().Get("limit"); v != "" {
+			var err error
+			if n, err = strconv.Atoi(v); err != nil || n < 1 {
+				return errorResponse(Errorf(CodeValidation, "query parameter 'limit': %q: want a positive integer", truncate(v, 50)))
+			}
+		}
+		return adminJSON(map[string]any{"requests": s.reqlog.last(n)})
+	}
+	return errorResponse(Errorf(CodeInternal, "admin endpoint %s has no handler", name))
+}
+
+func (s *Server) adminImport(r *http.Request) *response {
+	if r.ContentLength > s.maxImport {
+		return errorResponse(Errorf(CodePayloadTooLarge, "the import has %d bytes; the limit is %d", r.ContentLength, s.maxImport))
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.maxImport))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return errorResponse(Errorf(CodePayloadTooLarge, "the import exceeds the limit of %d bytes", s.maxImport))
+		}
+		return errorResponse(Errorf(CodeMalformedJSON, "the import could not be read: %v", err))
+	}
+	name := "import.json"
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && isYAMLMediaType(mt) {
+		name = "import.yaml"
+	}
+	if err := s.Import(FixtureFile{Name: name, Data: body}); err != nil {
+		return errorResponse(Errorf(CodeValidation, "nothing was imported: %v", err))
+	}
+	return adminJSON(map[string]any{"imported": true, "collections": s.Collections()})
+}
+
+func isYAMLMediaType(mt string) bool {
+	mt = strings.ToLower(mt)
+	return mt == "application/yaml" || mt == "application/x-yaml" || mt == "text/yaml" || strings.HasSuffix(mt, "+yaml")
+}
+
+func adminJSON(v any) *response {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return errorResponse(Errorf(CodeInternal, "admin answer could not be encoded: %v", err))
+	}
+	res := jsonResponse(http.StatusOK, body)
+	res.set("Content-Type", "application/json")
+	res.set("Cache-Control", "no-store")
+	return res
+}
+
+// Reset returns every collection to its fixtures (and generated records).
+func (s *Server) Reset() {
+	s.adminMu.Lock()
+	defer s.adminMu.Unlock()
+	for _, c := range s.colls {
+		c.store.restoreBaseline()
+	}
+}
+
+// Export writes the store as a fixture file: a JSON object mapping each
+// collection to the array of its records in id order.
+func (s *Server) Export(w io.Writer) error {
+	s.adminMu.Lock()
+	defer s.adminMu.Unlock()
+	buf := make([]byte, 0, 64<<10)
+	buf = append(buf, '{')
+	for i, name := range sortedKeys(s.colls) {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, '\n')
+		buf = appendJSONString(buf, name)
+		buf = append(buf, ": ["...)
+		for j, raw := range s.colls[name].store.snapshot() {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, "\n  "...)
+			buf = append(buf, raw...)
+			if len(buf) > 60<<10 {
+				if _, err := w.Write(buf); err != nil {
+					return err
+				}
+				buf = buf[:0]
+			}
+		}
+		buf = append(buf, "\n]"...)
+	}
+	buf = append(buf, "\n}\n"...)
+	_, err := w.Write(buf)
+	return err
+}
+
+// Import replaces the collections a fixture file names with its records.
+// Every record is validated first; on any problem nothing changes.
+func (s *Server) Import(f FixtureFile) error {
+	s.adminMu.Lock()
+	defer s.adminMu.Unlock()
+	byName, err := parseFixtures([]FixtureFile{f}, s.colls)
+	if err != nil {
+		return err
+	}
+	if len(byName) == 0 {
+		return fmt.Errorf("%s names no collection; the collections are %s", f.Name, knownNames(s.colls))
+	}
+	type built struct {
+		c    *collection
+		cols *columns
+	}
+	var all []built
+	now := s.now()
+	for _, name := range sortedKeys(byName) {
+		c := s.colls[name]
+		cols, err := c.buildFixtures(byName[name], now)
+		if err != nil {
+			return err
+		}
+		all = append(all, built{c, cols})
+	}
+	for _, b := range all {
+		b.c.store.loadColumns(b.cols)
+	}
+	return nil
+}
+
+// writeResponse writes a response that needs no validation (admin answers).
+func writeResponse(w http.ResponseWriter, r *http.Request, res *response) {
+	h := w.Header()
+	for k, v := range res.header {
+		h[k] = v
+	}
+	if res.body != nil {
+		if h.Get("Content-Type") == "" {
+			h.Set("Content-Type", "application/json")
+		}
+		h.Set("Content-Length", strconv.Itoa(len(res.body)))
+	}
+	w.WriteHeader(res.status)
+	if res.body != nil && r.Method != http.MethodHead {
+		_, _ = w.Write(res.body)
+	}
+}

@@ -1,0 +1,263 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/petctl/petctl/spec"
+)
+
+// ListOptions decide what the description leaves open about lists.
+type ListOptions struct {
+	// ClampLimit answers a page size outside its bounds with the nearest
+	// bound instead of 400.
+	ClampLimit bool
+	// NewestFirst lists the newest items first instead of by id ascending.
+	NewestFirst bool
+	// CursorParam, when set, pages beyond the page size: a list that has
+	// more items carries `Link: <...>; rel="next"` (RFC 8288) whose URL
+	// repeats the query with this parameter set to an opaque cursor.
+	CursorParam string
+}
+
+// Stub is a configured answer for an operation the store cannot serve.
+type Stub struct {
+	Status  int
+	Headers map[string]string
+	// Body is the JSON body; nil sends none.
+	Body json.RawMessage
+}
+
+// Delay is a fixed latency (Min == Max) or a range to draw from.
+type Delay struct {
+	Min, Max time.Duration
+}
+
+// Fault makes an operation fail with Status at Rate (0..1).
+type Fault struct {
+	Rate   float64
+	Status int
+}
+
+// AllOperations is the key of Latency and Faults that applies to every
+// operation without an entry of its own.
+const AllOperations = "*"
+
+// checkOptions reports every option that does not fit the document, at
+// once, before anything listens.
+func (s *Server) checkOptions(o Options) error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if p := o.Lists.CursorParam; p != "" {
+		for _, c := range s.spec.Collections {
+			if c.List != nil && c.List.Param("query", p) != nil {
+				bad("lists: cursor parameter %q is already a parameter of %s; choose another name", p, c.List.ID)
+			}
+		}
+	}
+	for _, name := range sortedKeys(o.Defaults) {
+		c := s.colls[name]
+		if c == nil {
+			bad("defaults: no collection %q; the collections are %s", name, knownNames(s.colls))
+			continue
+		}
+		for _, field := range sortedKeys(o.Defaults[name]) {
+			if err := s.checkDefault(c, field, o.Defaults[name][field]); err != nil {
+				bad("defaults: %s.%s: %v", name, field, err)
+			}
+		}
+	}
+	for _, id := range sortedKeys(o.Responses) {
+		if err := s.checkStub(id, o.Responses[id]); err != nil {
+			bad("responses: %s: %v", id, err)
+		}
+	}
+	for _, id := range sortedKeys(o.Latency) {
+		d := o.Latency[id]
+		switch {
+		case id != AllOperations && s.spec.Operation(id) == nil:
+			bad("latency: no operation %q; the operations are %s", id, s.operationIDs())
+		case d.Min < 0 || d.Max < d.Min:
+			bad("latency: %s: want 0 <= min <= max, got %s..%s", id, d.Min, d.Max)
+		case d.Max > MaxInjectedLatency:
+			bad("latency: %s: %s is longer than the limit of %s", id, d.Max, MaxInjectedLatency)
+		}
+	}
+	for _, id := range sortedKeys(o.Faults) {
+		f := o.Faults[id]
+		switch {
+		case id != AllOperations && s.spec.Operation(id) == nil:
+			bad("faults: no operation %q; the operations are %s", id, s.operationIDs())
+		case f.Rate < 0 || f.Rate > 1:
+			bad("faults: %s: rate %g: want a number from 0 to 1", id, f.Rate)
+		case f.Status != 0 && (f.Status < 400 || f.Status > 599):
+			bad("faults: %s: status %d: want an error status, 400 to 599", id, f.Status)
+		}
+	}
+	if o.Generate < 0 {
+		bad("generate: %d: want 0 or more records", o.Generate)
+	}
+	return errors.Join(errs...)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (s *Server) operationIDs() string {
+	ids := make([]string, 0, len(s.spec.Operations))
+	for _, op := range s.spec.Operations {
+		ids = append(ids, op.ID)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// checkDefault proves a default can be given: the field is one the client
+// may send, and the value is valid for it.
+func (s *Server) checkDefault(c *collection, field string, raw json.RawMessage) error {
+	def := c.def
+	f := def.Field(field)
+	if f == nil {
+		names, _, _ := spec.ObjectProperties(def.ItemSchema)
+		return fmt.Errorf("the item schema has no field %q; its fields are %s", field, strings.Join(names, ", "))
+	}
+	if contains(def.Assigned, field) {
+		return fmt.Errorf("the server assigns %s; it cannot have a default", field)
+	}
+	if ps := s.val.Schema(f.Schema, raw); len(ps) > 0 {
+		return fmt.Errorf("%s is not a valid %s: %s", raw, field, describeProblems(ps))
+	}
+	if _, err := decodeStrict(raw); err != nil {
+		return err
+	}
+	if c.defaults == nil {
+		c.defaults = map[string]json.RawMessage{}
+	}
+	c.defaults[field] = raw
+	return nil
+}
+
+// checkStub proves a configured response is one the document allows, so it
+// never becomes a 500 at request time.
+func (s *Server) checkStub(id string, st Stub) error {
+	op := s.spec.Operation(id)
+	if op == nil {
+		return fmt.Errorf("no such operation; the operations are %s", s.operationIDs())
+	}
+	if o := s.ops[op]; o != nil && o.kind != kindUnpublished && o.kind != kindUnserved {
+		return fmt.Errorf("%s is served from the store; a configured response would hide it", op)
+	}
+	if st.Status < 100 || st.Status > 599 {
+		return fmt.Errorf("status %d: want an HTTP status, 100 to 599", st.Status)
+	}
+	if !op.Declares(st.Status) {
+		return fmt.Errorf("status %d is not declared for %s", st.Status, op)
+	}
+	res := &response{status: st.Status, op: op}
+	for k, v := range st.Headers {
+		res.set(k, v)
+	}
+	if st.Body != nil {
+		res.body = bytes.TrimSpace(st.Body)
+		if res.header.Get("Content-Type") == "" {
+			res.set("Content-Type", spec.JSON)
+		}
+	}
+	path := s.spec.BasePath + op.Path
+	for _, p := range op.Params {
+		if p.In == "path" {
+			path = strings.ReplaceAll(path, "{"+p.Name+"}", "1")
+		}
+	}
+	r, err := http.NewRequest(op.Method, path, nil)
+	if err != nil {
+		return err
+	}
+	if ps := s.val.Response(r, op, res.status, res.header, res.body); len(ps) > 0 {
+		return fmt.Errorf("the response does not match the document: %s", describeProblems(ps))
+	}
+	s.ops[op].stub = res
+	return nil
+}
+
+// serveStub answers with a copy of the configured response.
+func (o *operation) serveStub() *response {
+	res := &response{status: o.stub.status, body: o.stub.body, proven: true}
+	for k, vs := range o.stub.header {
+		for _, v := range vs {
+			res.set(k, v)
+		}
+	}
+	return res
+}
+
+// clampLimit returns r with an out-of-range page size replaced by the
+// nearest bound, and a note for the log; a value that is not an integer is
+// left for validation to refuse.
+func clampLimit(r *http.Request, l *spec.Limit) (*http.Request, string) {
+	values := r.URL.Query()
+	raw := values.Get(l.Param)
+	if raw == "" {
+		return r, ""
+	}
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil {
+		return r, ""
+	}
+	clamped := n
+	if n < l.Min {
+		clamped = l.Min
+	}
+	if l.Max > 0 && n > l.Max {
+		clamped = l.Max
+	}
+	if clamped == n {
+		return r, ""
+	}
+	values.Set(l.Param, strconv.FormatInt(clamped, 10))
+	u := *r.URL
+	u.RawQuery = values.Encode()
+	r2 := *r
+	r2.URL = &u
+	return &r2, fmt.Sprintf("%s=%d clamped to %d", l.Param, n, clamped)
+}
+
+// Cursors are opaque to clients: "c1." and the seq of the last item of the
+// page, base64url. New items never move a cursor: ids only grow, and a
+// cursor names a position by id, not by offset.
+const cursorPrefix = "c1."
+
+func encodeCursor(seq int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.FormatInt(seq, 10)))
+}
+
+func decodeCursor(c string) (int64, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || !bytes.HasPrefix(b, []byte(cursorPrefix)) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(b[len(cursorPrefix):]), 10, 64)
+	return n, err == nil && n >= 0
+}
+
+// nextLink is the RFC 8288 link to the page after last.
+func nextLink(r *http.Request, param string, last int64) string {
+	values := r.URL.Query()
+	values.Set(param, encodeCursor(last))
+	u := url.URL{Path: r.URL.Path, RawQuery: values.Encode()}
+	return "<" + u.String() + `>; rel="next"`
+}

@@ -1,0 +1,415 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/petctl/petctl/spec"
+)
+
+func itemIDs(t *testing.T, items []map[string]any, field string) []int {
+	t.Helper()
+	out := make([]int, len(items))
+	for i, it := range items {
+		out[i] = int(it[field].(float64))
+	}
+	return out
+}
+
+func TestOutOfRangeLimit(t *testing.T) {
+	cases := []struct {
+		clamp  bool
+		query  string
+		status int
+		count  int
+	}{
+		{false, "?limit=0", 400, 0},
+		{false, "?limit=101", 400, 0},
+		{false, "?limit=-5", 400, 0},
+		{true, "?limit=0", 200, 1},
+		{true, "?limit=-5", 200, 1},
+		{true, "?limit=101", 200, 100},
+		{true, "?limit=99999999999", 200, 100},
+		{true, "?limit=abc", 400, 0}, // not a number: nothing to clamp
+		{true, "?limit=1&limit=200", 400, 0},
+		{true, "?limit=50", 200, 50},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("clamp=%v%s", c.clamp, c.query), func(t *testing.T) {
+			env := newPetstore(t, func(o *Options) { o.Lists.ClampLimit = c.clamp })
+			r := env.get("/pets" + c.query)
+			if r.status != c.status {
+				t.Fatalf("status %d, want %d: %s", r.status, c.status, r.body)
+			}
+			if c.status == 200 && len(r.list(t)) != c.count {
+				t.Errorf("%d items, want %d", len(r.list(t)), c.count)
+			}
+		})
+	}
+	env := newPetstore(t, func(o *Options) { o.Lists.ClampLimit = true })
+	env.get("/pets?limit=500")
+	if !strings.Contains(env.log.String(), "limit=500 clamped to 100") {
+		t.Errorf("the log does not say the limit was clamped:\n%s", env.log)
+	}
+}
+
+func TestListOrder(t *testing.T) {
+	for _, newest := range []bool{false, true} {
+		env := newPetstore(t, func(o *Options) { o.Lists.NewestFirst = newest })
+		got := itemIDs(t, env.get("/pets?limit=5").list(t), "id")
+		want := []int{1, 2, 3, 4, 5}
+		if newest {
+			want = []int{150, 149, 148, 147, 146}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("newestFirst=%v: ids %v, want %v", newest, got, want)
+		}
+		created := env.post("/pets", `{"name":"Newest","categoryId":1}`)
+		if created.status != 201 {
+			t.Fatalf("create: %d %s", created.status, created.body)
+		}
+		first := itemIDs(t, env.get("/pets?limit=1").list(t), "id")[0]
+		if newest && first != 151 || !newest && first != 1 {
+			t.Errorf("newestFirst=%v: first id after a create is %d", newest, first)
+		}
+		sold := env.get("/pets?status=sold&limit=100").list(t)
+		for i := 1; i < len(sold); i++ {
+			a, b := sold[i-1]["id"].(float64), sold[i]["id"].(float64)
+			if newest && a <= b || !newest && a >= b {
+				t.Fatalf("newestFirst=%v: filtered list out of order at %d: %v then %v", newest, i, a, b)
+			}
+		}
+	}
+}
+
+var nextLinkRE = regexp.MustCompile(`^<([^>]+)>; rel="next"$`)
+
+// walk follows Link rel="next" from path and returns every id seen.
+func walk(t *testing.T, env *testEnv, path string, between func()) []int {
+	t.Helper()
+	var all []int
+	for pages := 0; path != ""; pages++ {
+		if pages > 1000 {
+			t.Fatal("more than 1000 pages")
+		}
+		r := env.do(request{path: "/" + path}) // "//..." is a path from the root
+		if r.status != 200 {
+			t.Fatalf("GET %s: %d %s", path, r.status, r.body)
+		}
+		all = append(all, itemIDs(t, r.list(t), "id")...)
+		path = ""
+		if l := r.header.Get("Link"); l != "" {
+			m := nextLinkRE.FindStringSubmatch(l)
+			if m == nil {
+				t.Fatalf("Link %q is not one rel=next link", l)
+			}
+			path = m[1]
+			if between != nil {
+				between()
+			}
+		}
+	}
+	return all
+}
+
+func TestCursorPagination(t *testing.T) {
+	for _, newest := range []bool{false, true} {
+		t.Run(fmt.Sprintf("newestFirst=%v", newest), func(t *testing.T) {
+			env := newPetstore(t, func(o *Options) {
+				o.Lists.CursorParam = "cursor"
+				o.Lists.NewestFirst = newest
+			})
+			// Creates between pages must neither repeat nor skip a fixture.
+			all := walk(t, env, "/v1/pets?limit=40&status=available", func() {
+				env.post("/pets", `{"name":"Between","categoryId":1,"status":"available"}`)
+			})
+			seen := map[int]bool{}
+			for _, id := range all {
+				if seen[id] {
+					t.Fatalf("id %d seen twice: %v", id, all)
+				}
+				seen[id] = true
+			}
+			fixtures := 0
+			for id := range seen {
+				if id <= 150 {
+					fixtures++
+				}
+			}
+			if fixtures != 70 {
+				t.Errorf("walked %d available fixtures, want all 70", fixtures)
+			}
+		})
+	}
+	env := newPetstore(t, func(o *Options) { o.Lists.CursorParam = "cursor" })
+	if r := env.get("/pets?limit=100&status=pending"); r.header.Get("Link") != "" {
+		t.Errorf("a last page carries Link %q", r.header.Get("Link"))
+	}
+	for _, bad := range []string{"nonsense", "YzEuLTE", encodeCursor(5) + "&cursor=" + encodeCursor(6)} {
+		r := env.get("/pets?cursor=" + bad)
+		if r.status != 400 || !strings.Contains(r.message(t), "not a cursor") {
+			t.Errorf("cursor %q: %d %s", bad, r.status, r.body)
+		}
+	}
+	off := newPetstore(t)
+	if r := off.get("/pets?limit=5"); r.header.Get("Link") != "" {
+		t.Errorf("pagination none: Link %q", r.header.Get("Link"))
+	}
+}
+
+func TestDefaultsForNewItems(t *testing.T) {
+	env := newPetstore(t, func(o *Options) {
+		o.Defaults = map[string]map[string]json.RawMessage{"pets": {"status": json.RawMessage(`"available"`)}}
+	})
+	r := env.post("/pets", `{"name":"Plain","categoryId":2}`)
+	if r.status != 201 || r.object(t)["status"] != "available" {
+		t.Fatalf("default status not given: %d %s", r.status, r.body)
+	}
+	r = env.post("/pets", `{"name":"Sold","categoryId":2,"status":"sold"}`)
+	if r.object(t)["status"] != "sold" {
+		t.Errorf("a sent status was replaced by the default: %s", r.body)
+	}
+	plain := newPetstore(t)
+	r = plain.post("/pets", `{"name":"Plain","categoryId":2}`)
+	if _, has := r.object(t)["status"]; has {
+		t.Errorf("without a default, status is invented: %s", r.body)
+	}
+}
+
+func TestOptionsRejected(t *testing.T) {
+	s, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{
+		Spec: s, Keys: []string{testKey},
+		Defaults: map[string]map[string]json.RawMessage{
+			"pets":  {"status": json.RawMessage(`"lost"`), "id": json.RawMessage(`7`), "colour": json.RawMessage(`"red"`)},
+			"cats":  {"name": json.RawMessage(`"x"`)},
+			"other": nil,
+		},
+		Responses: map[string]Stub{
+			"listStoreOrders": {Status: 401, Body: json.RawMessage(`{"x": 1}`)},
+			"listPets":        {Status: 200, Body: json.RawMessage(`[]`)},
+			"nope":            {Status: 200},
+		},
+		Latency:  map[string]Delay{"getPet": {Min: 2 * time.Second, Max: time.Second}, "nope": {}, "*": {Max: time.Hour}},
+		Faults:   map[string]Fault{"createPet": {Rate: 1.5}, "listPets": {Rate: 0.5, Status: 200}},
+		Lists:    ListOptions{CursorParam: "limit"},
+		Generate: -1,
+	}
+	_, err = New(o)
+	if err == nil {
+		t.Fatal("New accepted impossible options")
+	}
+	want := []string{
+		`defaults: pets.status: "lost" is not a valid status`,
+		`defaults: pets.id: the server assigns id`,
+		`defaults: pets.colour: the item schema has no field "colour"`,
+		`defaults: no collection "cats"`,
+		`responses: listStoreOrders: the response does not match the document`,
+		`responses: listPets: listPets (GET /pets) is served from the store`,
+		`responses: nope: no such operation`,
+		`latency: getPet: want 0 <= min <= max`,
+		`latency: no operation "nope"`,
+		`latency: *: 1h0m0s is longer than the limit`,
+		`faults: createPet: rate 1.5`,
+		`faults: listPets: status 200`,
+		`lists: cursor parameter "limit" is already a parameter of listPets`,
+		`generate: -1`,
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("the error does not say %q:\n%v", w, err)
+		}
+	}
+}
+
+func TestConfiguredResponse(t *testing.T) {
+	env := newPetstore(t, func(o *Options) {
+		o.Responses = map[string]Stub{"listStoreOrders": {
+			Status:  200,
+			Headers: map[string]string{"X-Source": "petctl.yaml"},
+			Body:    json.RawMessage(`[{"orderId": 1, "petId": 3}]`),
+		}}
+	})
+	r := env.get("/store/orders")
+	if r.status != 200 || r.header.Get("X-Source") != "petctl.yaml" || string(r.body) != `[{"orderId": 1, "petId": 3}]` {
+		t.Fatalf("configured response: %d %v %s", r.status, r.header, r.body)
+	}
+	if r := env.do(request{path: "/store/orders", key: "-"}); r.status != 401 {
+		t.Errorf("a configured response skips auth: %d", r.status)
+	}
+	if r := newPetstore(t).get("/store/orders"); r.code(t) != string(CodeNotPublished) {
+		t.Errorf("without configuration: %d %s", r.status, r.body)
+	}
+}
+
+func TestFaultInjection(t *testing.T) {
+	run := func(seed int64) (string, int) {
+		env := newPetstore(t, func(o *Options) {
+			o.Seed = seed
+			o.Faults = map[string]Fault{"createPet": {Rate: 0.5, Status: 502}}
+		})
+		var pattern strings.Builder
+		created := 0
+		for i := 0; i < 40; i++ {
+			r := env.post("/pets", `{"name":"F","categoryId":1}`)
+			switch r.status {
+			case 201:
+				pattern.WriteByte('.')
+				created++
+			case 502:
+				pattern.WriteByte('x')
+				if r.code(t) != string(CodeFaultInjected) {
+					t.Fatalf("fault body: %s", r.body)
+				}
+			default:
+				t.Fatalf("unexpected %d %s", r.status, r.body)
+			}
+		}
+		if n := env.srv.Collections()["pets"]; n != 150+created {
+			t.Errorf("store has %d records after %d creates: a fault stored something", n, created)
+		}
+		if r := env.get("/pets?limit=1"); r.status != 200 {
+			t.Errorf("listPets without a fault of its own: %d", r.status)
+		}
+		return pattern.String(), created
+	}
+	a, n := run(7)
+	b, _ := run(7)
+	c, _ := run(8)
+	if a != b {
+		t.Errorf("same seed, different faults:\n%s\n%s", a, b)
+	}
+	if a == c {
+		t.Errorf("different seeds, same faults: %s", a)
+	}
+	if n < 8 || n > 32 {
+		t.Errorf("rate 0.5 gave %d of 40 successes: %s", n, a)
+	}
+	all := newPetstore(t, func(o *Options) { o.Faults = map[string]Fault{"*": {Rate: 1}} })
+	if r := all.get("/pets"); r.status != 503 {
+		t.Errorf("'*' fault with default status: %d", r.status)
+	}
+	if r := all.do(request{path: "/pets", key: "-"}); r.status != 401 {
+		t.Errorf("faults come after auth: %d", r.status)
+	}
+}
+
+func TestLatencyInjection(t *testing.T) {
+	env := newPetstore(t, func(o *Options) {
+		o.Latency = map[string]Delay{"getPet": {Min: 60 * time.Millisecond, Max: 60 * time.Millisecond}}
+	})
+	start := time.Now()
+	env.get("/pets/1")
+	if d := time.Since(start); d < 60*time.Millisecond {
+		t.Errorf("getPet answered in %v, before its 60ms delay", d)
+	}
+	if !strings.Contains(env.log.String(), "latency 60ms injected") {
+		t.Errorf("the log does not name the delay:\n%s", env.log)
+	}
+	// A range draws from the seeded source: the same seed, the same delays.
+	draws := func(seed int64) []time.Duration {
+		d := newDice(seed)
+		var out []time.Duration
+		for i := 0; i < 5; i++ {
+			out = append(out, d.between(10*time.Millisecond, 200*time.Millisecond))
+		}
+		return out
+	}
+	a, b := draws(3), draws(3)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("same seed, different delays: %v %v", a, b)
+	}
+	for _, d := range a {
+		if d < 10*time.Millisecond || d > 200*time.Millisecond {
+			t.Errorf("delay %v outside 10ms..200ms", d)
+		}
+	}
+	// A client that leaves does not hold a goroutine for the whole delay.
+	slow := newPetstore(t, func(o *Options) { o.Latency = map[string]Delay{"*": {Min: 10 * time.Second, Max: 10 * time.Second}} })
+	ctxReq := httptest.NewRequest(http.MethodGet, "/v1/pets", nil)
+	ctxReq.Header.Set("Authorization", "Bearer "+testKey)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	slow.srv.ServeHTTP(httptest.NewRecorder(), ctxReq.WithContext(ctx))
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("a cancelled request waited %v", d)
+	}
+}
+
+func TestGenerate(t *testing.T) {
+	gen := func(seed int64) *testEnv {
+		s, err := spec.Default()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return start(t, Options{Spec: s, Keys: []string{testKey}, Generate: 500, Seed: seed}, "Authorization", "Bearer ")
+	}
+	a, b, c := gen(1), gen(1), gen(2)
+	if n := a.srv.Collections()["pets"]; n != 500 {
+		t.Fatalf("generated %d records, want 500", n)
+	}
+	pa, pb, pc := a.get("/pets?limit=100").body, b.get("/pets?limit=100").body, c.get("/pets?limit=100").body
+	if string(pa) != string(pb) {
+		t.Error("same seed, different records")
+	}
+	if string(pa) == string(pc) {
+		t.Error("different seeds, same records")
+	}
+	statuses := map[string]int{}
+	for _, st := range []string{"available", "pending", "sold"} {
+		statuses[st] = len(a.get("/pets?limit=100&status=" + st).list(t))
+	}
+	for st, n := range statuses {
+		if n == 0 {
+			t.Errorf("no generated pet has status %s: %v", st, statuses)
+		}
+	}
+	// After fixtures, ids go on from the fixtures'.
+	s, _ := spec.Default()
+	both := start(t, Options{Spec: s, Keys: []string{testKey}, Generate: 10, Fixtures: []FixtureFile{embeddedFixture(t, "petstore/pets.json")}}, "Authorization", "Bearer ")
+	if n := both.srv.Collections()["pets"]; n != 160 {
+		t.Errorf("fixtures and 10 generated: %d records", n)
+	}
+	if r := both.get("/pets/160"); r.status != 200 {
+		t.Errorf("generated record 160: %d", r.status)
+	}
+	// The second document: uuid ids, a date-time, another filter.
+	lib := newLibrary(t, func(o *Options) { o.Generate = 50; o.Fixtures = nil })
+	if n := lib.srv.Collections()["books"]; n != 50 {
+		t.Errorf("library: %d generated books", n)
+	}
+}
+
+func TestYAMLFixtures(t *testing.T) {
+	s, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := FixtureFile{Name: "seed.yaml", Data: []byte("pets:\n  - id: 1\n    name: Rex\n    categoryId: 2\n    status: available\n  - name: Tom\n    categoryId: 3\n")}
+	env := start(t, Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{good}}, "Authorization", "Bearer ")
+	if r := env.get("/pets/2"); r.status != 200 || r.object(t)["name"] != "Tom" {
+		t.Errorf("YAML fixture record 2: %d %s", r.status, r.body)
+	}
+	for name, c := range map[string]struct{ data, want string }{
+		"bad.yml":   {"pets:\n  - name: Rex\n    categoryId: two\n", "fixtures bad.yml: pets[0]"},
+		"dup.yaml":  {"pets:\n  - name: Rex\n    name: Max\n    categoryId: 1\n", "fixtures dup.yaml"},
+		"list.yaml": {"- name: Rex\n  categoryId: 1\n", "fixtures list.yaml"},
+		"tab.yaml":  {"pets: [\n", "fixtures tab.yaml"},
+	} {
+		_, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{Name: name, Data: []byte(c.data)}}})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one naming %q", name, err, c.want)
+		}
+	}
+}

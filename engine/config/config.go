@@ -1,0 +1,200 @@
+// Package config reads petctl.yaml: built-in defaults, then the file, then
+// PETCTL_* environment variables, then flags. Every setting is declared once,
+// in the Config struct and its tags; the decoder, the checks, the starter
+// file of `petctl init`, the JSON Schema and docs/configuration.md are all
+// derived from it.
+//
+// Tags: yaml (the key), doc (one sentence), enum (allowed values), min and
+// max (numbers), env (the environment variable), flag (the serve flag),
+// secret (redacted when shown), example (a YAML value for maps whose default
+// is empty).
+package config
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// FileName is the file petctl looks for in the working directory.
+const FileName = "petctl.yaml"
+
+// Config is the whole configuration of `petctl serve`.
+type Config struct {
+	Spec      string                    `yaml:"spec" env:"PETCTL_SPEC" flag:"spec" doc:"OpenAPI document to serve; empty serves the embedded Petstore."`
+	Server    Server                    `yaml:"server" doc:"Where and how the server listens."`
+	Auth      Auth                      `yaml:"auth" doc:"Who may call the API and the admin endpoints."`
+	Fixtures  Fixtures                  `yaml:"fixtures" doc:"Seed data of the store."`
+	Seed      int64                     `yaml:"seed" env:"PETCTL_SEED" flag:"seed" doc:"Seed of generated records, injected latency and injected faults: the same seed gives the same data and the same sequence of delays and faults."`
+	Lists     Lists                     `yaml:"lists" doc:"Behaviour of list operations where the description says 'not shown'."`
+	Defaults  map[string]map[string]any `yaml:"defaults" example:"pets:\n  status: available" doc:"Values given to fields a create request leaves out, per collection and field (for the Petstore: the status of a new animal sent without one). Without an entry the field stays absent, as the spec allows."`
+	Responses map[string]Response       `yaml:"responses" example:"listStoreOrders:\n  status: 200\n  body: []" doc:"Configured answers for operations the store cannot serve, by operationId: for the Petstore, GET /store/orders, whose interface is not published. Checked against the spec at start-up."`
+	Clock     Clock                     `yaml:"clock" doc:"The server's clock."`
+	Latency   map[string]Range          `yaml:"latency" example:"'*': 20ms\ngetPet: 50ms..400ms" doc:"Delay before answering, by operationId, or '*' for every operation without its own entry: a fixed duration (50ms) or a range to draw from (50ms..400ms). At most 20s."`
+	Faults    map[string]Fault          `yaml:"faults" example:"createPet:\n  rate: 0.1\n  status: 503" doc:"Injected failures, by operationId or '*': the share of requests that fail (after authentication and validation) and their status. Failures carry the Error body with code fault_injected and change nothing."`
+	CORS      CORS                      `yaml:"cors" doc:"Which browser origins may call the server."`
+	Admin     Admin                     `yaml:"admin" doc:"The admin endpoints under /__petctl/."`
+}
+
+// Server is where and how the server listens.
+type Server struct {
+	Addr         string   `yaml:"addr" env:"PETCTL_ADDR" flag:"addr" doc:"Address to listen on, host:port; port 0 picks a free one."`
+	MaxBodyBytes int64    `yaml:"maxBodyBytes" env:"PETCTL_MAX_BODY_BYTES" flag:"max-body" min:"1" doc:"Largest request body in bytes; larger bodies get 413."`
+	LogFormat    string   `yaml:"logFormat" env:"PETCTL_LOG_FORMAT" flag:"log-format" enum:"text,json" doc:"Request log format on stderr."`
+	Timeouts     Timeouts `yaml:"timeouts" doc:"Connection time-outs."`
+}
+
+// Timeouts bound how long a connection may take.
+type Timeouts struct {
+	ReadHeader Duration `yaml:"readHeader" min:"1ms" doc:"Time to read a request's header: slow clients cannot hold a connection."`
+	Read       Duration `yaml:"read" min:"1ms" doc:"Time to read a whole request."`
+	Write      Duration `yaml:"write" min:"1ms" doc:"Time to write a response; must exceed the longest injected latency."`
+	Idle       Duration `yaml:"idle" min:"1ms" doc:"Time a keep-alive connection may wait between requests."`
+	Shutdown   Duration `yaml:"shutdown" min:"1ms" doc:"Time in-flight requests get to finish after SIGINT or SIGTERM."`
+}
+
+// Auth decides who may call.
+type Auth struct {
+	Mode     string   `yaml:"mode" env:"PETCTL_AUTH_MODE" enum:"keys,open" doc:"keys: only the listed keys are accepted (with none listed, the development key petctl-dev-key is, and printed at start-up). open: any non-empty bearer token is accepted, for solo offline work; requests without one still get 401."`
+	Keys     []string `yaml:"keys" env:"PETCTL_API_KEYS" flag:"api-key" secret:"true" doc:"Accepted API keys (PETCTL_API_KEYS is comma-separated; PETCTL_API_KEY holds one)."`
+	AdminKey string   `yaml:"adminKey" env:"PETCTL_ADMIN_KEY" secret:"true" doc:"Key for the admin endpoints from hosts other than loopback (sent as a bearer token); without it they answer loopback callers only."`
+}
+
+// Fixtures are the store's seed data.
+type Fixtures struct {
+	Files    []string `yaml:"files" env:"PETCTL_FIXTURES" flag:"fixtures" doc:"Seed files, JSON or YAML: an object mapping collection names to arrays of records, or an array named after its collection (pets.json). Validated against the spec at start-up. Empty: the embedded Petstore animals when the embedded spec is served."`
+	Generate int      `yaml:"generate" env:"PETCTL_GENERATE" flag:"generate" min:"0" max:"10000000" doc:"Synthetic records to add to every collection, made from its schema and the seed (valid, and the same for the same seed). With generate set and no files, the embedded animals are not loaded."`
+}
+
+// Lists decide the open behaviours of list operations.
+type Lists struct {
+	OutOfRangeLimit string `yaml:"outOfRangeLimit" env:"PETCTL_OUT_OF_RANGE_LIMIT" enum:"reject,clamp" doc:"A page size outside its bounds (limit=0, limit=101): reject answers 400 with the Error body; clamp answers with the nearest bound."`
+	Order           string `yaml:"order" env:"PETCTL_ORDER" enum:"id,newest-first" doc:"List order: by id ascending, or newest first."`
+	Pagination      string `yaml:"pagination" env:"PETCTL_PAGINATION" enum:"none,cursor" doc:"Pages beyond the page size: none (the first page only), or cursor: a list with more items carries Link: <...>; rel=\"next\" (RFC 8288) whose URL repeats the query with the cursor parameter set. Cursors name positions by id, so they stay stable while items are added."`
+	CursorParam     string `yaml:"cursorParam" doc:"Name of the cursor query parameter when pagination is cursor."`
+}
+
+// Response is a configured answer.
+type Response struct {
+	Status  int               `yaml:"status" min:"100" max:"599" doc:"HTTP status; the operation must declare it (or a default response)."`
+	Headers map[string]string `yaml:"headers" doc:"Response headers."`
+	Body    any               `yaml:"body" doc:"JSON body, written in YAML; absent sends no body."`
+}
+
+// Clock is the server's clock.
+type Clock struct {
+	Now string `yaml:"now" env:"PETCTL_NOW" flag:"now" doc:"Start the clock at this instant (RFC 3339, or a date) and let it run from there: set it past 2030-12-05 to see getPet removed (410 Gone). Empty: the real clock."`
+}
+
+// Fault is an injected failure.
+type Fault struct {
+	Rate   float64 `yaml:"rate" min:"0" max:"1" doc:"Share of requests that fail, 0 to 1."`
+	Status int     `yaml:"status" min:"400" max:"599" doc:"Status of the failure."`
+}
+
+// CORS decides which browser origins may call.
+type CORS struct {
+	Origins       []string `yaml:"origins" doc:"Allowed origins: http://localhost:* (any port), https://*.example.com, https://app.example.com:8443, or * (any, never with credentials)."`
+	Credentials   bool     `yaml:"credentials" doc:"Let browsers send credentials (cookies) and read the answers; origins must then be named, not *."`
+	ExposeHeaders []string `yaml:"exposeHeaders" doc:"Response headers scripts may read."`
+	MaxAge        Duration `yaml:"maxAge" min:"1s" doc:"How long a browser may cache a preflight answer."`
+}
+
+// Admin configures the admin endpoints.
+type Admin struct {
+	RequestLog     int   `yaml:"requestLog" min:"0" max:"100000" doc:"How many recent requests GET /__petctl/requests keeps (0 keeps none)."`
+	MaxImportBytes int64 `yaml:"maxImportBytes" min:"1" doc:"Largest store import (PUT /__petctl/store) in bytes."`
+}
+
+// Default is the built-in configuration.
+func Default() *Config {
+	return &Config{
+		Server: Server{
+			Addr:         "127.0.0.1:4010",
+			MaxBodyBytes: 1 << 20,
+			LogFormat:    "text",
+			Timeouts: Timeouts{
+				ReadHeader: Duration(5 * time.Second),
+				Read:       Duration(30 * time.Second),
+				Write:      Duration(30 * time.Second),
+				Idle:       Duration(120 * time.Second),
+				Shutdown:   Duration(10 * time.Second),
+			},
+		},
+		Auth:     Auth{Mode: "keys", Keys: []string{}},
+		Fixtures: Fixtures{Files: []string{}},
+		Seed:     1,
+		Lists: Lists{
+			OutOfRangeLimit: "reject",
+			Order:           "id",
+			Pagination:      "none",
+			CursorParam:     "cursor",
+		},
+		Defaults:  map[string]map[string]any{},
+		Responses: map[string]Response{},
+		Latency:   map[string]Range{},
+		Faults:    map[string]Fault{},
+		CORS: CORS{
+			Origins: []string{
+				"http://localhost:*", "https://localhost:*",
+				"http://127.0.0.1:*", "https://127.0.0.1:*",
+				"http://[::1]:*", "https://[::1]:*",
+			},
+			ExposeHeaders: []string{"Deprecation", "Sunset", "Link", "Location", "WWW-Authenticate"},
+			MaxAge:        Duration(10 * time.Minute),
+		},
+		Admin: Admin{RequestLog: 100, MaxImportBytes: 256 << 20},
+	}
+}
+
+// Duration is a time.Duration written as "250ms", "5s", "2m".
+type Duration time.Duration
+
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalYAML writes the duration as text.
+func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
+
+// Range is a fixed duration ("50ms") or a range to draw from ("50ms..400ms").
+type Range struct {
+	Min, Max time.Duration
+}
+
+func (r Range) String() string {
+	if r.Min == r.Max {
+		return r.Min.String()
+	}
+	return r.Min.String() + ".." + r.Max.String()
+}
+
+// MarshalYAML writes the range as text.
+func (r Range) MarshalYAML() (any, error) { return r.String(), nil }
+
+func parseRange(s string) (Range, error) {
+	lo, hi, isRange := strings.Cut(s, "..")
+	a, err := time.ParseDuration(strings.TrimSpace(lo))
+	if err != nil {
+		return Range{}, fmt.Errorf("%q: want a duration (50ms) or a range (50ms..400ms)", s)
+	}
+	b := a
+	if isRange {
+		if b, err = time.ParseDuration(strings.TrimSpace(hi)); err != nil {
+			return Range{}, fmt.Errorf("%q: want a duration (50ms) or a range (50ms..400ms)", s)
+		}
+	}
+	if a < 0 || b < a {
+		return Range{}, fmt.Errorf("%q: want 0 <= low <= high", s)
+	}
+	return Range{Min: a, Max: b}, nil
+}
+
+// ParseNow reads clock.now: RFC 3339, or a date (midnight UTC).
+func ParseNow(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%q: want an RFC 3339 instant (2031-01-01T09:00:00Z) or a date (2031-01-01)", s)
+}

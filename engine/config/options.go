@@ -1,0 +1,191 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/petctl/petctl/engine"
+	"go.yaml.in/yaml/v4"
+)
+
+func splitHostPort(addr string) (string, string, error) { return net.SplitHostPort(addr) }
+
+// DevKey is the key accepted when auth.mode is keys and none is configured.
+const DevKey = "petctl-dev-key"
+
+// UsesDevKey says whether the development key is in force.
+func (c *Config) UsesDevKey() bool { return c.Auth.Mode == "keys" && len(c.Auth.Keys) == 0 }
+
+// EngineOptions turns the configuration into engine options. The caller
+// adds the spec, the fixtures and the logger. start is when the clock of
+// clock.now starts running.
+func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
+	o := engine.Options{
+		Keys:           c.Auth.Keys,
+		OpenAuth:       c.Auth.Mode == "open",
+		AdminKey:       c.Auth.AdminKey,
+		MaxBodyBytes:   c.Server.MaxBodyBytes,
+		Seed:           c.Seed,
+		Generate:       c.Fixtures.Generate,
+		RequestLogSize: c.Admin.RequestLog,
+		MaxImportBytes: c.Admin.MaxImportBytes,
+		CORS: engine.CORSOptions{
+			Origins:       c.CORS.Origins,
+			Credentials:   c.CORS.Credentials,
+			ExposeHeaders: c.CORS.ExposeHeaders,
+			MaxAge:        time.Duration(c.CORS.MaxAge),
+		},
+		Lists: engine.ListOptions{
+			ClampLimit:  c.Lists.OutOfRangeLimit == "clamp",
+			NewestFirst: c.Lists.Order == "newest-first",
+		},
+	}
+	if c.Admin.RequestLog == 0 {
+		o.RequestLogSize = -1 // keep none
+	}
+	if c.UsesDevKey() {
+		o.Keys = []string{DevKey}
+	}
+	if c.Lists.Pagination == "cursor" {
+		o.Lists.CursorParam = c.Lists.CursorParam
+	}
+	if c.Clock.Now != "" {
+		at, err := ParseNow(c.Clock.Now)
+		if err != nil {
+			return o, err
+		}
+		offset := at.Sub(start)
+		o.Now = func() time.Time { return time.Now().Add(offset) }
+	}
+	for coll, fields := range c.Defaults {
+		if o.Defaults == nil {
+			o.Defaults = map[string]map[string]json.RawMessage{}
+		}
+		o.Defaults[coll] = map[string]json.RawMessage{}
+		for f, v := range fields {
+			raw, err := json.Marshal(v)
+			if err != nil {
+				return o, fmt.Errorf("defaults.%s.%s: %v", coll, f, err)
+			}
+			o.Defaults[coll][f] = raw
+		}
+	}
+	for id, r := range c.Responses {
+		if o.Responses == nil {
+			o.Responses = map[string]engine.Stub{}
+		}
+		st := engine.Stub{Status: r.Status, Headers: r.Headers}
+		if r.Body != nil {
+			raw, err := json.Marshal(r.Body)
+			if err != nil {
+				return o, fmt.Errorf("responses.%s.body: %v", id, err)
+			}
+			st.Body = raw
+		}
+		o.Responses[id] = st
+	}
+	for id, r := range c.Latency {
+		if o.Latency == nil {
+			o.Latency = map[string]engine.Delay{}
+		}
+		o.Latency[id] = engine.Delay{Min: r.Min, Max: r.Max}
+	}
+	for id, f := range c.Faults {
+		if o.Faults == nil {
+			o.Faults = map[string]engine.Fault{}
+		}
+		o.Faults[id] = engine.Fault{Rate: f.Rate, Status: f.Status}
+	}
+	return o, nil
+}
+
+// Timeouts are the server's connection time-outs.
+func (c *Config) Timeouts() engine.Timeouts {
+	t := c.Server.Timeouts
+	return engine.Timeouts{
+		ReadHeader: time.Duration(t.ReadHeader),
+		Read:       time.Duration(t.Read),
+		Write:      time.Duration(t.Write),
+		Idle:       time.Duration(t.Idle),
+		Shutdown:   time.Duration(t.Shutdown),
+	}
+}
+
+// Locate adds the source of each setting an engine start-up error names
+// ("latency: getPet: ..." came from petctl.yaml:14).
+func (l *Loaded) Locate(err error) error {
+	var ps Problems
+	located := false
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		p := Problem{Msg: line}
+		if section, rest, ok := strings.Cut(line, ": "); ok {
+			name, _, _ := strings.Cut(rest, ":")
+			name = strings.Trim(strings.TrimPrefix(name, "no operation "), `"`)
+			name = strings.TrimPrefix(name, "no collection ")
+			name = strings.Trim(name, `"`)
+			for _, key := range []string{section + "." + name, section} {
+				if src := l.Source(key); src != "default" {
+					p.Source, located = src, true
+					break
+				}
+			}
+		}
+		ps = append(ps, p)
+	}
+	if !located && len(ps) == 1 {
+		return err // not about a setting: a spec or fixture problem
+	}
+	return ps
+}
+
+// Show is the effective configuration as YAML, secrets redacted, each
+// value that is not a default followed by where it came from.
+func (l *Loaded) Show() ([]byte, error) {
+	c := *l.Config
+	c.Auth.Keys = redactAll(c.Auth.Keys)
+	if c.Auth.AdminKey != "" {
+		c.Auth.AdminKey = Redacted
+	}
+	var doc yaml.Node
+	if err := doc.Encode(&c); err != nil {
+		return nil, err
+	}
+	annotate(&doc, "", l)
+	return yaml.Marshal(&doc)
+}
+
+// Redacted replaces secrets in what petctl shows.
+const Redacted = "<redacted>"
+
+func redactAll(keys []string) []string {
+	out := make([]string, len(keys))
+	for i := range keys {
+		out[i] = Redacted
+	}
+	return out
+}
+
+func annotate(n *yaml.Node, key string, l *Loaded) {
+	if n.Kind == yaml.DocumentNode {
+		for _, c := range n.Content {
+			annotate(c, key, l)
+		}
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := join(key, n.Content[i].Value)
+		if src, ok := l.sources[k]; ok {
+			n.Content[i].LineComment = "from " + src
+		}
+		annotate(n.Content[i+1], k, l)
+	}
+}

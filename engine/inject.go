@@ -1,0 +1,104 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// MaxInjectedLatency bounds a configured delay: it stays below the server's
+// write time-out, so a delayed answer is still delivered.
+const MaxInjectedLatency = 20 * time.Second
+
+// dice draws the random numbers of latency and fault injection from one
+// seeded source, so the same seed and the same sequence of requests inject
+// the same delays and faults.
+type dice struct {
+	mu  sync.Mutex
+	rng *rand.Rand
+}
+
+func newDice(seed int64) *dice {
+	return &dice{rng: rand.New(rand.NewPCG(uint64(seed), 0x706574637466))}
+}
+
+func (d *dice) float() float64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.rng.Float64()
+}
+
+func (d *dice) between(lo, hi time.Duration) time.Duration {
+	if hi <= lo {
+		return lo
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return lo + time.Duration(d.rng.Int64N(int64(hi-lo)+1))
+}
+
+// assignInjections gives each operation its delay and fault: its own entry,
+// else the "*" entry.
+func (s *Server) assignInjections(latency map[string]Delay, faults map[string]Fault) {
+	for op, o := range s.ops {
+		if d, ok := latency[op.ID]; ok {
+			o.delay = &d
+		} else if d, ok := latency[AllOperations]; ok {
+			o.delay = &d
+		}
+		if f, ok := faults[op.ID]; ok {
+			o.fault = &f
+		} else if f, ok := faults[AllOperations]; ok {
+			o.fault = &f
+		}
+		if o.fault != nil && (o.fault.Rate == 0) {
+			o.fault = nil
+		}
+		if o.delay != nil && o.delay.Max == 0 {
+			o.delay = nil
+		}
+	}
+}
+
+// injectFault decides whether this request of o fails by configuration.
+func (s *Server) injectFault(o *operation) *response {
+	f := o.fault
+	if f == nil || s.dice.float() >= f.Rate {
+		return nil
+	}
+	status := f.Status
+	if status == 0 {
+		status = codeStatus[CodeFaultInjected]
+	}
+	e := Errorf(CodeFaultInjected, "fault injected by configuration: %s fails at rate %g with status %d; nothing was done", o.op.ID, f.Rate, status)
+	e.status = status
+	return errorResponse(e)
+}
+
+// wait holds the answer of o for its configured delay, or until the client
+// goes away.
+func (s *Server) wait(ctx context.Context, o *operation) time.Duration {
+	if o == nil || o.delay == nil {
+		return 0
+	}
+	d := s.dice.between(o.delay.Min, o.delay.Max)
+	if d <= 0 {
+		return 0
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return d
+}
+
+func (d Delay) String() string {
+	if d.Min == d.Max {
+		return d.Min.String()
+	}
+	return fmt.Sprintf("%s..%s", d.Min, d.Max)
+}
