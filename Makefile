@@ -46,11 +46,12 @@ bench: bench-go bench-load
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./spec ./engine
 
-## bench-load: petctl beside the net/http baseline, beside Prism (when npm is present), and with 1,000,000 animals
+## bench-load: petctl beside the net/http baseline, beside Prism (when npm is present), with 1,000,000 animals, and a full conform
 bench-load:
 	$(GO) run ./bench/cmd/loadcmp $(BENCH_FLAGS)
 	$(GO) run ./bench/cmd/prismcmp $(BENCH_FLAGS)
 	$(GO) run ./bench/cmd/million
+	$(GO) run ./bench/cmd/conformtime
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

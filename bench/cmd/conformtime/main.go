@@ -1,0 +1,124 @@
+// Command conformtime measures what CI pays for a full `petctl conform`:
+// it builds petctl, starts `petctl serve` on a free loopback port and times
+// `petctl conform` against it, from exec to exit, -rounds times one after
+// the other. Every run must exit 0 (every check passed); the median is
+// compared with the issue's target of 2 s.
+//
+//	go run ./bench/cmd/conformtime [-rounds 7]
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/petctl/petctl/bench/harness"
+)
+
+const (
+	benchKey = "bench-key-0123456789"
+	target   = 2 * time.Second
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fl := flag.NewFlagSet("conformtime", flag.ContinueOnError)
+	rounds := fl.Int("rounds", 7, "conform runs to time (median)")
+	bin := fl.String("petctl", "", "petctl binary (default: build ./cmd/petctl)")
+	strict := fl.Bool("strict", false, "exit 1 when the target is missed")
+	if err := fl.Parse(os.Args[1:]); err != nil {
+		os.Exit(2)
+	}
+	if *rounds < 1 {
+		fmt.Fprintln(os.Stderr, "conformtime: -rounds must be positive")
+		os.Exit(2)
+	}
+	med, err := measure(ctx, *bin, *rounds, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "conformtime:", err)
+		os.Exit(1)
+	}
+	if *strict && med >= target {
+		os.Exit(1)
+	}
+}
+
+func measure(ctx context.Context, bin string, rounds int, out io.Writer) (time.Duration, error) {
+	tmp, err := os.MkdirTemp("", "petctl-conformtime-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(tmp)
+	if bin == "" {
+		root, err := harness.ModuleRoot(ctx)
+		if err != nil {
+			return 0, err
+		}
+		fmt.Fprintln(out, "building petctl…")
+		if bin, err = harness.Build(ctx, root, tmp, "./cmd/petctl", "petctl"); err != nil {
+			return 0, err
+		}
+	}
+	addr, err := harness.FreeAddr()
+	if err != nil {
+		return 0, err
+	}
+	p, err := harness.Start("petctl serve", bin, []string{"serve", "--addr", addr, "--api-key", benchKey}, nil, addr, filepath.Join(tmp, "serve.log"))
+	if err != nil {
+		return 0, err
+	}
+	defer p.Stop(10 * time.Second)
+	h := http.Header{"Authorization": {"Bearer " + benchKey}}
+	if _, err := p.WaitReady(ctx, "http://"+addr+"/v1/pets?limit=1", h, 10*time.Second); err != nil {
+		return 0, err
+	}
+
+	var runs []time.Duration
+	for i := 0; i < rounds; i++ {
+		cmd := exec.CommandContext(ctx, bin, "conform", "--url", "http://"+addr+"/v1")
+		// The key goes through the environment, as a pipeline would pass it.
+		cmd.Env = append(os.Environ(), "PETCTL_API_KEY="+benchKey, "NO_COLOR=1")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		began := time.Now()
+		err := cmd.Run()
+		took := time.Since(began)
+		if err != nil {
+			return 0, fmt.Errorf("conform run %d: %v\n%s%s", i+1, err, stdout.String(), stderr.String())
+		}
+		runs = append(runs, took)
+		fmt.Fprintf(out, "  run %d: %s  %s\n", i+1, ms(took), summary(stdout.String()))
+	}
+	med := harness.MedianDuration(runs)
+	t := &harness.Table{}
+	t.Row("measure", "median", "runs", "target")
+	t.Row("petctl conform against a local petctl serve (exec to exit)", ms(med), fmt.Sprint(len(runs)), fmt.Sprintf("< %s %s", ms(target), harness.Verdict(med < target)))
+	fmt.Fprintln(out)
+	t.Write(out)
+	return med, nil
+}
+
+// summary is conform's verdict line ("PASS 56 checks: ...").
+func summary(report string) string {
+	for _, line := range strings.Split(report, "\n") {
+		if strings.HasPrefix(line, "PASS ") || strings.HasPrefix(line, "FAIL ") {
+			return line
+		}
+	}
+	return "(no verdict line)"
+}
+
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+}
