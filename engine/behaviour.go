@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"sort"
@@ -207,9 +208,9 @@ func (o *operation) serveStub() *response {
 
 // clampLimit returns r with an out-of-range page size replaced by the
 // nearest bound, and a note for the log; a value that is not an integer is
-// left for validation to refuse.
-func clampLimit(r *http.Request, l *spec.Limit) (*http.Request, string) {
-	values := r.URL.Query()
+// left for validation to refuse. values is r's parsed query; it is updated
+// to match the returned request.
+func clampLimit(r *http.Request, values url.Values, l *spec.Limit) (*http.Request, string) {
 	raw := values.Get(l.Param)
 	if raw == "" {
 		return r, ""
@@ -254,9 +255,10 @@ func decodeCursor(c string) (int64, bool) {
 	return n, err == nil && n >= 0
 }
 
-// nextLink is the RFC 8288 link to the page after last.
-func nextLink(r *http.Request, param string, last int64) string {
-	values := r.URL.Query()
+// nextLink is the RFC 8288 link to the page after last; values is the
+// request's query, which it leaves as it is.
+func nextLink(r *http.Request, values url.Values, param string, last int64) string {
+	values = maps.Clone(values)
 	values.Set(param, encodeCursor(last))
 	u := url.URL{Path: r.URL.Path, RawQuery: values.Encode()}
 	return "<" + u.String() + `>; rel="next"`

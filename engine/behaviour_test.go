@@ -158,6 +158,16 @@ func TestCursorPagination(t *testing.T) {
 			t.Errorf("cursor %q: %d %s", bad, r.status, r.body)
 		}
 	}
+	// A clamped limit is carried into the next link as clamped, and the
+	// request's own query keeps its single cursor.
+	both := newPetstore(t, func(o *Options) { o.Lists.ClampLimit, o.Lists.CursorParam = true, "cursor" })
+	r := both.get("/pets?limit=500&cursor=" + encodeCursor(10))
+	if got := len(r.list(t)); r.status != 200 || got != 100 {
+		t.Fatalf("clamped page after a cursor: %d, %d items", r.status, got)
+	}
+	if got, want := r.header.Get("Link"), "</v1/pets?cursor="+encodeCursor(110)+`&limit=100>; rel="next"`; got != want {
+		t.Errorf("Link = %q, want %q", got, want)
+	}
 	off := newPetstore(t)
 	if r := off.get("/pets?limit=5"); r.header.Get("Link") != "" {
 		t.Errorf("pagination none: Link %q", r.header.Get("Link"))

@@ -72,9 +72,9 @@ func BenchmarkValidation(b *testing.B) {
 	srv := benchServer(b)
 	list := srv.spec.Operation("listPets")
 	get := srv.spec.Operation("getPet")
-	items, _ := srv.colls["pets"].store.page(query{limit: 20})
+	items, _, _ := srv.colls["pets"].store.page(query{limit: 20})
 	body20 := joinArray(items)
-	items100, _ := srv.colls["pets"].store.page(query{limit: 100})
+	items100, _, _ := srv.colls["pets"].store.page(query{limit: 100})
 	body100 := joinArray(items100)
 	hdr := http.Header{"Content-Type": {"application/json"}}
 	b.Run("request/list", func(b *testing.B) {
@@ -160,7 +160,7 @@ func BenchmarkCompiledRecord(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	items, _ := srv.colls["pets"].store.page(query{limit: 20})
+	items, _, _ := srv.colls["pets"].store.page(query{limit: 20})
 	docs := make([]any, len(items))
 	for i, it := range items {
 		json.Unmarshal(it, &docs[i])

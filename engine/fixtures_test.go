@@ -155,7 +155,7 @@ func TestLargeFixtures(t *testing.T) {
 		}
 		want++
 	}
-	sold, _ := c.store.page(query{filters: map[string]string{"status": "sold"}, limit: 5})
+	sold, _, _ := c.store.page(query{filters: map[string]string{"status": "sold"}, limit: 5})
 	if len(sold) != 5 {
 		t.Fatalf("%d sold, want 5", len(sold))
 	}

@@ -61,16 +61,21 @@ func (s *Server) serveOperation(r *http.Request, o *operation, params map[string
 		res.set("WWW-Authenticate", challenge)
 		return res
 	}
+	// The query is parsed once, here, for every step that reads it.
+	var values url.Values
+	if len(o.scalarQuery) > 0 || o.kind == kindList {
+		values = r.URL.Query()
+	}
 	for _, name := range o.scalarQuery {
-		if vs := r.URL.Query()[name]; len(vs) > 1 {
+		if vs := values[name]; len(vs) > 1 {
 			return errorResponse(Errorf(CodeValidation, "query parameter '%s': given %d times; it takes one value", name, len(vs)))
 		}
 	}
 	var note string
 	if o.kind == kindList && s.lists.ClampLimit && o.coll.def.Limit != nil {
-		r, note = clampLimit(r, o.coll.def.Limit)
+		r, note = clampLimit(r, values, o.coll.def.Limit)
 	}
-	res := s.serveValid(r, o, params)
+	res := s.serveValid(r, o, params, values)
 	if note != "" {
 		res.notes = append(res.notes, note)
 	}
@@ -78,7 +83,7 @@ func (s *Server) serveOperation(r *http.Request, o *operation, params map[string
 }
 
 // serveValid validates the request, then lets the operation answer.
-func (s *Server) serveValid(r *http.Request, o *operation, params map[string]string) *response {
+func (s *Server) serveValid(r *http.Request, o *operation, params map[string]string, values url.Values) *response {
 	var doc any
 	if o.op.Body != nil {
 		var e *Error
@@ -98,7 +103,7 @@ func (s *Server) serveValid(r *http.Request, o *operation, params map[string]str
 	}
 	switch o.kind {
 	case kindList:
-		return s.list(r, o)
+		return s.list(r, o, values)
 	case kindCreate:
 		obj, _ := doc.(map[string]any)
 		return s.create(o, obj)
@@ -163,10 +168,10 @@ func isJSONMediaType(mt string) bool {
 	return mt == spec.JSON || strings.HasSuffix(mt, "+json")
 }
 
-func (s *Server) list(r *http.Request, o *operation) *response {
+// list answers a list operation; values is r's query, parsed once.
+func (s *Server) list(r *http.Request, o *operation, values url.Values) *response {
 	def := o.coll.def
 	q := query{}
-	values := r.URL.Query()
 	if l := def.Limit; l != nil {
 		q.limit = int(l.Default)
 		if v := values.Get(l.Param); v != "" {
@@ -196,15 +201,11 @@ func (s *Server) list(r *http.Request, o *operation) *response {
 			q.after, q.hasAfter = after, true
 		}
 	}
-	recs, more := o.coll.store.pageRecords(q)
-	items := make([][]byte, len(recs))
-	for i, rec := range recs {
-		items[i] = rec.raw
-	}
+	items, last, more := o.coll.store.page(q)
 	res := jsonResponse(http.StatusOK, joinArray(items))
 	res.proven = o.proven
-	if cursor != "" && more && len(recs) > 0 {
-		res.set("Link", nextLink(r, cursor, recs[len(recs)-1].seq))
+	if cursor != "" && more && len(items) > 0 {
+		res.set("Link", nextLink(r, values, cursor, last))
 	}
 	return res
 }

@@ -51,6 +51,8 @@ func TestRedactQuery(t *testing.T) {
 		{"limit=0&api_key=hunter2", "limit=0&api_key=REDACTED"},
 		{"Access_TOKEN=x&a=1&Signature=y", "Access_TOKEN=REDACTED&a=1&Signature=REDACTED"},
 		{"password", "password=REDACTED"},
+		{"limit=1&api%5Fkey=x&%54oken=y", "limit=1&api%5Fkey=REDACTED&%54oken=REDACTED"},
+		{"a=1&b=key", "a=1&b=key"},
 		{long, long[:256] + "…"},
 	}
 	for _, tc := range tests {

@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -469,39 +470,46 @@ func (s *Server) checkResponse(r *http.Request, res *response) {
 }
 
 func (s *Server) logRequest(r *http.Request, res *response, latency time.Duration) {
-	attrs := []any{
-		"method", r.Method,
-		"path", r.URL.Path,
-		"status", res.status,
-		"latency", latency.Round(time.Microsecond).String(),
-		"bytes", len(res.body),
-	}
-	if q := redactQuery(r.URL.RawQuery); q != "" {
-		attrs = append(attrs, "query", q)
-	}
-	if res.op != nil {
-		attrs = append(attrs, "operation", res.op.ID)
-	}
-	if res.auth != "" {
-		attrs = append(attrs, "auth", string(res.auth))
-	}
-	if res.problem != "" && res.status >= 400 {
-		attrs = append(attrs, "problem", res.problem)
-	}
-	if len(res.notes) > 0 {
-		attrs = append(attrs, "notes", strings.Join(res.notes, "; "))
-	}
+	query := redactQuery(r.URL.RawQuery)
 	level := slog.LevelInfo
 	if res.status == http.StatusInternalServerError {
 		level = slog.LevelError
 	}
-	s.log.Log(context.Background(), level, "request", attrs...)
+	// Attributes are built only for a line that will be written: boxing
+	// them costs allocations on every request otherwise.
+	ctx := context.Background()
+	if s.log.Enabled(ctx, level) {
+		attrs := make([]slog.Attr, 0, 10)
+		attrs = append(attrs,
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", res.status),
+			slog.String("latency", latency.Round(time.Microsecond).String()),
+			slog.Int("bytes", len(res.body)),
+		)
+		if query != "" {
+			attrs = append(attrs, slog.String("query", query))
+		}
+		if res.op != nil {
+			attrs = append(attrs, slog.String("operation", res.op.ID))
+		}
+		if res.auth != "" {
+			attrs = append(attrs, slog.String("auth", string(res.auth)))
+		}
+		if res.problem != "" && res.status >= 400 {
+			attrs = append(attrs, slog.String("problem", res.problem))
+		}
+		if len(res.notes) > 0 {
+			attrs = append(attrs, slog.String("notes", strings.Join(res.notes, "; ")))
+		}
+		s.log.LogAttrs(ctx, level, "request", attrs...)
+	}
 	if s.reqlog != nil {
 		e := LoggedRequest{
 			Time:      time.Now().UTC(),
 			Method:    r.Method,
 			Path:      truncate(r.URL.Path, 512),
-			Query:     redactQuery(r.URL.RawQuery),
+			Query:     query,
 			Status:    res.status,
 			LatencyUS: latency.Microseconds(),
 			Request:   "valid",
@@ -524,20 +532,48 @@ func redactQuery(raw string) string {
 	if raw == "" {
 		return ""
 	}
-	parts := strings.Split(raw, "&")
-	for i, p := range parts {
-		name, _, _ := strings.Cut(p, "=")
-		l := strings.ToLower(name)
-		for _, secret := range []string{"key", "token", "secret", "password", "auth", "signature"} {
-			if strings.Contains(l, secret) {
+	q := raw
+	// Most queries name no secret; they are kept as they are, unsplit.
+	if hasSecretName(raw) {
+		parts := strings.Split(raw, "&")
+		for i, p := range parts {
+			name, _, _ := strings.Cut(p, "=")
+			if secretName(name) {
 				parts[i] = name + "=REDACTED"
-				break
 			}
 		}
+		q = strings.Join(parts, "&")
 	}
-	q := strings.Join(parts, "&")
 	if len(q) > 256 {
 		q = q[:256] + "…"
 	}
 	return q
+}
+
+func hasSecretName(raw string) bool {
+	for rest := raw; rest != ""; {
+		var p string
+		p, rest, _ = strings.Cut(rest, "&")
+		if name, _, _ := strings.Cut(p, "="); secretName(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretName reports whether a query parameter's name (as sent, possibly
+// percent-encoded) looks as if its value were a credential.
+func secretName(name string) bool {
+	if strings.ContainsAny(name, "%+") {
+		if u, err := url.QueryUnescape(name); err == nil {
+			name = u
+		}
+	}
+	l := strings.ToLower(name)
+	for _, secret := range []string{"key", "token", "secret", "password", "auth", "signature"} {
+		if strings.Contains(l, secret) {
+			return true
+		}
+	}
+	return false
 }

@@ -292,22 +292,17 @@ type query struct {
 	hasAfter bool
 }
 
-// page returns the raw records of a page, in order, and whether more follow.
-func (s *collectionStore) page(q query) ([][]byte, bool) {
+// page returns the raw records of a page, in order, the seq of the last
+// one (for a cursor) and whether more follow.
+func (s *collectionStore) page(q query) (items [][]byte, last int64, more bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([][]byte, 0, min(max(q.limit, 0), len(s.seqs), 1024))
-	more := s.scanLocked(q, func(pos int) { out = append(out, s.data.get(s.spans[pos])) })
-	return out, more
-}
-
-// pageRecords is page with the records' seqs and keys, for cursors.
-func (s *collectionStore) pageRecords(q query) ([]record, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []record
-	more := s.scanLocked(q, func(pos int) { out = append(out, s.recordAt(pos)) })
-	return out, more
+	items = make([][]byte, 0, min(max(q.limit, 0), len(s.seqs), 1024))
+	more = s.scanLocked(q, func(pos int) {
+		items = append(items, s.data.get(s.spans[pos]))
+		last = s.seqs[pos]
+	})
+	return items, last, more
 }
 
 // scanLocked calls take with the position of each record of the page, in

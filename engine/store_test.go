@@ -60,9 +60,13 @@ func TestStorePage(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, more := s.page(tc.q)
+			got, last, more := s.page(tc.q)
 			if ids(got) != tc.want || more != tc.wantMore {
 				t.Errorf("page = %q more=%v, want %q more=%v", ids(got), more, tc.want, tc.wantMore)
+			}
+			// last is the seq of the page's last record, which the cursor names.
+			if len(got) > 0 && strconv.FormatInt(last, 10) != string(got[len(got)-1]) {
+				t.Errorf("page last = %d, want %s", last, got[len(got)-1])
 			}
 		})
 	}
