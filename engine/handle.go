@@ -91,7 +91,13 @@ func (s *Server) serveValid(r *http.Request, o *operation, params map[string]str
 			return errorResponse(e)
 		}
 	}
-	if ps := s.val.Request(r, o.op); len(ps) > 0 {
+	var ps spec.Problems
+	if doc != nil {
+		ps = s.val.RequestDecoded(r, o.op, doc)
+	} else {
+		ps = s.val.Request(r, o.op)
+	}
+	if len(ps) > 0 {
 		return errorResponse(Errorf(CodeValidation, "%s", describeProblems(ps)))
 	}
 	if res := s.injectFault(o); res != nil {

@@ -133,7 +133,7 @@ func (m *requestMemo) key(r *http.Request, op *Operation) (requestKey, memoKind)
 // (encoding/json, one value), an object the plan accepts. The body is read
 // and put back.
 func (m *requestMemo) quickBody(r *http.Request, op *Operation) bool {
-	if ct := r.Header["Content-Type"]; len(ct) != 1 || ct[0] != JSON || r.Body == nil {
+	if !exactlyJSON(r) || r.Body == nil {
 		return false
 	}
 	data, err := io.ReadAll(io.LimitReader(r.Body, maxQuickBody+1))
@@ -147,6 +147,19 @@ func (m *requestMemo) quickBody(r *http.Request, op *Operation) bool {
 	}
 	obj, ok := doc.(map[string]any)
 	return ok && m.bodies[op].accepts(obj)
+}
+
+// quickDoc is quickBody for a body the caller decoded to doc already.
+func (m *requestMemo) quickDoc(r *http.Request, op *Operation, doc any) bool {
+	obj, ok := doc.(map[string]any)
+	return ok && exactlyJSON(r) && m.bodies[op].accepts(obj)
+}
+
+// exactlyJSON reports whether r says its body is application/json, once
+// and without parameters: what the quick paths know the validator accepts.
+func exactlyJSON(r *http.Request) bool {
+	ct := r.Header["Content-Type"]
+	return len(ct) == 1 && ct[0] == JSON
 }
 
 // maxQuickBody bounds the bodies quickBody decodes; larger ones go to the validator.

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -195,7 +196,7 @@ func TestRequestBodyMemoAgreesWithValidator(t *testing.T) {
 		`{"name":"a","categoryId":1} {}`, "{\"name\":\"\xff\",\"categoryId\":1}", `[]`, `null`, `"a"`, ``, `  `, `{"name":"a","categoryId":1e400}`,
 	}
 	cts := [][]string{{JSON}, {"application/json; charset=utf-8"}, {"Application/JSON"}, {"text/plain"}, nil, {JSON, "text/plain"}}
-	quick := 0
+	quick, quickDocs := 0, 0
 	for round := 0; round < 2; round++ {
 		for _, ct := range cts {
 			for _, b := range bodies {
@@ -215,11 +216,22 @@ func TestRequestBodyMemoAgreesWithValidator(t *testing.T) {
 				if (len(got) == 0) != (len(want) == 0) {
 					t.Fatalf("round %d, Content-Type %q, body %q: memo says %v, the validator %v", round, ct, b, got, want)
 				}
+				// The same with the body decoded by the caller, as the
+				// engine does (numbers as json.Number).
+				if doc, ok := decodeOne(b); ok {
+					if kind == memoBody && memo.memo.accepted(key) && memo.memo.quickDoc(req(), op, doc) {
+						quickDocs++
+					}
+					got := memo.RequestDecoded(req(), op, doc)
+					if (len(got) == 0) != (len(want) == 0) {
+						t.Fatalf("round %d, Content-Type %q, decoded body %q: memo says %v, the validator %v", round, ct, b, got, want)
+					}
+				}
 			}
 		}
 	}
-	if quick < 10 {
-		t.Errorf("the quick body check accepted %d requests; the comparison needs it to accept some", quick)
+	if quick < 10 || quickDocs < 10 {
+		t.Errorf("the quick body checks accepted %d and %d (decoded) requests; the comparison needs them to accept some", quick, quickDocs)
 	}
 	// quickBody puts the body back for the validator.
 	r := httptest.NewRequest("POST", "/v1/pets", strings.NewReader(`{"name":"a","categoryId":1}`))
@@ -228,4 +240,18 @@ func TestRequestBodyMemoAgreesWithValidator(t *testing.T) {
 	if rest, _ := io.ReadAll(r.Body); string(rest) != `{"name":"a","categoryId":1}` {
 		t.Errorf("body after quickBody: %q", rest)
 	}
+}
+
+// decodeOne decodes exactly one JSON value with numbers as json.Number.
+func decodeOne(b string) (any, bool) {
+	dec := json.NewDecoder(strings.NewReader(b))
+	dec.UseNumber()
+	var doc any
+	if dec.Decode(&doc) != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
+	}
+	return doc, true
 }

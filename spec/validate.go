@@ -136,6 +136,25 @@ func (v *Validator) Request(r *http.Request, op *Operation) Problems {
 	case kind == memoBody && v.memo.accepted(key) && v.memo.quickBody(r, op):
 		return nil
 	}
+	return v.request(r, op, key, kind)
+}
+
+// RequestDecoded is Request for a caller that has already read r's body,
+// put it back, and decoded it to doc: the value encoding/json decodes from
+// it, with numbers as json.Number or float64. The quick path then uses doc
+// instead of decoding the body a second time.
+func (v *Validator) RequestDecoded(r *http.Request, op *Operation, doc any) Problems {
+	key, kind := v.memo.key(r, op)
+	switch {
+	case kind == memoLine && v.memo.accepted(key):
+		return nil
+	case kind == memoBody && v.memo.accepted(key) && v.memo.quickDoc(r, op, doc):
+		return nil
+	}
+	return v.request(r, op, key, kind)
+}
+
+func (v *Validator) request(r *http.Request, op *Operation, key requestKey, kind memoKind) Problems {
 	ok, errs := v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
 	if ok {
 		if kind != memoNone {
