@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -35,17 +36,35 @@ var adminEndpoints = []struct {
 }
 
 // adminAllowed says whether r may use the admin endpoints: callers on
-// loopback may; others need the admin key.
+// loopback may, unless the request comes from a web page of another site;
+// others need the admin key.
+//
+// A loopback caller is not always the developer: any page open in their
+// browser can send a request to 127.0.0.1 (a "simple" POST needs no CORS
+// preflight), and a DNS-rebinding page can even read the answers, its own
+// host name resolving to 127.0.0.1. So the free pass also requires that
+// the request names a loopback host and, when a browser says where it
+// comes from (Origin, Sec-Fetch-Site), that this is a loopback page too.
 func (s *Server) adminAllowed(r *http.Request) *Error {
-	if isLoopback(r.RemoteAddr) {
+	why := ""
+	switch {
+	case !isLoopback(r.RemoteAddr):
+		why = "from another host"
+	case !loopbackHost(r.Host):
+		why = fmt.Sprintf("for host %q, which is not a loopback name", truncate(r.Host, 100))
+	case !loopbackOrigin(r.Header):
+		why = fmt.Sprintf("from a web page of origin %q", truncate(r.Header.Get("Origin"), 100))
+	case r.Header.Get("Sec-Fetch-Site") == "cross-site":
+		why = "from a web page of another site"
+	default:
 		return nil
 	}
 	if s.adminKey == nil {
-		return Errorf(CodeForbidden, "the admin endpoints answer loopback callers only; configure an admin key to use them from another host")
+		return Errorf(CodeForbidden, "the admin endpoints answer requests %s only with the admin key, and none is configured", why)
 	}
 	token, ok := bearerToken(r.Header.Values("Authorization"))
 	if !ok {
-		return Errorf(CodeUnauthorized, "the admin endpoints need the admin key from another host: send 'Authorization: Bearer <ADMIN_KEY>'")
+		return Errorf(CodeUnauthorized, "the admin endpoints need the admin key for requests %s: send 'Authorization: Bearer <ADMIN_KEY>'", why)
 	}
 	sum := sha256.Sum256([]byte(token))
 	if subtle.ConstantTimeCompare(sum[:], s.adminKey) != 1 {
@@ -61,6 +80,36 @@ func isLoopback(remoteAddr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackHost reports whether a Host header names this machine: localhost
+// (or a name under .localhost, which browsers resolve to loopback
+// themselves) or a loopback address.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackOrigin reports whether the request has no Origin (it did not come
+// from a web page's script or form) or one served from this machine.
+func loopbackOrigin(h http.Header) bool {
+	origins := h.Values("Origin")
+	if len(origins) == 0 {
+		return true
+	}
+	if len(origins) > 1 {
+		return false
+	}
+	u, err := url.Parse(origins[0])
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.User == nil && loopbackHost(u.Host)
 }
 
 // bearerToken returns the token of a single "Bearer <token>" header.

@@ -158,39 +158,64 @@ func TestAdminRequestLog(t *testing.T) {
 }
 
 func TestAdminAccess(t *testing.T) {
-	call := func(srv *Server, remote, auth string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodGet, "/__petctl/ready", nil)
-		req.RemoteAddr = remote
-		if auth != "" {
-			req.Header.Set("Authorization", auth)
+	call := func(srv *Server, method, remote, host string, header http.Header) *httptest.ResponseRecorder {
+		path := "/__petctl/ready"
+		if method == http.MethodPost {
+			path = "/__petctl/reset"
+		}
+		req := httptest.NewRequest(method, path, nil)
+		req.RemoteAddr, req.Host = remote, host
+		for k, vs := range header {
+			req.Header[k] = vs
 		}
 		w := httptest.NewRecorder()
 		srv.ServeHTTP(w, req)
 		return w
 	}
+	auth := func(v string) http.Header { return http.Header{"Authorization": {v}} }
+	origin := func(v string) http.Header { return http.Header{"Origin": {v}} }
 	open := newPetstore(t).srv
 	keyed := newPetstore(t, func(o *Options) { o.AdminKey = "admin-secret" }).srv
+	const local = "127.0.0.1:4010"
 	cases := []struct {
-		srv    *Server
-		remote string
-		auth   string
-		status int
+		srv          *Server
+		method       string
+		remote, host string
+		header       http.Header
+		status       int
 	}{
-		{open, "127.0.0.1:5000", "", 200},
-		{open, "[::1]:5000", "", 200},
-		{open, "192.0.2.7:5000", "", 403},
-		{open, "192.0.2.7:5000", "Bearer " + testKey, 403}, // an API key is not the admin key
-		{keyed, "192.0.2.7:5000", "", 401},
-		{keyed, "192.0.2.7:5000", "Bearer wrong", 401},
-		{keyed, "192.0.2.7:5000", "Basic admin-secret", 401},
-		{keyed, "192.0.2.7:5000", "Bearer admin-secret", 200},
-		{keyed, "192.0.2.7:5000", "bearer admin-secret", 200},
-		{keyed, "10.0.0.1:5000", "Bearer " + testKey, 401},
+		{open, "GET", "127.0.0.1:5000", local, nil, 200},
+		{open, "GET", "[::1]:5000", "[::1]:4010", nil, 200},
+		{open, "GET", "127.0.0.1:5000", "localhost:4010", nil, 200},
+		{open, "GET", "127.0.0.1:5000", "app.localhost:4010", nil, 200},
+		{open, "GET", "192.0.2.7:5000", local, nil, 403},
+		{open, "GET", "192.0.2.7:5000", local, auth("Bearer " + testKey), 403}, // an API key is not the admin key
+		{keyed, "GET", "192.0.2.7:5000", local, nil, 401},
+		{keyed, "GET", "192.0.2.7:5000", local, auth("Bearer wrong"), 401},
+		{keyed, "GET", "192.0.2.7:5000", local, auth("Basic admin-secret"), 401},
+		{keyed, "GET", "192.0.2.7:5000", local, auth("Bearer admin-secret"), 200},
+		{keyed, "GET", "192.0.2.7:5000", local, auth("bearer admin-secret"), 200},
+		{keyed, "GET", "10.0.0.1:5000", local, auth("Bearer " + testKey), 401},
+		// A page of the developer's own app, on loopback, may.
+		{open, "POST", "127.0.0.1:5000", local, origin("http://localhost:3000"), 200},
+		{open, "POST", "127.0.0.1:5000", local, origin("http://127.0.0.1:5173"), 200},
+		// A page of another site, sending through the developer's browser,
+		// may not (cross-site request forgery)...
+		{open, "POST", "127.0.0.1:5000", local, origin("https://evil.example"), 403},
+		{open, "POST", "127.0.0.1:5000", local, origin("null"), 403},
+		{open, "POST", "127.0.0.1:5000", local, http.Header{"Origin": {"http://localhost:3000", "https://evil.example"}}, 403},
+		{open, "POST", "127.0.0.1:5000", local, http.Header{"Sec-Fetch-Site": {"cross-site"}}, 403},
+		// ...nor one whose own name resolves to 127.0.0.1 (DNS rebinding).
+		{open, "GET", "127.0.0.1:5000", "rebind.evil.example:4010", nil, 403},
+		{open, "GET", "127.0.0.1:5000", "localhost.evil.example", nil, 403},
+		// With the admin key, they may.
+		{keyed, "POST", "127.0.0.1:5000", local, http.Header{"Origin": {"https://evil.example"}, "Authorization": {"Bearer admin-secret"}}, 200},
+		{keyed, "GET", "127.0.0.1:5000", "rebind.evil.example:4010", nil, 401},
 	}
 	for _, c := range cases {
-		w := call(c.srv, c.remote, c.auth)
+		w := call(c.srv, c.method, c.remote, c.host, c.header)
 		if w.Code != c.status {
-			t.Errorf("%s %q: %d, want %d: %s", c.remote, c.auth, w.Code, c.status, w.Body)
+			t.Errorf("%s from %s for host %s with %v: %d, want %d: %s", c.method, c.remote, c.host, c.header, w.Code, c.status, w.Body)
 		}
 		if c.status >= 400 {
 			checkErrorBody(t, result{status: w.Code, header: w.Header(), body: w.Body.Bytes()})
