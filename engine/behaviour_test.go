@@ -152,11 +152,23 @@ func TestCursorPagination(t *testing.T) {
 	if r := env.get("/pets?limit=100&status=pending"); r.header.Get("Link") != "" {
 		t.Errorf("a last page carries Link %q", r.header.Get("Link"))
 	}
-	for _, bad := range []string{"nonsense", "YzEuLTE", encodeCursor(5) + "&cursor=" + encodeCursor(6)} {
-		r := env.get("/pets?cursor=" + bad)
-		if r.status != 400 || !strings.Contains(r.message(t), "not a cursor") {
-			t.Errorf("cursor %q: %d %s", bad, r.status, r.body)
+	for _, bad := range []struct{ cursor, want string }{
+		{"nonsense", "not a cursor"},
+		{"YzEueA", "not a cursor"}, // c1.x
+		{encodeCursor(5) + "&cursor=" + encodeCursor(6), "given 2 times"},
+	} {
+		r := env.get("/pets?cursor=" + bad.cursor)
+		if r.status != 400 || !strings.Contains(r.message(t), bad.want) {
+			t.Errorf("cursor %q: %d %s, want 400 saying %q", bad.cursor, r.status, r.body, bad.want)
 		}
+	}
+	// Ids can be negative; the cursors that name them work.
+	neg := newPetstore(t, func(o *Options) {
+		o.Lists.CursorParam = "cursor"
+		o.Fixtures = []FixtureFile{{"pets.json", []byte(`[{"id":-3,"name":"A","categoryId":1},{"id":-1,"name":"B","categoryId":1},{"id":2,"name":"C","categoryId":1}]`)}}
+	})
+	if got := walk(t, neg, "/v1/pets?limit=1", nil); fmt.Sprint(got) != "[-3 -1 2]" {
+		t.Errorf("walk over negative ids: %v, want [-3 -1 2]", got)
 	}
 	// A clamped limit is carried into the next link as clamped, and the
 	// request's own query keeps its single cursor.
@@ -421,5 +433,30 @@ func TestYAMLFixtures(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one naming %q", name, err, c.want)
 		}
+	}
+}
+
+// TestIDsExhausted: after the largest int64 id there is no next one; a
+// create says so and stores nothing, instead of wrapping to a negative id.
+func TestIDsExhausted(t *testing.T) {
+	env := newPetstore(t, func(o *Options) {
+		o.Fixtures = []FixtureFile{{"pets.json", []byte(`[{"id":1,"name":"A","categoryId":1},{"id":9223372036854775807,"name":"Last","categoryId":1}]`)}}
+	})
+	for i := 0; i < 2; i++ {
+		r := env.post("/pets", `{"name":"Next","categoryId":1}`)
+		checkErrorBody(t, r)
+		if r.status != http.StatusInsufficientStorage || r.code(t) != "ids_exhausted" {
+			t.Fatalf("create after the largest id: %d %s", r.status, r.body)
+		}
+	}
+	if got := itemIDs(t, env.get("/pets?limit=100").list(t), "id"); len(got) != 2 {
+		t.Errorf("the store changed: ids %v", got)
+	}
+	// A store whose ids are all negative continues at the one after the largest.
+	neg := newPetstore(t, func(o *Options) {
+		o.Fixtures = []FixtureFile{{"pets.json", []byte(`[{"id":-5,"name":"A","categoryId":1},{"id":-1,"name":"B","categoryId":1}]`)}}
+	})
+	if r := neg.post("/pets", `{"name":"Next","categoryId":1}`); r.status != 201 || r.object(t)["id"] != float64(0) {
+		t.Errorf("create after id -1: %d %s, want id 0", r.status, r.body)
 	}
 }

@@ -30,6 +30,7 @@ const (
 	CodeInternal             Code = "internal_error"
 	CodeFaultInjected        Code = "fault_injected"
 	CodeForbidden            Code = "forbidden"
+	CodeIDsExhausted         Code = "ids_exhausted"
 )
 
 // codeStatus is the one table from code to HTTP status.
@@ -52,6 +53,7 @@ var codeStatus = map[Code]int{
 	CodeInternal:             http.StatusInternalServerError,
 	CodeFaultInjected:        http.StatusServiceUnavailable, // the configured status, 503 unless set
 	CodeForbidden:            http.StatusForbidden,
+	CodeIDsExhausted:         http.StatusInsufficientStorage,
 }
 
 // Codes returns every code the engine can answer with, for documentation checks.

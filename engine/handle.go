@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
@@ -200,8 +201,11 @@ func (s *Server) list(r *http.Request, o *operation, values url.Values) *respons
 	cursor := s.lists.CursorParam
 	if cursor != "" {
 		if v := values[cursor]; len(v) > 0 {
+			if len(v) > 1 {
+				return errorResponse(Errorf(CodeValidation, "query parameter '%s': given %d times; it takes one value", cursor, len(v)))
+			}
 			after, ok := decodeCursor(v[0])
-			if !ok || len(v) > 1 {
+			if !ok {
 				return errorResponse(Errorf(CodeValidation, "query parameter '%s': %q is not a cursor this server gave out; follow the Link rel=\"next\" of the previous page", cursor, truncate(v[0], 100)))
 			}
 			q.after, q.hasAfter = after, true
@@ -263,6 +267,8 @@ func (s *Server) create(o *operation, obj map[string]any) *response {
 		// The request passed the create schema but the record fails the item
 		// schema: the document's two schemas disagree. Nothing was stored.
 		return errorResponse(Errorf(CodeResponseInvalid, "the created record does not match the item schema (%s); nothing was stored", describeProblems(problems)))
+	case errors.Is(err, errIDsExhausted):
+		return errorResponse(Errorf(CodeIDsExhausted, "%s: the largest id, %d, is taken, so a new item has no id; nothing was stored", c.def.Name, int64(math.MaxInt64)))
 	case err != nil:
 		return errorResponse(Errorf(CodeValidation, "%v", err))
 	}

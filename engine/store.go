@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -72,6 +74,8 @@ type collectionStore struct {
 	integer bool             // ids are integers: positions are found by binary search
 	data    arena
 	nextSeq int64
+	// noNext is set once the largest int64 is taken: no seq follows it.
+	noNext bool
 	// fields are the filter fields; index[i] maps a value of fields[i] to
 	// the ascending positions of the records that hold it.
 	fields []string
@@ -91,6 +95,7 @@ type storeState struct {
 	chunks  [][]byte
 	index   []map[string][]int32
 	nextSeq int64
+	noNext  bool
 }
 
 func newCollectionStore(integer bool, filterFields []string) *collectionStore {
@@ -112,7 +117,7 @@ func (s *collectionStore) reset(n int) {
 	for i := range s.index {
 		s.index[i] = map[string][]int32{}
 	}
-	s.nextSeq = 1
+	s.nextSeq, s.noNext = 1, false
 }
 
 // entry is what the caller hands over to store a record: its seq and key,
@@ -152,7 +157,7 @@ func (s *collectionStore) loadColumns(c *columns) {
 	}
 	s.index = c.index
 	if n := len(s.seqs); n > 0 {
-		s.nextSeq = s.seqs[n-1] + 1
+		s.advancePast(s.seqs[n-1])
 	}
 }
 
@@ -170,9 +175,22 @@ func (s *collectionStore) appendLocked(e *entry, sp span) {
 		}
 	}
 	if e.seq >= s.nextSeq {
-		s.nextSeq = e.seq + 1
+		s.advancePast(e.seq)
 	}
 }
+
+// advancePast makes the next seq the one after seq; after the largest
+// int64 there is none (adding one would wrap to the smallest).
+func (s *collectionStore) advancePast(seq int64) {
+	if seq == math.MaxInt64 {
+		s.noNext = true
+		return
+	}
+	s.nextSeq = seq + 1
+}
+
+// errIDsExhausted says a create found no next seq.
+var errIDsExhausted = errors.New("no next id")
 
 // markBaseline makes the current contents what restoreBaseline returns to.
 func (s *collectionStore) markBaseline() {
@@ -186,6 +204,7 @@ func (s *collectionStore) markBaseline() {
 		chunks:  clipChunks(s.data.chunks),
 		index:   s.index,
 		nextSeq: s.nextSeq,
+		noNext:  s.noNext,
 	}
 	st.index = make([]map[string][]int32, len(s.index))
 	for i, m := range s.index {
@@ -217,7 +236,7 @@ func (s *collectionStore) restoreLocked(st *storeState) {
 	for i, m := range st.index {
 		s.index[i] = maps.Clone(m)
 	}
-	s.nextSeq = st.nextSeq
+	s.nextSeq, s.noNext = st.nextSeq, st.noNext
 }
 
 // clipChunks returns chunks with the last one clipped to its length, so the
@@ -237,13 +256,16 @@ func (s *collectionStore) create(build func(seq int64) (entry, error)) (record, 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for {
+		if s.noNext {
+			return record{}, errIDsExhausted
+		}
 		e, err := build(s.nextSeq)
 		if err != nil {
 			return record{}, err
 		}
 		if s.byKey != nil {
 			if _, taken := s.byKey[e.key]; taken {
-				s.nextSeq++
+				s.advancePast(s.nextSeq)
 				continue
 			}
 		}
