@@ -62,10 +62,15 @@ func (s *Server) serveOperation(r *http.Request, o *operation, params map[string
 		res.set("WWW-Authenticate", challenge)
 		return res
 	}
-	// The query is parsed once, here, for every step that reads it.
+	// The query is parsed once, here, for every step that reads it. A pair
+	// Go cannot decode (a bad %-escape, a ';' separator) would otherwise be
+	// dropped without a word, and the request answered as if it were absent.
 	var values url.Values
-	if len(o.scalarQuery) > 0 || o.kind == kindList {
-		values = r.URL.Query()
+	if r.URL.RawQuery != "" || o.kind == kindList {
+		var err error
+		if values, err = url.ParseQuery(r.URL.RawQuery); err != nil {
+			return errorResponse(Errorf(CodeValidation, "the query string cannot be decoded: %s", truncate(err.Error(), 200)))
+		}
 	}
 	for _, name := range o.scalarQuery {
 		if vs := values[name]; len(vs) > 1 {

@@ -53,6 +53,7 @@ func TestRedactQuery(t *testing.T) {
 		{"password", "password=REDACTED"},
 		{"limit=1&api%5Fkey=x&%54oken=y", "limit=1&api%5Fkey=REDACTED&%54oken=REDACTED"},
 		{"a=1&b=key", "a=1&b=key"},
+		{"bearer=x&Credentials=y&sessionid=z&jwt=w", "bearer=REDACTED&Credentials=REDACTED&sessionid=REDACTED&jwt=REDACTED"},
 		{long, long[:256] + "…"},
 	}
 	for _, tc := range tests {

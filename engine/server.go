@@ -570,7 +570,7 @@ func secretName(name string) bool {
 		}
 	}
 	l := strings.ToLower(name)
-	for _, secret := range []string{"key", "token", "secret", "password", "auth", "signature"} {
+	for _, secret := range []string{"key", "token", "secret", "password", "auth", "signature", "bearer", "credential", "session", "jwt"} {
 		if strings.Contains(l, secret) {
 			return true
 		}
