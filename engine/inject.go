@@ -77,23 +77,28 @@ func (s *Server) injectFault(o *operation) *response {
 	return errorResponse(e)
 }
 
-// wait holds the answer of o for its configured delay, or until the client
-// goes away.
-func (s *Server) wait(ctx context.Context, o *operation) time.Duration {
+// wait holds the answer of o for its configured delay, until the client
+// goes away, or until the server begins to shut down (the answer is due
+// within the grace period, and a rehearsed delay is no reason to drop it).
+// It returns the delay drawn and the time it waited.
+func (s *Server) wait(ctx context.Context, o *operation) (drawn, waited time.Duration) {
 	if o == nil || o.delay == nil {
-		return 0
+		return 0, 0
 	}
 	d := s.dice.between(o.delay.Min, o.delay.Max)
 	if d <= 0 {
-		return 0
+		return 0, 0
 	}
+	began := time.Now()
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return d, d
 	case <-ctx.Done():
+	case <-draining(ctx):
 	}
-	return d
+	return d, time.Since(began)
 }
 
 func (d Delay) String() string {

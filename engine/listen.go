@@ -39,6 +39,7 @@ func (t Timeouts) withDefaults() Timeouts {
 // returns nil after a clean shutdown.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, t Timeouts, log *slog.Logger) error {
 	t = t.withDefaults()
+	drain := make(chan struct{})
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: t.ReadHeader,
@@ -49,7 +50,11 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, t Timeouts, log
 		// this is the transport's last resort.
 		MaxHeaderBytes: 1 << 20,
 		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:    func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		// Requests are not cancelled when ctx is: in-flight ones may finish.
+		// They can see that the server is draining, to end waits of their own.
+		BaseContext: func(net.Listener) context.Context {
+			return context.WithValue(context.WithoutCancel(ctx), drainKey{}, (<-chan struct{})(drain))
+		},
 	}
 	releaseStartupGarbage()
 	errc := make(chan error, 1)
@@ -60,6 +65,7 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, t Timeouts, log
 	case <-ctx.Done():
 	}
 	log.Info("shutting down", "grace", t.Shutdown.String())
+	close(drain)
 	sctx, cancel := context.WithTimeout(context.Background(), t.Shutdown)
 	defer cancel()
 	err := srv.Shutdown(sctx)
@@ -71,6 +77,15 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, t Timeouts, log
 		return errors.New("in-flight requests did not finish within the shutdown grace period")
 	}
 	return err
+}
+
+type drainKey struct{}
+
+// draining returns a channel closed when the server serving ctx's request
+// begins to shut down; nil (never ready) outside Serve.
+func draining(ctx context.Context) <-chan struct{} {
+	ch, _ := ctx.Value(drainKey{}).(<-chan struct{})
+	return ch
 }
 
 // startupGarbage is the heap size above which Serve collects before it

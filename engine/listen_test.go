@@ -6,8 +6,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/petctl/petctl/spec"
 )
 
 func TestServeShutsDownGracefully(t *testing.T) {
@@ -80,5 +83,65 @@ func TestServeShutdownGraceExpires(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Serve did not return after the grace period")
+	}
+}
+
+// TestShutdownEndsInjectedLatency: a request held by a rehearsed delay
+// longer than the grace period is answered when shutdown begins, not
+// dropped when the grace period ends.
+func TestShutdownEndsInjectedLatency(t *testing.T) {
+	s, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, nil))
+	srv, err := New(Options{Spec: s, Keys: []string{testKey}, Logger: log,
+		Latency: map[string]Delay{"listPets": {Min: 20 * time.Second, Max: 20 * time.Second}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Shutdown only waits for requests the server has begun to handle.
+	handling := make(chan struct{}, 1)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		handling <- struct{}{}
+		srv.ServeHTTP(w, r)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, ln, h, Timeouts{Shutdown: time.Second}, log) }()
+
+	type answer struct {
+		status int
+		err    error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/v1/pets?limit=1", nil)
+		req.Header.Set("Authorization", "Bearer "+testKey)
+		res, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
+		if err != nil {
+			got <- answer{err: err}
+			return
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		got <- answer{status: res.StatusCode}
+	}()
+	<-handling
+	time.Sleep(50 * time.Millisecond) // into the delay; the outcome is the same if not
+	cancel()
+	if a := <-got; a.err != nil || a.status != 200 {
+		t.Fatalf("the delayed request during shutdown: %d, %v; want 200", a.status, a.err)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Serve = %v, want nil", err)
+	}
+	if !strings.Contains(logs.String(), "injected, cut short after") {
+		t.Errorf("the log does not say the delay was cut short:\n%s", logs.String())
 	}
 }

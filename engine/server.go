@@ -400,8 +400,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.checkResponse(r, res)
 	s.cors.decorate(r, res)
 	if res.op != nil {
-		if d := s.wait(r.Context(), s.ops[res.op]); d > 0 {
+		if d, waited := s.wait(r.Context(), s.ops[res.op]); waited == d && d > 0 {
 			res.notes = append(res.notes, "latency "+d.Round(time.Millisecond).String()+" injected")
+		} else if d > 0 {
+			res.notes = append(res.notes, "latency "+d.Round(time.Millisecond).String()+" injected, cut short after "+waited.Round(time.Millisecond).String())
 		}
 	}
 	h := w.Header()
