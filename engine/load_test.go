@@ -15,12 +15,12 @@ import (
 	"time"
 )
 
-// TestConcurrentWritersAndReaders: 32 writers and 32 readers at once. No
+// TestConcurrentWritersAndReaders: 64 writers and 64 readers at once. No
 // acknowledged create is lost, ids are unique and increase for every
 // writer, and lists and reads agree with each other throughout.
 func TestConcurrentWritersAndReaders(t *testing.T) {
 	env := newPetstore(t)
-	const writers, readers, perWriter = 32, 32, 25
+	const writers, readers, perWriter = 64, 64, 13
 	client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: writers + readers}}
 	do := func(method, path, body string) (int, []byte, error) {
 		req, _ := http.NewRequest(method, env.base+path, strings.NewReader(body))
