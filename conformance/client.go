@@ -97,6 +97,9 @@ type client struct {
 	timeout       time.Duration
 	retryAfterMax time.Duration
 	sleep         func(context.Context, time.Duration) error
+	// secrets replaces every spelling of key, forms (see redact).
+	secrets *strings.Replacer
+	forms   []string
 }
 
 func newClient(base *url.URL, key string, timeout, retryAfterMax time.Duration) *client {
@@ -109,7 +112,9 @@ func newClient(base *url.URL, key string, timeout, retryAfterMax time.Duration) 
 		timeout:       timeout,
 		retryAfterMax: retryAfterMax,
 		sleep:         sleepCtx,
+		forms:         secretForms(key),
 	}
+	c.secrets = newSecretReplacer(c.forms)
 	c.http = &http.Client{
 		Transport: tr,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
@@ -344,19 +349,6 @@ func (c *client) credentials(r *request, schemes map[string]schemeInfo) []secret
 		}
 	}
 	return out
-}
-
-// redact replaces the key wherever it appears in s (a URL with a query
-// key, a body that echoes it) with the variable a person would use.
-func (c *client) redact(s string) string {
-	if c.key == "" {
-		return s
-	}
-	s = strings.ReplaceAll(s, c.key, "$PETCTL_API_KEY")
-	if q := url.QueryEscape(c.key); q != c.key {
-		s = strings.ReplaceAll(s, q, "$PETCTL_API_KEY")
-	}
-	return s
 }
 
 // wrongKey is a key that differs from the configured one.

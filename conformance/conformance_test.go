@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -868,5 +869,99 @@ func TestFailFast(t *testing.T) {
 	}
 	if !strings.Contains(o.out, "--fail-fast stopped the run at the first failure") {
 		t.Errorf("the summary does not say why the checks were skipped:\n%s", o.out)
+	}
+}
+
+// TestKeyEchoedNeverShown: a proxy echoes the key wherever a message can
+// quote a response: in headers (WWW-Authenticate, Deprecation, Sunset, a
+// pagination hint), in the Error body's status, in item fields long
+// enough to be cut, in a malformed status line. The key is nowhere in
+// the console output, the reports or the Result, not even in part; an
+// unreachable target's error does not hold it either.
+func TestKeyEchoedNeverShown(t *testing.T) {
+	// Characters that JSON, XML, Go quoting and URLs each escape.
+	const key = `s3cr3t-KEY<&>"abc\x`
+	const part = "s3cr3t" // any part of it that survived a cut
+	inner := petstore(t, func(o *engine.Options) { o.Keys = []string{key} })
+	echoing := func(malformedProbe bool) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			echo := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+			withKey := echo == key
+			if withKey && (r.URL.Path == "/v1/store/orders" || malformedProbe) {
+				conn, _, err := w.(http.Hijacker).Hijack()
+				if err == nil {
+					_, _ = conn.Write([]byte("HTTP/1.1 " + key + " OK\r\n\r\n"))
+					conn.Close()
+				}
+				return
+			}
+			rec := httptest.NewRecorder()
+			inner.ServeHTTP(rec, r)
+			h := rec.Header()
+			h.Set("WWW-Authenticate", `Bearer realm="`+echo+`"`)
+			h.Set("X-Next-Page", echo)
+			if strings.HasPrefix(r.URL.Path, "/v1/pets/") {
+				h.Set("Deprecation", echo)
+				h.Set("Sunset", echo)
+			} else {
+				h.Set("Deprecation", "@1"+echo)
+			}
+			res := &recorded{status: rec.Code, header: h, body: rec.Body.Bytes()}
+			editJSON(res, eachObject(func(o map[string]any) {
+				if res.status >= 400 {
+					o["status"] = echo
+					return
+				}
+				o["name"] = strings.Repeat("x", 70) + echo
+				o["status"] = echo
+			}))
+			for k, v := range res.header {
+				w.Header()[k] = v
+			}
+			w.Header().Set("Content-Length", itoa(len(res.body)))
+			w.WriteHeader(res.status)
+			_, _ = w.Write(res.body)
+		})
+	}
+	dir := t.TempDir()
+	junit, jsonReport := dir+"/junit.xml", dir+"/report.json"
+	o := conform(t, serve(t, echoing(false)), func(c *conformance.Config) {
+		c.APIKey = key
+		c.JUnitReport, c.JSONReport = junit, jsonReport
+		c.Verbose = true
+	})
+	if o.res.OK() {
+		t.Fatal("the run passed")
+	}
+	result, err := json.Marshal(o.res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string]string{"console (stdout and stderr)": o.out, "JUnit report": readFile(t, junit), "JSON report": readFile(t, jsonReport), "Result": string(result)}
+	for name, text := range texts {
+		if i := strings.Index(text, part); i >= 0 {
+			t.Errorf("the %s holds the key: …%s…", name, text[max(0, i-80):min(len(text), i+40)])
+		}
+	}
+	// The echoes reached the messages, redacted: the test tests something.
+	for _, want := range []string{
+		`WWW-Authenticate: Bearer realm="$PETCTL_API_KEY"`,
+		"Deprecation: $PETCTL_API_KEY is not RFC 9745",
+		`status is "$PETCTL_API_KEY"`,
+		`name is "xxxxxxxxxx`,
+		"malformed HTTP status code",
+	} {
+		if !strings.Contains(o.out, want) {
+			t.Errorf("the console output lacks %q", want)
+		}
+	}
+
+	_, err = conformance.Run(context.Background(), conformance.Config{BaseURL: serve(t, echoing(true)), APIKey: key, Timeout: 5 * time.Second})
+	var unreachable *conformance.UnreachableError
+	if !errors.As(err, &unreachable) {
+		t.Fatalf("err = %v, want unreachable", err)
+	}
+	if strings.Contains(err.Error(), part) || !strings.Contains(err.Error(), "$PETCTL_API_KEY") {
+		t.Errorf("the unreachable error %q holds the key, or does not show where it was", err)
 	}
 }

@@ -123,7 +123,7 @@ func TestErrorShape(t *testing.T) {
 	}
 	for _, tc := range tests {
 		ex := &Exchange{Status: 404, Header: http.Header{"Content-Type": {tc.ctype}}, Body: []byte(tc.body)}
-		got := strings.Join(errorShape(ex), "; ")
+		got := strings.Join(errorShape(ex, func(s string) string { return s }), "; ")
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s %s: problems %q, want %q", tc.ctype, tc.body, got, tc.want)
 		}

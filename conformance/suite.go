@@ -94,6 +94,8 @@ func newSuite(cfg Config, base *url.URL, doc *spec.Spec, val *spec.Validator) *s
 		populated:   map[*spec.Collection]bool{},
 		byText:      map[string]*check{},
 	}
+	s.cfg.Out = redactingWriter{w: cfg.Out, redact: s.client.redact}
+	s.cfg.Err = redactingWriter{w: cfg.Err, redact: s.client.redact}
 	for name, sc := range doc.SecuritySchemes {
 		info := schemeInfo{}
 		switch {
@@ -186,13 +188,13 @@ func (s *suite) runCheck(ctx context.Context, c *check) {
 		if len(callerSkip) > 0 {
 			skip += callerSkip[0]
 		}
-		ginkgo.Fail(message, skip)
+		s.fail(message, skip)
 	})
 	s.mu.Lock()
 	c.t = t
 	s.mu.Unlock()
 	if c.skip != "" {
-		ginkgo.Skip(c.skip)
+		s.skip(c.skip, 0)
 	}
 	c.fn(t)
 }
@@ -240,7 +242,7 @@ func (t *T) try(r *request) (*Exchange, error) {
 	s.mu.Lock()
 	s.exchanges = append(s.exchanges, ex)
 	if c := s.spec.Collection(r.op); c != nil && c.Create == r.op && ex.Status >= 200 && ex.Status < 300 {
-		s.created = append(s.created, Record{Name: r.recordName, ID: idOf(ex, c), Check: t.name()})
+		s.created = append(s.created, Record{Name: r.recordName, ID: s.client.redact(idOf(ex, c)), Check: t.name()})
 	}
 	s.mu.Unlock()
 	return ex, nil
@@ -251,14 +253,14 @@ func (t *T) try(r *request) (*Exchange, error) {
 func (t *T) send(r *request) *Exchange {
 	ex, err := t.try(r)
 	if err != nil {
-		ginkgo.Fail(fmt.Sprintf("%s\n  the request failed: %v\n  request:  %s", t.name(), err, t.s.curl(ex)), 1)
+		t.s.fail(fmt.Sprintf("%s\n  the request failed: %v\n  request:  %s", t.name(), err, t.s.curl(ex)), 1)
 	}
 	return ex
 }
 
 // failf fails the check with a message about ex.
 func (t *T) failf(ex *Exchange, format string, args ...any) {
-	ginkgo.Fail(t.about(ex, fmt.Sprintf(format, args...)), 1)
+	t.s.fail(t.about(ex, fmt.Sprintf(format, args...)), 1)
 }
 
 // about is a failure message: the check and operation, what was wanted,
@@ -303,7 +305,17 @@ func (m statusMatcher) NegatedFailureMessage(actual any) string {
 }
 
 func (t *T) skipf(format string, args ...any) {
-	ginkgo.Skip(fmt.Sprintf(format, args...), 1)
+	t.s.skip(fmt.Sprintf(format, args...), 1)
+}
+
+// fail and skip end the running check with msg, the key redacted: every
+// failure and skip message goes through them, Gomega's included.
+func (s *suite) fail(msg string, callerSkip int) {
+	ginkgo.Fail(s.client.redact(msg), callerSkip+1)
+}
+
+func (s *suite) skip(msg string, callerSkip int) {
+	ginkgo.Skip(s.client.redact(msg), callerSkip+1)
 }
 
 // observe records what the deployment does where the description is open.
@@ -363,7 +375,7 @@ func (s *suite) probe(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted while probing %s", redactURL(s.base.String()))
 		}
-		return &UnreachableError{URL: redactURL(s.base.String()), Err: err}
+		return &UnreachableError{URL: s.client.redact(redactURL(s.base.String())), Err: s.client.redactError(err)}
 	}
 	if ex.Status == http.StatusUnauthorized || ex.Status == http.StatusForbidden {
 		fmt.Fprintf(s.cfg.Err, "warning: the deployment answered %d to %s %s with the API key given; the checks that need the key will fail\n", ex.Status, op.Method, ex.URL)
@@ -439,7 +451,7 @@ func (s *suite) result(d time.Duration) *Result {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	res := &Result{
-		Report:       stripStacks(s.final),
+		Report:       s.client.scrubReport(stripStacks(s.final)),
 		Requests:     s.requests,
 		Waited:       s.waited,
 		Created:      append([]Record(nil), s.created...),
@@ -564,7 +576,7 @@ func (s *suite) coverage(report ginkgo.Report) {
 		for _, id := range sortedKeys(missing) {
 			parts = append(parts, fmt.Sprintf("%s (%s)", id, missing[id]))
 		}
-		ginkgo.Fail(fmt.Sprintf("--require-coverage: %d of %d operations of the document were not exercised: %s",
-			len(missing), len(s.spec.Operations), strings.Join(parts, ", ")))
+		s.fail(fmt.Sprintf("--require-coverage: %d of %d operations of the document were not exercised: %s",
+			len(missing), len(s.spec.Operations), strings.Join(parts, ", ")), 0)
 	}
 }
