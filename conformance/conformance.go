@@ -258,7 +258,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	s.warnBasePath()
+	start := time.Now()
 	if err := s.probe(ctx); err != nil {
+		// CI keeps the reports of a failed job: they must parse, and say why.
+		if werr := s.writeReports(s.probeReport(err, start)); werr != nil {
+			fmt.Fprintf(s.cfg.Err, "warning: %v\n", werr)
+		}
 		return nil, err
 	}
 	res := s.run(ctx)
@@ -268,6 +273,42 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	s.printSummary(res)
 	return res, nil
+}
+
+// probeReport is the report of a run that stopped at the probe: one
+// failed "reachability" check saying why.
+func (s *suite) probeReport(err error, start time.Time) types.Report {
+	end := time.Now()
+	sc := types.NewDefaultSuiteConfig()
+	sc.LabelFilter = s.cfg.LabelFilter
+	sc.RandomSeed, sc.FailFast = 1, s.cfg.FailFast
+	return types.Report{
+		SuiteDescription: "petctl conform: " + s.title(),
+		SuiteSucceeded:   false,
+		PreRunStats:      types.PreRunStats{TotalSpecs: 1, SpecsThatWillRun: 1},
+		StartTime:        start,
+		EndTime:          end,
+		RunTime:          end.Sub(start),
+		SuiteConfig:      sc,
+		SpecReports: types.SpecReports{{
+			ContainerHierarchyTexts:  []string{"conform"},
+			ContainerHierarchyLabels: [][]string{{}},
+			LeafNodeType:             types.NodeTypeIt,
+			LeafNodeText:             "reachability: the deployment answers",
+			LeafNodeLabels:           []string{"reachability"},
+			State:                    types.SpecStateFailed,
+			StartTime:                start,
+			EndTime:                  end,
+			RunTime:                  end.Sub(start),
+			NumAttempts:              1,
+			Failure: types.Failure{
+				Message:            s.client.redact(err.Error()) + "\nno check ran: the deployment must answer first",
+				FailureNodeType:    types.NodeTypeIt,
+				FailureNodeContext: types.FailureNodeIsLeafNode,
+				TimelineLocation:   types.TimelineLocation{Time: end},
+			},
+		}},
+	}
 }
 
 func anySecured(s *spec.Spec) bool {

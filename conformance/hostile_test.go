@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"net"
 	"net/http"
 	"os"
@@ -146,5 +147,65 @@ func TestHostileDeployments(t *testing.T) {
 	}
 	if redirects.Load() > 200 {
 		t.Errorf("the redirect loop was followed %d times", redirects.Load())
+	}
+}
+
+// TestUnreachableWritesReports: a target that cannot be reached still
+// leaves both reports, valid and holding one failed "reachability" check
+// with the reason, so CI's JUnit readers have something to show.
+func TestUnreachableWritesReports(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	dir := t.TempDir()
+	junit, jsonReport := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.json")
+	// Stale reports of an earlier run must not survive either.
+	os.WriteFile(junit, []byte("stale"), 0o600)
+	_, err = conformance.Run(t.Context(), conformance.Config{BaseURL: closed, APIKey: testKey, JUnitReport: junit, JSONReport: jsonReport})
+	var unreachable *conformance.UnreachableError
+	if !errors.As(err, &unreachable) {
+		t.Fatalf("err = %v, want unreachable", err)
+	}
+	var suites struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+					Text    string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	raw := readFile(t, junit)
+	if err := xml.Unmarshal([]byte(raw), &suites); err != nil {
+		t.Fatalf("JUnit report: %v\n%s", err, raw)
+	}
+	if suites.Tests != 1 || suites.Failures != 1 || len(suites.Suites) != 1 || len(suites.Suites[0].Cases) != 1 {
+		t.Fatalf("JUnit report: %d tests, %d failures, want 1 and 1:\n%s", suites.Tests, suites.Failures, raw)
+	}
+	c := suites.Suites[0].Cases[0]
+	if !strings.Contains(c.Name, "reachability") || c.Failure == nil || !strings.Contains(c.Failure.Message+c.Failure.Text, "connection refused") {
+		t.Errorf("JUnit test case %+v: want the reachability check, failed with the reason", c)
+	}
+	var reports []struct {
+		SuiteSucceeded bool
+		SpecReports    []struct {
+			LeafNodeText string
+			State        string
+			Failure      struct{ Message string }
+		}
+	}
+	raw = readFile(t, jsonReport)
+	if err := json.Unmarshal([]byte(raw), &reports); err != nil || len(reports) != 1 || reports[0].SuiteSucceeded || len(reports[0].SpecReports) != 1 {
+		t.Fatalf("JSON report: %v\n%s", err, raw)
+	}
+	if sr := reports[0].SpecReports[0]; sr.State != "failed" || !strings.Contains(sr.Failure.Message, "connection refused") {
+		t.Errorf("JSON report's check: %+v", sr)
 	}
 }
