@@ -209,3 +209,39 @@ func TestUnreachableWritesReports(t *testing.T) {
 		t.Errorf("JSON report's check: %+v", sr)
 	}
 }
+
+// TestSlowBodyIsReachable: a deployment that sends its status and headers
+// at once, then drips the body past the time-out, is reachable: the run
+// goes on and the checks that got no complete answer fail (exit 1, not 3).
+func TestSlowBodyIsReachable(t *testing.T) {
+	engine := petstore(t)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || r.URL.Path != "/v1/pets" { // listPets is the probe's operation
+			engine.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		for _, b := range []byte("[]") {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(time.Second):
+			}
+			w.Write([]byte{b})
+			w.(http.Flusher).Flush()
+		}
+	})
+	o := conform(t, serve(t, h), func(c *conformance.Config) {
+		c.Timeout = 300 * time.Millisecond
+		c.LabelFilter = "listPets && auth"
+	})
+	if o.res.OK() {
+		t.Fatalf("the run passed:\n%s", o.out)
+	}
+	st, msg := o.state(t, "listPets (GET /pets) with a wrong key")
+	if st.String() != "failed" || !strings.Contains(msg, "reading the response body") || !strings.Contains(msg, "time-out of 300ms") {
+		t.Errorf("the check is %s (%q), want failed on the body's time-out", st, msg)
+	}
+}
