@@ -92,9 +92,11 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 type Result struct {
 	// Report is Ginkgo's report of the run, as the JSON report holds it.
 	Report types.Report
-	// Passed, Failed and Skipped count the checks; Failed includes the
-	// coverage requirement.
+	// Passed, Failed and Skipped count the checks.
 	Passed, Failed, Skipped int
+	// SuiteFailures are the failures of the run as a whole, not of a
+	// check: the --require-coverage requirement not met.
+	SuiteFailures []string
 	// Requests counts the requests sent; Waited is the time spent waiting
 	// out 429 responses.
 	Requests int
@@ -111,7 +113,7 @@ type Result struct {
 }
 
 // OK reports whether every check passed.
-func (r *Result) OK() bool { return r.Failed == 0 && !r.Interrupted }
+func (r *Result) OK() bool { return r.Failed == 0 && len(r.SuiteFailures) == 0 && !r.Interrupted }
 
 // Record is a record the run created.
 type Record struct {

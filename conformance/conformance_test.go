@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -641,6 +642,17 @@ func TestRequireCoverage(t *testing.T) {
 	}
 	if !strings.Contains(o.res.Report.SpecReports[len(o.res.Report.SpecReports)-1].Failure.Message, "createPet (--read-only") {
 		t.Errorf("the coverage failure does not say createPet was skipped by --read-only")
+	}
+	// The console names the failure, and counts the checks the header announced.
+	if !strings.Contains(o.out, "FAIL --require-coverage: 1 of 4 operations of the document were not exercised: createPet (--read-only") {
+		t.Errorf("the console does not name the coverage failure:\n%s", o.out)
+	}
+	n := o.res.Passed + o.res.Failed + o.res.Skipped
+	if o.res.Failed != 0 || o.res.OK() {
+		t.Errorf("%d checks failed, OK %t: want no check failed, and the run failed on the coverage requirement", o.res.Failed, o.res.OK())
+	}
+	if !strings.Contains(o.out, fmt.Sprintf("  checks   %d ", n)) || !strings.Contains(o.out, fmt.Sprintf("FAIL %d checks: ", n)) {
+		t.Errorf("the header and the summary do not both count %d checks:\n%s", n, o.out)
 	}
 }
 

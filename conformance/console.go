@@ -216,6 +216,9 @@ func (s *suite) printSummary(res *Result) {
 	}
 	fmt.Fprintf(w, "\n%s %d checks: %d passed, %d failed, %d skipped in %s; %d requests\n",
 		verdict, res.Passed+res.Failed+res.Skipped, res.Passed, res.Failed, res.Skipped, roundDuration(res.Duration), res.Requests)
+	for _, f := range res.SuiteFailures {
+		fmt.Fprintf(w, "%s %s\n", p.paint("31;1", "FAIL"), f)
+	}
 	if res.Interrupted {
 		fmt.Fprintln(w, "  interrupted: the checks after the interrupt did not run")
 	}

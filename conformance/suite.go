@@ -466,6 +466,8 @@ func (s *suite) result(d time.Duration) *Result {
 		case sr.State.Is(types.SpecStateInterrupted | types.SpecStateAborted):
 			res.Interrupted = true
 			res.Failed++
+		case sr.State.Is(types.SpecStateFailureStates) && sr.LeafNodeType != types.NodeTypeIt:
+			res.SuiteFailures = append(res.SuiteFailures, s.client.redact(sr.Failure.Message))
 		case sr.State.Is(types.SpecStateFailureStates):
 			res.Failed++
 		case sr.LeafNodeType != types.NodeTypeIt:

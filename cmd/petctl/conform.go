@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/petctl/petctl/conformance"
@@ -127,9 +128,23 @@ func conformRun(a *app, opts *conformOptions) error {
 	case res.Interrupted:
 		return failure(fmt.Errorf("interrupted after %d checks (%d failed)", res.Passed+res.Failed, res.Failed))
 	case !res.OK():
-		return failure(fmt.Errorf("%d of %d checks failed (%d skipped)", res.Failed, res.Passed+res.Failed, res.Skipped))
+		var parts []string
+		if res.Failed > 0 || len(res.SuiteFailures) == 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d checks failed (%d skipped)", res.Failed, res.Passed+res.Failed, res.Skipped))
+		}
+		for _, f := range res.SuiteFailures {
+			parts = append(parts, firstLine(f))
+		}
+		return failure(errors.New(strings.Join(parts, "; ")))
 	}
 	return nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // parseNow reads --now: an RFC 3339 time or a date (midnight UTC).
