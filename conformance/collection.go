@@ -300,14 +300,22 @@ func (s *suite) paginationChecks(coll *spec.Collection, add func(*check)) {
 			t.failf(ex, "at most %d items (%s); got %d", n, what, len(got))
 		}
 	}
+	// The checks that need more items than a page may create them: they
+	// carry the write label, so '!write' leaves them out. They are not
+	// skipped by --read-only, under which population creates nothing and
+	// skips them when the items are too few.
+	var populates []string
+	if coll.Create != nil {
+		populates = []string{labelWrite}
+	}
 	if l.Default > 0 {
-		add(&check{group: groupPagination, op: op, text: fmt.Sprintf("without %s returns at most the default, %d", l.Param, l.Default), fn: func(t *T) {
+		add(&check{group: groupPagination, op: op, labels: populates, text: fmt.Sprintf("without %s returns at most the default, %d", l.Param, l.Default), fn: func(t *T) {
 			t.population(coll)
 			ex := list(t, "")
 			atMost(t, ex, l.Default, "the default of "+l.Param)
 		}})
 	}
-	add(&check{group: groupPagination, op: op, text: fmt.Sprintf("%s=%d returns at most %d", l.Param, l.Min, max(l.Min, 1)), fn: func(t *T) {
+	add(&check{group: groupPagination, op: op, labels: populates, text: fmt.Sprintf("%s=%d returns at most %d", l.Param, l.Min, max(l.Min, 1)), fn: func(t *T) {
 		t.population(coll)
 		ex := list(t, strconv.FormatInt(l.Min, 10))
 		atMost(t, ex, max(l.Min, 1), "the minimum of "+l.Param)

@@ -625,6 +625,16 @@ func TestFewItems(t *testing.T) {
 	if o.res.NotExercised["createPet"] == "" {
 		t.Errorf("createPet is not reported as not exercised under --read-only: %v", o.res.NotExercised)
 	}
+	// '!write' (a documented filter) leaves out every check that may
+	// create a record, the pagination checks that would populate included.
+	o = conform(t, serve(t, petstore(t, empty)), func(c *conformance.Config) { c.LabelFilter = "!write" })
+	if len(o.res.Created) != 0 {
+		t.Errorf("--label-filter '!write' created %d records: %v", len(o.res.Created), o.res.Created)
+	}
+	st, msg = o.state(t, "limit=1 returns at most 1")
+	if st.String() != "skipped" || !strings.Contains(msg, "--label-filter") {
+		t.Errorf("pagination check under '!write' is %s (%q), want skipped by the filter", st, msg)
+	}
 }
 
 // TestRequireCoverage: an operation not exercised fails the run only with
