@@ -54,6 +54,8 @@ type Config struct {
 	Timeout time.Duration
 	// RetryAfterMax bounds one wait for a 429's Retry-After; zero means DefaultRetryAfterMax.
 	RetryAfterMax time.Duration
+	// RetryBudget bounds the time the whole run waits out 429s; zero means DefaultRetryBudget.
+	RetryBudget time.Duration
 	// Now is the date the deprecation checks judge by; zero means the clock.
 	Now time.Time
 	// RequireCoverage fails the run when an operation of the document was not exercised.
@@ -163,6 +165,12 @@ func validate(cfg Config) (*prepared, error) {
 	if cfg.Timeout < 0 {
 		problems = append(problems, fmt.Sprintf("--timeout %s: want a positive duration", cfg.Timeout))
 	}
+	if cfg.RetryAfterMax < 0 {
+		problems = append(problems, fmt.Sprintf("--retry-after-max %s: want a positive duration", cfg.RetryAfterMax))
+	}
+	if cfg.RetryBudget < 0 {
+		problems = append(problems, fmt.Sprintf("--retry-budget %s: want a positive duration", cfg.RetryBudget))
+	}
 	if cfg.RunID != "" && !runIDPattern.MatchString(cfg.RunID) {
 		problems = append(problems, fmt.Sprintf("--run-id %q: want 1 to 40 letters, digits, '-' or '_'", cfg.RunID))
 	}
@@ -185,8 +193,11 @@ func validate(cfg Config) (*prepared, error) {
 	if p.cfg.Timeout == 0 {
 		p.cfg.Timeout = DefaultTimeout
 	}
-	if p.cfg.RetryAfterMax <= 0 {
+	if p.cfg.RetryAfterMax == 0 {
 		p.cfg.RetryAfterMax = DefaultRetryAfterMax
+	}
+	if p.cfg.RetryBudget == 0 {
+		p.cfg.RetryBudget = DefaultRetryBudget
 	}
 	if p.cfg.Out == nil {
 		p.cfg.Out = io.Discard

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/petctl/petctl/conformance"
 )
 
@@ -243,5 +244,56 @@ func TestSlowBodyIsReachable(t *testing.T) {
 	st, msg := o.state(t, "listPets (GET /pets) with a wrong key")
 	if st.String() != "failed" || !strings.Contains(msg, "reading the response body") || !strings.Contains(msg, "time-out of 300ms") {
 		t.Errorf("the check is %s (%q), want failed on the body's time-out", st, msg)
+	}
+}
+
+// TestRateLimited: a 429 that is not waited out (its Retry-After is longer
+// than --retry-after-max, or the run's --retry-budget is spent) fails the
+// check as rate limited, saying why, never as a status mismatch.
+func TestRateLimited(t *testing.T) {
+	limited := func(retryAfter string, times int) http.Handler {
+		engine := petstore(t)
+		var n atomic.Int64
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/pets/") && n.Add(1) <= int64(times) {
+				w.Header().Set("Retry-After", retryAfter)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusTooManyRequests)
+				w.Write(errorBody(429, "rate_limited"))
+				return
+			}
+			engine.ServeHTTP(w, r)
+		})
+	}
+	tests := []struct {
+		name   string
+		h      http.Handler
+		cfg    func(*conformance.Config)
+		reason string
+	}{
+		{"Retry-After beyond --retry-after-max", limited("30", 1), nil, "more than --retry-after-max 10s"},
+		{"the run's budget spent", limited("1", 2), func(c *conformance.Config) { c.RetryBudget = 1500 * time.Millisecond }, "left of the run's --retry-budget"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			mutate := []func(*conformance.Config){func(c *conformance.Config) { c.LabelFilter = "auth && getPet" }}
+			if tc.cfg != nil {
+				mutate = append(mutate, tc.cfg)
+			}
+			o := conform(t, serve(t, tc.h), mutate...)
+			failed := o.failed()
+			if len(failed) != 1 {
+				t.Fatalf("failed = %q, want one check\n%s", failed, o.out)
+			}
+			var msg string
+			for _, sr := range o.res.Report.SpecReports {
+				if sr.State.Is(types.SpecStateFailed) {
+					msg = sr.Failure.Message
+				}
+			}
+			if !strings.Contains(msg, "rate limited") || !strings.Contains(msg, tc.reason) || strings.Contains(msg, "got:      429") {
+				t.Errorf("the failure %q: want it rate limited (%s), not a status mismatch", msg, tc.reason)
+			}
+		})
 	}
 }

@@ -84,7 +84,7 @@ func newSuite(cfg Config, base *url.URL, doc *spec.Spec, val *spec.Validator) *s
 		base:        base,
 		spec:        doc,
 		val:         val,
-		client:      newClient(base, cfg.APIKey, cfg.Timeout, cfg.RetryAfterMax),
+		client:      newClient(base, cfg.APIKey, cfg.Timeout, cfg.RetryAfterMax, cfg.RetryBudget),
 		schemes:     map[string]schemeInfo{},
 		now:         now.UTC(),
 		sent:        map[*spec.Operation]int{},
@@ -245,6 +245,11 @@ func (t *T) try(r *request) (*Exchange, error) {
 		s.created = append(s.created, Record{Name: r.recordName, ID: s.client.redact(idOf(ex, c)), Check: t.name()})
 	}
 	s.mu.Unlock()
+	if ex.RateLimited != "" && ex.Status == http.StatusTooManyRequests {
+		// Not the deployment's answer to the check: judging it would
+		// report a status mismatch the check did not find.
+		t.s.fail(t.about(ex, "an answer, not judged: rate limited, the 429 was not waited out: "+ex.RateLimited), 1)
+	}
 	return ex, nil
 }
 
