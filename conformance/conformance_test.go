@@ -287,6 +287,15 @@ func TestBrokenServers(t *testing.T) {
 			want: []string{"deprecation listPets (GET /pets) no response carries Deprecation or Sunset"},
 		},
 		{
+			name: "an empty Deprecation header on listPets",
+			wrap: func(h http.Handler) http.Handler {
+				return editResponse(h, is("GET", "/v1/pets"), func(_ *http.Request, res *recorded) {
+					res.header["Deprecation"] = []string{""}
+				})
+			},
+			want: []string{"deprecation listPets (GET /pets) no response carries Deprecation or Sunset"},
+		},
+		{
 			name: "the created animal lacks its status",
 			wrap: func(h http.Handler) http.Handler {
 				return editResponse(h, is("POST", "/v1/pets"), func(_ *http.Request, res *recorded) {
