@@ -297,3 +297,25 @@ func TestRateLimited(t *testing.T) {
 		})
 	}
 }
+
+// TestTransportFailuresDoNotCover: an operation whose every request was
+// lost in transport was not exercised, and --require-coverage says so.
+func TestTransportFailuresDoNotCover(t *testing.T) {
+	engine := petstore(t)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/store/orders" {
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				conn.Close()
+			}
+			return
+		}
+		engine.ServeHTTP(w, r)
+	})
+	o := conform(t, serve(t, h), func(c *conformance.Config) { c.RequireCoverage = true })
+	if r := o.res.NotExercised["listStoreOrders"]; !strings.Contains(r, "got no answer") {
+		t.Errorf("listStoreOrders, whose every request failed in transport, counts as exercised: not exercised %v", o.res.NotExercised)
+	}
+	if len(o.res.SuiteFailures) != 1 || !strings.Contains(o.res.SuiteFailures[0], "listStoreOrders") {
+		t.Errorf("suite failures %q: want the coverage requirement naming listStoreOrders", o.res.SuiteFailures)
+	}
+}

@@ -40,6 +40,7 @@ type suite struct {
 	mu           sync.Mutex
 	exchanges    []*Exchange
 	sent         map[*spec.Operation]int
+	lost         map[*spec.Operation]int // requests that got no answer
 	requests     int
 	created      []Record
 	observations []Observation
@@ -88,6 +89,7 @@ func newSuite(cfg Config, base *url.URL, doc *spec.Spec, val *spec.Validator) *s
 		schemes:     map[string]schemeInfo{},
 		now:         now.UTC(),
 		sent:        map[*spec.Operation]int{},
+		lost:        map[*spec.Operation]int{},
 		listings:    map[*spec.Collection]*listing{},
 		creations:   map[*spec.Collection]*creation{},
 		populations: map[*spec.Collection]string{},
@@ -230,7 +232,13 @@ func (t *T) try(r *request) (*Exchange, error) {
 	ex, err := s.client.do(ctx, r, s.schemes)
 	s.mu.Lock()
 	s.requests++
-	s.sent[r.op]++
+	if err == nil {
+		// Exercised means answered: a request lost in transport tells
+		// nothing about the operation.
+		s.sent[r.op]++
+	} else {
+		s.lost[r.op]++
+	}
 	s.waited += ex.Waited
 	s.mu.Unlock()
 	ex.Check = t.name()
@@ -543,6 +551,9 @@ func (s *suite) notExercised(report types.Report) map[string]string {
 			}
 		}
 		reasons := planned
+		if n := s.lost[op]; n > 0 {
+			reasons = append(reasons, fmt.Sprintf("its %d requests got no answer", n))
+		}
 		if len(reasons) == 0 {
 			reasons = ran
 		}
