@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"github.com/petctl/petctl/spec"
@@ -217,8 +218,9 @@ func jsonEqual(a, b any) bool {
 	return a == b
 }
 
-// jsonText renders a decoded value for a message.
-func jsonText(v any) string {
+// jsonText renders a decoded value for a message. redact is applied
+// before the text is cut, so a cut never leaves a part of the key.
+func jsonText(v any, redact func(string) string) string {
 	if v == nil {
 		return "null"
 	}
@@ -226,8 +228,13 @@ func jsonText(v any) string {
 	if err != nil {
 		return "?"
 	}
-	if len(b) > 80 {
-		return string(b[:77]) + "…"
+	text := redact(string(b))
+	if len(text) > 80 {
+		n := 77
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		return text[:n] + "…"
 	}
-	return string(b)
+	return text
 }

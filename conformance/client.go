@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/petctl/petctl/spec"
@@ -28,6 +29,8 @@ const (
 	maxRetries = 3
 	// DefaultRetryAfterMax bounds one wait for a 429's Retry-After.
 	DefaultRetryAfterMax = 10 * time.Second
+	// DefaultRetryBudget bounds the waits for 429s of a whole run.
+	DefaultRetryBudget = time.Minute
 )
 
 // authMode is the credential a request carries.
@@ -78,6 +81,9 @@ type Exchange struct {
 	Duration  time.Duration
 	// Waited is the time spent waiting out 429 responses for this request.
 	Waited time.Duration
+	// RateLimited says why a 429 was not waited out ("" when it was not a
+	// 429 with a usable Retry-After, or there was none).
+	RateLimited string
 
 	// schemaProblems and shapeProblems are the response checks' verdicts,
 	// computed when the response arrived.
@@ -96,10 +102,16 @@ type client struct {
 	key           string
 	timeout       time.Duration
 	retryAfterMax time.Duration
-	sleep         func(context.Context, time.Duration) error
+	// budget is what is left of the run's time for waiting out 429s.
+	budgetMu sync.Mutex
+	budget   time.Duration
+	sleep    func(context.Context, time.Duration) error
+	// secrets replaces every spelling of key, forms (see redact).
+	secrets *strings.Replacer
+	forms   []string
 }
 
-func newClient(base *url.URL, key string, timeout, retryAfterMax time.Duration) *client {
+func newClient(base *url.URL, key string, timeout, retryAfterMax, budget time.Duration) *client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 4
 	tr.ResponseHeaderTimeout = timeout
@@ -108,8 +120,11 @@ func newClient(base *url.URL, key string, timeout, retryAfterMax time.Duration) 
 		key:           key,
 		timeout:       timeout,
 		retryAfterMax: retryAfterMax,
+		budget:        budget,
 		sleep:         sleepCtx,
+		forms:         secretForms(key),
 	}
+	c.secrets = newSecretReplacer(c.forms)
 	c.http = &http.Client{
 		Transport: tr,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
@@ -181,7 +196,10 @@ func (c *client) do(ctx context.Context, r *request, schemes map[string]schemeIn
 			return ex, err
 		}
 		wait, ok := retryAfter(res.Header.Get("Retry-After"), time.Now())
-		if res.StatusCode == http.StatusTooManyRequests && ok && attempt < maxRetries && wait <= c.retryAfterMax {
+		if res.StatusCode == http.StatusTooManyRequests && ok {
+			ex.RateLimited = c.mayWait(wait, attempt)
+		}
+		if res.StatusCode == http.StatusTooManyRequests && ok && ex.RateLimited == "" {
 			drain(res)
 			if err := c.sleep(ctx, wait); err != nil {
 				return ex, err
@@ -238,6 +256,23 @@ func (c *cancelOnClose) Close() error {
 	err := c.ReadCloser.Close()
 	c.cancel()
 	return err
+}
+
+// mayWait says why a 429's wait of d cannot be waited out, and takes d
+// from the run's budget when it can.
+func (c *client) mayWait(d time.Duration, attempt int) string {
+	c.budgetMu.Lock()
+	defer c.budgetMu.Unlock()
+	switch {
+	case attempt >= maxRetries:
+		return fmt.Sprintf("still 429 after waiting %d times", maxRetries)
+	case d > c.retryAfterMax:
+		return fmt.Sprintf("Retry-After asks for %s, more than --retry-after-max %s", d, c.retryAfterMax)
+	case d > c.budget:
+		return fmt.Sprintf("Retry-After asks for %s, more than the %s left of the run's --retry-budget", d, c.budget)
+	}
+	c.budget -= d
+	return ""
 }
 
 // drain reads a little of a discarded body so the connection can be reused.
@@ -344,19 +379,6 @@ func (c *client) credentials(r *request, schemes map[string]schemeInfo) []secret
 		}
 	}
 	return out
-}
-
-// redact replaces the key wherever it appears in s (a URL with a query
-// key, a body that echoes it) with the variable a person would use.
-func (c *client) redact(s string) string {
-	if c.key == "" {
-		return s
-	}
-	s = strings.ReplaceAll(s, c.key, "$PETCTL_API_KEY")
-	if q := url.QueryEscape(c.key); q != c.key {
-		s = strings.ReplaceAll(s, q, "$PETCTL_API_KEY")
-	}
-	return s
 }
 
 // wrongKey is a key that differs from the configured one.

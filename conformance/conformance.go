@@ -54,6 +54,8 @@ type Config struct {
 	Timeout time.Duration
 	// RetryAfterMax bounds one wait for a 429's Retry-After; zero means DefaultRetryAfterMax.
 	RetryAfterMax time.Duration
+	// RetryBudget bounds the time the whole run waits out 429s; zero means DefaultRetryBudget.
+	RetryBudget time.Duration
 	// Now is the date the deprecation checks judge by; zero means the clock.
 	Now time.Time
 	// RequireCoverage fails the run when an operation of the document was not exercised.
@@ -92,9 +94,11 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 type Result struct {
 	// Report is Ginkgo's report of the run, as the JSON report holds it.
 	Report types.Report
-	// Passed, Failed and Skipped count the checks; Failed includes the
-	// coverage requirement.
+	// Passed, Failed and Skipped count the checks.
 	Passed, Failed, Skipped int
+	// SuiteFailures are the failures of the run as a whole, not of a
+	// check: the --require-coverage requirement not met.
+	SuiteFailures []string
 	// Requests counts the requests sent; Waited is the time spent waiting
 	// out 429 responses.
 	Requests int
@@ -111,7 +115,7 @@ type Result struct {
 }
 
 // OK reports whether every check passed.
-func (r *Result) OK() bool { return r.Failed == 0 && !r.Interrupted }
+func (r *Result) OK() bool { return r.Failed == 0 && len(r.SuiteFailures) == 0 && !r.Interrupted }
 
 // Record is a record the run created.
 type Record struct {
@@ -161,6 +165,12 @@ func validate(cfg Config) (*prepared, error) {
 	if cfg.Timeout < 0 {
 		problems = append(problems, fmt.Sprintf("--timeout %s: want a positive duration", cfg.Timeout))
 	}
+	if cfg.RetryAfterMax < 0 {
+		problems = append(problems, fmt.Sprintf("--retry-after-max %s: want a positive duration", cfg.RetryAfterMax))
+	}
+	if cfg.RetryBudget < 0 {
+		problems = append(problems, fmt.Sprintf("--retry-budget %s: want a positive duration", cfg.RetryBudget))
+	}
 	if cfg.RunID != "" && !runIDPattern.MatchString(cfg.RunID) {
 		problems = append(problems, fmt.Sprintf("--run-id %q: want 1 to 40 letters, digits, '-' or '_'", cfg.RunID))
 	}
@@ -183,8 +193,11 @@ func validate(cfg Config) (*prepared, error) {
 	if p.cfg.Timeout == 0 {
 		p.cfg.Timeout = DefaultTimeout
 	}
-	if p.cfg.RetryAfterMax <= 0 {
+	if p.cfg.RetryAfterMax == 0 {
 		p.cfg.RetryAfterMax = DefaultRetryAfterMax
+	}
+	if p.cfg.RetryBudget == 0 {
+		p.cfg.RetryBudget = DefaultRetryBudget
 	}
 	if p.cfg.Out == nil {
 		p.cfg.Out = io.Discard
@@ -258,7 +271,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	s.warnBasePath()
+	start := time.Now()
 	if err := s.probe(ctx); err != nil {
+		// CI keeps the reports of a failed job: they must parse, and say why.
+		if werr := s.writeReports(s.probeReport(err, start)); werr != nil {
+			fmt.Fprintf(s.cfg.Err, "warning: %v\n", werr)
+		}
 		return nil, err
 	}
 	res := s.run(ctx)
@@ -268,6 +286,42 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	s.printSummary(res)
 	return res, nil
+}
+
+// probeReport is the report of a run that stopped at the probe: one
+// failed "reachability" check saying why.
+func (s *suite) probeReport(err error, start time.Time) types.Report {
+	end := time.Now()
+	sc := types.NewDefaultSuiteConfig()
+	sc.LabelFilter = s.cfg.LabelFilter
+	sc.RandomSeed, sc.FailFast = 1, s.cfg.FailFast
+	return types.Report{
+		SuiteDescription: "petctl conform: " + s.title(),
+		SuiteSucceeded:   false,
+		PreRunStats:      types.PreRunStats{TotalSpecs: 1, SpecsThatWillRun: 1},
+		StartTime:        start,
+		EndTime:          end,
+		RunTime:          end.Sub(start),
+		SuiteConfig:      sc,
+		SpecReports: types.SpecReports{{
+			ContainerHierarchyTexts:  []string{"conform"},
+			ContainerHierarchyLabels: [][]string{{}},
+			LeafNodeType:             types.NodeTypeIt,
+			LeafNodeText:             "reachability: the deployment answers",
+			LeafNodeLabels:           []string{"reachability"},
+			State:                    types.SpecStateFailed,
+			StartTime:                start,
+			EndTime:                  end,
+			RunTime:                  end.Sub(start),
+			NumAttempts:              1,
+			Failure: types.Failure{
+				Message:            s.client.redact(err.Error()) + "\nno check ran: the deployment must answer first",
+				FailureNodeType:    types.NodeTypeIt,
+				FailureNodeContext: types.FailureNodeIsLeafNode,
+				TimelineLocation:   types.TimelineLocation{Time: end},
+			},
+		}},
+	}
 }
 
 func anySecured(s *spec.Spec) bool {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -280,6 +282,15 @@ func TestBrokenServers(t *testing.T) {
 				return editResponse(h, is("GET", "/v1/pets"), func(_ *http.Request, res *recorded) {
 					res.header.Set("Deprecation", "@1795219200")
 					res.header.Set("Sunset", "Thu, 05 Dec 2030 00:00:00 GMT")
+				})
+			},
+			want: []string{"deprecation listPets (GET /pets) no response carries Deprecation or Sunset"},
+		},
+		{
+			name: "an empty Deprecation header on listPets",
+			wrap: func(h http.Handler) http.Handler {
+				return editResponse(h, is("GET", "/v1/pets"), func(_ *http.Request, res *recorded) {
+					res.header["Deprecation"] = []string{""}
 				})
 			},
 			want: []string{"deprecation listPets (GET /pets) no response carries Deprecation or Sunset"},
@@ -623,6 +634,16 @@ func TestFewItems(t *testing.T) {
 	if o.res.NotExercised["createPet"] == "" {
 		t.Errorf("createPet is not reported as not exercised under --read-only: %v", o.res.NotExercised)
 	}
+	// '!write' (a documented filter) leaves out every check that may
+	// create a record, the pagination checks that would populate included.
+	o = conform(t, serve(t, petstore(t, empty)), func(c *conformance.Config) { c.LabelFilter = "!write" })
+	if len(o.res.Created) != 0 {
+		t.Errorf("--label-filter '!write' created %d records: %v", len(o.res.Created), o.res.Created)
+	}
+	st, msg = o.state(t, "limit=1 returns at most 1")
+	if st.String() != "skipped" || !strings.Contains(msg, "--label-filter") {
+		t.Errorf("pagination check under '!write' is %s (%q), want skipped by the filter", st, msg)
+	}
 }
 
 // TestRequireCoverage: an operation not exercised fails the run only with
@@ -640,6 +661,17 @@ func TestRequireCoverage(t *testing.T) {
 	}
 	if !strings.Contains(o.res.Report.SpecReports[len(o.res.Report.SpecReports)-1].Failure.Message, "createPet (--read-only") {
 		t.Errorf("the coverage failure does not say createPet was skipped by --read-only")
+	}
+	// The console names the failure, and counts the checks the header announced.
+	if !strings.Contains(o.out, "FAIL --require-coverage: 1 of 4 operations of the document were not exercised: createPet (--read-only") {
+		t.Errorf("the console does not name the coverage failure:\n%s", o.out)
+	}
+	n := o.res.Passed + o.res.Failed + o.res.Skipped
+	if o.res.Failed != 0 || o.res.OK() {
+		t.Errorf("%d checks failed, OK %t: want no check failed, and the run failed on the coverage requirement", o.res.Failed, o.res.OK())
+	}
+	if !strings.Contains(o.out, fmt.Sprintf("  checks   %d ", n)) || !strings.Contains(o.out, fmt.Sprintf("FAIL %d checks: ", n)) {
+		t.Errorf("the header and the summary do not both count %d checks:\n%s", n, o.out)
 	}
 }
 
@@ -868,5 +900,99 @@ func TestFailFast(t *testing.T) {
 	}
 	if !strings.Contains(o.out, "--fail-fast stopped the run at the first failure") {
 		t.Errorf("the summary does not say why the checks were skipped:\n%s", o.out)
+	}
+}
+
+// TestKeyEchoedNeverShown: a proxy echoes the key wherever a message can
+// quote a response: in headers (WWW-Authenticate, Deprecation, Sunset, a
+// pagination hint), in the Error body's status, in item fields long
+// enough to be cut, in a malformed status line. The key is nowhere in
+// the console output, the reports or the Result, not even in part; an
+// unreachable target's error does not hold it either.
+func TestKeyEchoedNeverShown(t *testing.T) {
+	// Characters that JSON, XML, Go quoting and URLs each escape.
+	const key = `s3cr3t-KEY<&>"abc\x`
+	const part = "s3cr3t" // any part of it that survived a cut
+	inner := petstore(t, func(o *engine.Options) { o.Keys = []string{key} })
+	echoing := func(malformedProbe bool) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			echo := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+			withKey := echo == key
+			if withKey && (r.URL.Path == "/v1/store/orders" || malformedProbe) {
+				conn, _, err := w.(http.Hijacker).Hijack()
+				if err == nil {
+					_, _ = conn.Write([]byte("HTTP/1.1 " + key + " OK\r\n\r\n"))
+					conn.Close()
+				}
+				return
+			}
+			rec := httptest.NewRecorder()
+			inner.ServeHTTP(rec, r)
+			h := rec.Header()
+			h.Set("WWW-Authenticate", `Bearer realm="`+echo+`"`)
+			h.Set("X-Next-Page", echo)
+			if strings.HasPrefix(r.URL.Path, "/v1/pets/") {
+				h.Set("Deprecation", echo)
+				h.Set("Sunset", echo)
+			} else {
+				h.Set("Deprecation", "@1"+echo)
+			}
+			res := &recorded{status: rec.Code, header: h, body: rec.Body.Bytes()}
+			editJSON(res, eachObject(func(o map[string]any) {
+				if res.status >= 400 {
+					o["status"] = echo
+					return
+				}
+				o["name"] = strings.Repeat("x", 70) + echo
+				o["status"] = echo
+			}))
+			for k, v := range res.header {
+				w.Header()[k] = v
+			}
+			w.Header().Set("Content-Length", itoa(len(res.body)))
+			w.WriteHeader(res.status)
+			_, _ = w.Write(res.body)
+		})
+	}
+	dir := t.TempDir()
+	junit, jsonReport := dir+"/junit.xml", dir+"/report.json"
+	o := conform(t, serve(t, echoing(false)), func(c *conformance.Config) {
+		c.APIKey = key
+		c.JUnitReport, c.JSONReport = junit, jsonReport
+		c.Verbose = true
+	})
+	if o.res.OK() {
+		t.Fatal("the run passed")
+	}
+	result, err := json.Marshal(o.res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string]string{"console (stdout and stderr)": o.out, "JUnit report": readFile(t, junit), "JSON report": readFile(t, jsonReport), "Result": string(result)}
+	for name, text := range texts {
+		if i := strings.Index(text, part); i >= 0 {
+			t.Errorf("the %s holds the key: …%s…", name, text[max(0, i-80):min(len(text), i+40)])
+		}
+	}
+	// The echoes reached the messages, redacted: the test tests something.
+	for _, want := range []string{
+		`WWW-Authenticate: Bearer realm="$PETCTL_API_KEY"`,
+		"Deprecation: $PETCTL_API_KEY is not RFC 9745",
+		`status is "$PETCTL_API_KEY"`,
+		`name is "xxxxxxxxxx`,
+		"malformed HTTP status code",
+	} {
+		if !strings.Contains(o.out, want) {
+			t.Errorf("the console output lacks %q", want)
+		}
+	}
+
+	_, err = conformance.Run(context.Background(), conformance.Config{BaseURL: serve(t, echoing(true)), APIKey: key, Timeout: 5 * time.Second})
+	var unreachable *conformance.UnreachableError
+	if !errors.As(err, &unreachable) {
+		t.Fatalf("err = %v, want unreachable", err)
+	}
+	if strings.Contains(err.Error(), part) || !strings.Contains(err.Error(), "$PETCTL_API_KEY") {
+		t.Errorf("the unreachable error %q holds the key, or does not show where it was", err)
 	}
 }

@@ -49,17 +49,26 @@ func (s *suite) excerpt(ex *Exchange) string {
 	if len(ex.Body) == 0 {
 		return "(empty)"
 	}
+	// Redact before cutting: a cut through the key would leave a part of
+	// it. Redacting the whole body would cost up to MaxBodyBytes a message.
 	body := ex.Body
-	cut := len(body) > excerptBytes
-	if cut {
-		n := excerptBytes
-		for n > 0 && !utf8.RuneStart(body[n]) {
-			n--
-		}
+	if n := excerptBytes + 16*len(s.client.key) + 64; len(body) > n {
 		body = body[:n]
 	}
-	text := strings.Join(strings.Fields(strings.ToValidUTF8(string(body), "?")), " ")
-	text = s.client.redact(text)
+	text := s.client.redact(strings.ToValidUTF8(string(body), "?"))
+	cut := len(body) < len(ex.Body)
+	if cut {
+		text = s.client.trimPartialKey(text)
+	}
+	cut = cut || len(text) > excerptBytes
+	if len(text) > excerptBytes {
+		n := excerptBytes
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		text = text[:n]
+	}
+	text = strings.Join(strings.Fields(text), " ")
 	size := fmt.Sprintf("%d bytes", len(ex.Body))
 	if ex.Truncated {
 		size = fmt.Sprintf("more than %d bytes", MaxBodyBytes)
@@ -207,6 +216,9 @@ func (s *suite) printSummary(res *Result) {
 	}
 	fmt.Fprintf(w, "\n%s %d checks: %d passed, %d failed, %d skipped in %s; %d requests\n",
 		verdict, res.Passed+res.Failed+res.Skipped, res.Passed, res.Failed, res.Skipped, roundDuration(res.Duration), res.Requests)
+	for _, f := range res.SuiteFailures {
+		fmt.Fprintf(w, "%s %s\n", p.paint("31;1", "FAIL"), f)
+	}
 	if res.Interrupted {
 		fmt.Fprintln(w, "  interrupted: the checks after the interrupt did not run")
 	}

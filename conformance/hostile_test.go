@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"net"
 	"net/http"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/petctl/petctl/conformance"
 )
 
@@ -146,5 +148,174 @@ func TestHostileDeployments(t *testing.T) {
 	}
 	if redirects.Load() > 200 {
 		t.Errorf("the redirect loop was followed %d times", redirects.Load())
+	}
+}
+
+// TestUnreachableWritesReports: a target that cannot be reached still
+// leaves both reports, valid and holding one failed "reachability" check
+// with the reason, so CI's JUnit readers have something to show.
+func TestUnreachableWritesReports(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	dir := t.TempDir()
+	junit, jsonReport := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.json")
+	// Stale reports of an earlier run must not survive either.
+	os.WriteFile(junit, []byte("stale"), 0o600)
+	_, err = conformance.Run(t.Context(), conformance.Config{BaseURL: closed, APIKey: testKey, JUnitReport: junit, JSONReport: jsonReport})
+	var unreachable *conformance.UnreachableError
+	if !errors.As(err, &unreachable) {
+		t.Fatalf("err = %v, want unreachable", err)
+	}
+	var suites struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+					Text    string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	raw := readFile(t, junit)
+	if err := xml.Unmarshal([]byte(raw), &suites); err != nil {
+		t.Fatalf("JUnit report: %v\n%s", err, raw)
+	}
+	if suites.Tests != 1 || suites.Failures != 1 || len(suites.Suites) != 1 || len(suites.Suites[0].Cases) != 1 {
+		t.Fatalf("JUnit report: %d tests, %d failures, want 1 and 1:\n%s", suites.Tests, suites.Failures, raw)
+	}
+	c := suites.Suites[0].Cases[0]
+	if !strings.Contains(c.Name, "reachability") || c.Failure == nil || !strings.Contains(c.Failure.Message+c.Failure.Text, "connection refused") {
+		t.Errorf("JUnit test case %+v: want the reachability check, failed with the reason", c)
+	}
+	var reports []struct {
+		SuiteSucceeded bool
+		SpecReports    []struct {
+			LeafNodeText string
+			State        string
+			Failure      struct{ Message string }
+		}
+	}
+	raw = readFile(t, jsonReport)
+	if err := json.Unmarshal([]byte(raw), &reports); err != nil || len(reports) != 1 || reports[0].SuiteSucceeded || len(reports[0].SpecReports) != 1 {
+		t.Fatalf("JSON report: %v\n%s", err, raw)
+	}
+	if sr := reports[0].SpecReports[0]; sr.State != "failed" || !strings.Contains(sr.Failure.Message, "connection refused") {
+		t.Errorf("JSON report's check: %+v", sr)
+	}
+}
+
+// TestSlowBodyIsReachable: a deployment that sends its status and headers
+// at once, then drips the body past the time-out, is reachable: the run
+// goes on and the checks that got no complete answer fail (exit 1, not 3).
+func TestSlowBodyIsReachable(t *testing.T) {
+	engine := petstore(t)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || r.URL.Path != "/v1/pets" { // listPets is the probe's operation
+			engine.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		for _, b := range []byte("[]") {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(time.Second):
+			}
+			w.Write([]byte{b})
+			w.(http.Flusher).Flush()
+		}
+	})
+	o := conform(t, serve(t, h), func(c *conformance.Config) {
+		c.Timeout = 300 * time.Millisecond
+		c.LabelFilter = "listPets && auth"
+	})
+	if o.res.OK() {
+		t.Fatalf("the run passed:\n%s", o.out)
+	}
+	st, msg := o.state(t, "listPets (GET /pets) with a wrong key")
+	if st.String() != "failed" || !strings.Contains(msg, "reading the response body") || !strings.Contains(msg, "time-out of 300ms") {
+		t.Errorf("the check is %s (%q), want failed on the body's time-out", st, msg)
+	}
+}
+
+// TestRateLimited: a 429 that is not waited out (its Retry-After is longer
+// than --retry-after-max, or the run's --retry-budget is spent) fails the
+// check as rate limited, saying why, never as a status mismatch.
+func TestRateLimited(t *testing.T) {
+	limited := func(retryAfter string, times int) http.Handler {
+		engine := petstore(t)
+		var n atomic.Int64
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/pets/") && n.Add(1) <= int64(times) {
+				w.Header().Set("Retry-After", retryAfter)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusTooManyRequests)
+				w.Write(errorBody(429, "rate_limited"))
+				return
+			}
+			engine.ServeHTTP(w, r)
+		})
+	}
+	tests := []struct {
+		name   string
+		h      http.Handler
+		cfg    func(*conformance.Config)
+		reason string
+	}{
+		{"Retry-After beyond --retry-after-max", limited("30", 1), nil, "more than --retry-after-max 10s"},
+		{"the run's budget spent", limited("1", 2), func(c *conformance.Config) { c.RetryBudget = 1500 * time.Millisecond }, "left of the run's --retry-budget"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			mutate := []func(*conformance.Config){func(c *conformance.Config) { c.LabelFilter = "auth && getPet" }}
+			if tc.cfg != nil {
+				mutate = append(mutate, tc.cfg)
+			}
+			o := conform(t, serve(t, tc.h), mutate...)
+			failed := o.failed()
+			if len(failed) != 1 {
+				t.Fatalf("failed = %q, want one check\n%s", failed, o.out)
+			}
+			var msg string
+			for _, sr := range o.res.Report.SpecReports {
+				if sr.State.Is(types.SpecStateFailed) {
+					msg = sr.Failure.Message
+				}
+			}
+			if !strings.Contains(msg, "rate limited") || !strings.Contains(msg, tc.reason) || strings.Contains(msg, "got:      429") {
+				t.Errorf("the failure %q: want it rate limited (%s), not a status mismatch", msg, tc.reason)
+			}
+		})
+	}
+}
+
+// TestTransportFailuresDoNotCover: an operation whose every request was
+// lost in transport was not exercised, and --require-coverage says so.
+func TestTransportFailuresDoNotCover(t *testing.T) {
+	engine := petstore(t)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/store/orders" {
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				conn.Close()
+			}
+			return
+		}
+		engine.ServeHTTP(w, r)
+	})
+	o := conform(t, serve(t, h), func(c *conformance.Config) { c.RequireCoverage = true })
+	if r := o.res.NotExercised["listStoreOrders"]; !strings.Contains(r, "got no answer") {
+		t.Errorf("listStoreOrders, whose every request failed in transport, counts as exercised: not exercised %v", o.res.NotExercised)
+	}
+	if len(o.res.SuiteFailures) != 1 || !strings.Contains(o.res.SuiteFailures[0], "listStoreOrders") {
+		t.Errorf("suite failures %q: want the coverage requirement naming listStoreOrders", o.res.SuiteFailures)
 	}
 }

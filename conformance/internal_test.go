@@ -55,7 +55,7 @@ func TestCurlRepeatsTheRequest(t *testing.T) {
 	}))
 	defer hs.Close()
 	base, _ := url.Parse(hs.URL + "/v1")
-	c := newClient(base, key, 5*time.Second, time.Second)
+	c := newClient(base, key, 5*time.Second, time.Second, time.Minute)
 	s := &suite{client: c}
 	op := &spec.Operation{ID: "createPet", Method: http.MethodPost, Path: "/pets", Security: [][]string{{"bearer"}}}
 	r := &request{op: op, query: url.Values{"q": {"it's"}}, body: []byte(`{"name":"O'Hara $x"}`)}
@@ -123,7 +123,7 @@ func TestErrorShape(t *testing.T) {
 	}
 	for _, tc := range tests {
 		ex := &Exchange{Status: 404, Header: http.Header{"Content-Type": {tc.ctype}}, Body: []byte(tc.body)}
-		got := strings.Join(errorShape(ex), "; ")
+		got := strings.Join(errorShape(ex, func(s string) string { return s }), "; ")
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s %s: problems %q, want %q", tc.ctype, tc.body, got, tc.want)
 		}
@@ -186,7 +186,7 @@ func TestClientBounds(t *testing.T) {
 	}))
 	defer hs.Close()
 	base, _ := url.Parse(hs.URL + "/v1")
-	c := newClient(base, "k", 5*time.Second, time.Second)
+	c := newClient(base, "k", 5*time.Second, time.Second, time.Minute)
 	c.sleep = func(_ context.Context, d time.Duration) error {
 		t.Errorf("the client waited %s", d)
 		return nil

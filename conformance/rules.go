@@ -19,7 +19,7 @@ import (
 // that is not the Error shape is the error-shape check's, not the schema's.
 func (s *suite) judge(ex *Exchange) {
 	if ex.Status >= 400 {
-		ex.shapeProblems = errorShape(ex)
+		ex.shapeProblems = errorShape(ex, s.client.redact)
 	}
 	ex.schemaProblems = s.schemaProblems(ex)
 }
@@ -50,7 +50,7 @@ func (s *suite) schemaProblems(ex *Exchange) []string {
 // errorShape checks an error response: application/json with code (a
 // non-empty string), message (a string) and status (an integer equal to
 // the HTTP status).
-func errorShape(ex *Exchange) []string {
+func errorShape(ex *Exchange, redact func(string) string) []string {
 	ct := ex.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || !strings.EqualFold(mt, spec.JSON) {
@@ -66,30 +66,30 @@ func errorShape(ex *Exchange) []string {
 	var out []string
 	switch code, ok := obj["code"].(string); {
 	case !ok:
-		out = append(out, fmt.Sprintf("code is %s, want a string", describeField(obj, "code")))
+		out = append(out, fmt.Sprintf("code is %s, want a string", describeField(obj, "code", redact)))
 	case code == "":
 		out = append(out, "code is empty")
 	}
 	if _, ok := obj["message"].(string); !ok {
-		out = append(out, fmt.Sprintf("message is %s, want a string", describeField(obj, "message")))
+		out = append(out, fmt.Sprintf("message is %s, want a string", describeField(obj, "message", redact)))
 	}
 	n, ok := obj["status"].(json.Number)
 	i, err := strconv.ParseInt(string(n), 10, 64)
 	switch {
 	case !ok || err != nil:
-		out = append(out, fmt.Sprintf("status is %s, want the integer %d", describeField(obj, "status"), ex.Status))
+		out = append(out, fmt.Sprintf("status is %s, want the integer %d", describeField(obj, "status", redact), ex.Status))
 	case i != int64(ex.Status):
 		out = append(out, fmt.Sprintf("status is %d, want %d (the HTTP status)", i, ex.Status))
 	}
 	return out
 }
 
-func describeField(obj map[string]any, name string) string {
+func describeField(obj map[string]any, name string, redact func(string) string) string {
 	v, ok := obj[name]
 	if !ok {
 		return "missing"
 	}
-	return jsonText(v)
+	return jsonText(v, redact)
 }
 
 var rfc9745 = regexp.MustCompile(`^@-?[0-9]+$`)

@@ -40,6 +40,7 @@ type suite struct {
 	mu           sync.Mutex
 	exchanges    []*Exchange
 	sent         map[*spec.Operation]int
+	lost         map[*spec.Operation]int // requests that got no answer
 	requests     int
 	created      []Record
 	observations []Observation
@@ -84,16 +85,19 @@ func newSuite(cfg Config, base *url.URL, doc *spec.Spec, val *spec.Validator) *s
 		base:        base,
 		spec:        doc,
 		val:         val,
-		client:      newClient(base, cfg.APIKey, cfg.Timeout, cfg.RetryAfterMax),
+		client:      newClient(base, cfg.APIKey, cfg.Timeout, cfg.RetryAfterMax, cfg.RetryBudget),
 		schemes:     map[string]schemeInfo{},
 		now:         now.UTC(),
 		sent:        map[*spec.Operation]int{},
+		lost:        map[*spec.Operation]int{},
 		listings:    map[*spec.Collection]*listing{},
 		creations:   map[*spec.Collection]*creation{},
 		populations: map[*spec.Collection]string{},
 		populated:   map[*spec.Collection]bool{},
 		byText:      map[string]*check{},
 	}
+	s.cfg.Out = redactingWriter{w: cfg.Out, redact: s.client.redact}
+	s.cfg.Err = redactingWriter{w: cfg.Err, redact: s.client.redact}
 	for name, sc := range doc.SecuritySchemes {
 		info := schemeInfo{}
 		switch {
@@ -186,13 +190,13 @@ func (s *suite) runCheck(ctx context.Context, c *check) {
 		if len(callerSkip) > 0 {
 			skip += callerSkip[0]
 		}
-		ginkgo.Fail(message, skip)
+		s.fail(message, skip)
 	})
 	s.mu.Lock()
 	c.t = t
 	s.mu.Unlock()
 	if c.skip != "" {
-		ginkgo.Skip(c.skip)
+		s.skip(c.skip, 0)
 	}
 	c.fn(t)
 }
@@ -228,7 +232,13 @@ func (t *T) try(r *request) (*Exchange, error) {
 	ex, err := s.client.do(ctx, r, s.schemes)
 	s.mu.Lock()
 	s.requests++
-	s.sent[r.op]++
+	if err == nil {
+		// Exercised means answered: a request lost in transport tells
+		// nothing about the operation.
+		s.sent[r.op]++
+	} else {
+		s.lost[r.op]++
+	}
 	s.waited += ex.Waited
 	s.mu.Unlock()
 	ex.Check = t.name()
@@ -240,9 +250,14 @@ func (t *T) try(r *request) (*Exchange, error) {
 	s.mu.Lock()
 	s.exchanges = append(s.exchanges, ex)
 	if c := s.spec.Collection(r.op); c != nil && c.Create == r.op && ex.Status >= 200 && ex.Status < 300 {
-		s.created = append(s.created, Record{Name: r.recordName, ID: idOf(ex, c), Check: t.name()})
+		s.created = append(s.created, Record{Name: r.recordName, ID: s.client.redact(idOf(ex, c)), Check: t.name()})
 	}
 	s.mu.Unlock()
+	if ex.RateLimited != "" && ex.Status == http.StatusTooManyRequests {
+		// Not the deployment's answer to the check: judging it would
+		// report a status mismatch the check did not find.
+		t.s.fail(t.about(ex, "an answer, not judged: rate limited, the 429 was not waited out: "+ex.RateLimited), 1)
+	}
 	return ex, nil
 }
 
@@ -251,14 +266,14 @@ func (t *T) try(r *request) (*Exchange, error) {
 func (t *T) send(r *request) *Exchange {
 	ex, err := t.try(r)
 	if err != nil {
-		ginkgo.Fail(fmt.Sprintf("%s\n  the request failed: %v\n  request:  %s", t.name(), err, t.s.curl(ex)), 1)
+		t.s.fail(fmt.Sprintf("%s\n  the request failed: %v\n  request:  %s", t.name(), err, t.s.curl(ex)), 1)
 	}
 	return ex
 }
 
 // failf fails the check with a message about ex.
 func (t *T) failf(ex *Exchange, format string, args ...any) {
-	ginkgo.Fail(t.about(ex, fmt.Sprintf(format, args...)), 1)
+	t.s.fail(t.about(ex, fmt.Sprintf(format, args...)), 1)
 }
 
 // about is a failure message: the check and operation, what was wanted,
@@ -303,7 +318,17 @@ func (m statusMatcher) NegatedFailureMessage(actual any) string {
 }
 
 func (t *T) skipf(format string, args ...any) {
-	ginkgo.Skip(fmt.Sprintf(format, args...), 1)
+	t.s.skip(fmt.Sprintf(format, args...), 1)
+}
+
+// fail and skip end the running check with msg, the key redacted: every
+// failure and skip message goes through them, Gomega's included.
+func (s *suite) fail(msg string, callerSkip int) {
+	ginkgo.Fail(s.client.redact(msg), callerSkip+1)
+}
+
+func (s *suite) skip(msg string, callerSkip int) {
+	ginkgo.Skip(s.client.redact(msg), callerSkip+1)
 }
 
 // observe records what the deployment does where the description is open.
@@ -359,11 +384,13 @@ func (s *suite) probe(ctx context.Context) error {
 	s.client.credentialQuery(r, s.schemes)
 	ex, err := s.client.do(ctx, r, s.schemes)
 	s.requests++
-	if err != nil {
+	// A status line arrived: the deployment is reachable, and a body that
+	// fails to arrive is for the checks to report, not exit 3.
+	if err != nil && ex.Status == 0 {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted while probing %s", redactURL(s.base.String()))
 		}
-		return &UnreachableError{URL: redactURL(s.base.String()), Err: err}
+		return &UnreachableError{URL: s.client.redact(redactURL(s.base.String())), Err: s.client.redactError(err)}
 	}
 	if ex.Status == http.StatusUnauthorized || ex.Status == http.StatusForbidden {
 		fmt.Fprintf(s.cfg.Err, "warning: the deployment answered %d to %s %s with the API key given; the checks that need the key will fail\n", ex.Status, op.Method, ex.URL)
@@ -439,7 +466,7 @@ func (s *suite) result(d time.Duration) *Result {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	res := &Result{
-		Report:       stripStacks(s.final),
+		Report:       s.client.scrubReport(stripStacks(s.final)),
 		Requests:     s.requests,
 		Waited:       s.waited,
 		Created:      append([]Record(nil), s.created...),
@@ -452,6 +479,8 @@ func (s *suite) result(d time.Duration) *Result {
 		case sr.State.Is(types.SpecStateInterrupted | types.SpecStateAborted):
 			res.Interrupted = true
 			res.Failed++
+		case sr.State.Is(types.SpecStateFailureStates) && sr.LeafNodeType != types.NodeTypeIt:
+			res.SuiteFailures = append(res.SuiteFailures, s.client.redact(sr.Failure.Message))
 		case sr.State.Is(types.SpecStateFailureStates):
 			res.Failed++
 		case sr.LeafNodeType != types.NodeTypeIt:
@@ -522,6 +551,9 @@ func (s *suite) notExercised(report types.Report) map[string]string {
 			}
 		}
 		reasons := planned
+		if n := s.lost[op]; n > 0 {
+			reasons = append(reasons, fmt.Sprintf("its %d requests got no answer", n))
+		}
 		if len(reasons) == 0 {
 			reasons = ran
 		}
@@ -564,7 +596,7 @@ func (s *suite) coverage(report ginkgo.Report) {
 		for _, id := range sortedKeys(missing) {
 			parts = append(parts, fmt.Sprintf("%s (%s)", id, missing[id]))
 		}
-		ginkgo.Fail(fmt.Sprintf("--require-coverage: %d of %d operations of the document were not exercised: %s",
-			len(missing), len(s.spec.Operations), strings.Join(parts, ", ")))
+		s.fail(fmt.Sprintf("--require-coverage: %d of %d operations of the document were not exercised: %s",
+			len(missing), len(s.spec.Operations), strings.Join(parts, ", ")), 0)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/petctl/petctl/conformance"
@@ -23,6 +24,8 @@ type conformOptions struct {
 	readOnly        bool
 	failFast        bool
 	timeout         time.Duration
+	retryAfterMax   time.Duration
+	retryBudget     time.Duration
 	verbose         bool
 	now             string
 	requireCoverage bool
@@ -66,6 +69,8 @@ or spec error, 3 the target could not be reached at all.`,
 	f.BoolVar(&opts.readOnly, "read-only", false, "skip every check that sends a request that may write")
 	f.BoolVar(&opts.failFast, "fail-fast", false, "stop at the first failed check")
 	f.DurationVar(&opts.timeout, "timeout", conformance.DefaultTimeout, "time-out of each request")
+	f.DurationVar(&opts.retryAfterMax, "retry-after-max", conformance.DefaultRetryAfterMax, "longest Retry-After of a 429 that is waited out")
+	f.DurationVar(&opts.retryBudget, "retry-budget", conformance.DefaultRetryBudget, "most time the whole run waits out 429s")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print every check with its requests, not only failures")
 	f.StringVar(&opts.now, "now", "", "judge deprecation and removal dates as of this date (2031-01-01 or RFC 3339; default: the clock)")
 	f.BoolVar(&opts.requireCoverage, "require-coverage", false, "fail when an operation of the spec was not exercised")
@@ -82,6 +87,8 @@ func conformRun(a *app, opts *conformOptions) error {
 		ReadOnly:        opts.readOnly,
 		FailFast:        opts.failFast,
 		Timeout:         opts.timeout,
+		RetryAfterMax:   opts.retryAfterMax,
+		RetryBudget:     opts.retryBudget,
 		RequireCoverage: opts.requireCoverage,
 		RunID:           opts.runID,
 		JUnitReport:     opts.junitReport,
@@ -98,6 +105,12 @@ func conformRun(a *app, opts *conformOptions) error {
 	}
 	if opts.timeout <= 0 {
 		problems = append(problems, fmt.Errorf("--timeout %s: want a positive duration such as 10s", opts.timeout))
+	}
+	if opts.retryAfterMax <= 0 {
+		problems = append(problems, fmt.Errorf("--retry-after-max %s: want a positive duration such as 10s", opts.retryAfterMax))
+	}
+	if opts.retryBudget <= 0 {
+		problems = append(problems, fmt.Errorf("--retry-budget %s: want a positive duration such as 1m", opts.retryBudget))
 	}
 	if opts.now != "" {
 		t, err := parseNow(opts.now)
@@ -127,9 +140,23 @@ func conformRun(a *app, opts *conformOptions) error {
 	case res.Interrupted:
 		return failure(fmt.Errorf("interrupted after %d checks (%d failed)", res.Passed+res.Failed, res.Failed))
 	case !res.OK():
-		return failure(fmt.Errorf("%d of %d checks failed (%d skipped)", res.Failed, res.Passed+res.Failed, res.Skipped))
+		var parts []string
+		if res.Failed > 0 || len(res.SuiteFailures) == 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d checks failed (%d skipped)", res.Failed, res.Passed+res.Failed, res.Skipped))
+		}
+		for _, f := range res.SuiteFailures {
+			parts = append(parts, firstLine(f))
+		}
+		return failure(errors.New(strings.Join(parts, "; ")))
 	}
 	return nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // parseNow reads --now: an RFC 3339 time or a date (midnight UTC).

@@ -100,6 +100,9 @@ func TestConformExitCodes(t *testing.T) {
 		{"malformed spec", append([]string{"conform", "--url", base, "--spec", badSpec}, key...), exitUsage, "bad.yaml"},
 		{"report into a folder", append([]string{"conform", "--url", base, "--junit-report", dir}, key...), exitUsage, "is a folder"},
 		{"unreachable", append([]string{"conform", "--url", closed}, key...), exitUnreachable, "cannot reach"},
+		{"bad retry-after-max", append([]string{"conform", "--url", base, "--retry-after-max", "0s"}, key...), exitUsage, "--retry-after-max"},
+		{"bad retry budget", append([]string{"conform", "--url", base, "--retry-budget", "-1m"}, key...), exitUsage, "--retry-budget"},
+		{"coverage not met", append([]string{"conform", "--url", base, "--read-only", "--require-coverage"}, key...), exitFailure, "--require-coverage: 1 of 4 operations of the document were not exercised: createPet"},
 		{"fail fast", append([]string{"conform", "--url", base, "--api-key", "wrong", "--fail-fast"}, key[:0]...), exitFailure, "checks failed"},
 	}
 	for _, tc := range tests {

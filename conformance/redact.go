@@ -1,0 +1,209 @@
+package conformance
+
+// Keeping the API key out of everything a run shows. Text built from a
+// response (a header, a body field, an error) may hold the key whenever a
+// deployment or a proxy echoes it, so the key is redacted where text
+// leaves the run: failure and skip messages, the console writers, the
+// reports and the errors Run returns; and before text is cut, so a cut
+// never leaves a part of it.
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// redact replaces the key wherever it appears in s (a URL with a query
+// key, a body, a header or an error that echoes it), in any of the
+// spellings a message or a report can hold, with the variable a person
+// would use. Every way out of a run (failure and skip messages, the
+// console, the reports, the errors Run returns) goes through it.
+func (c *client) redact(s string) string {
+	if c.secrets == nil {
+		return s
+	}
+	return c.secrets.Replace(s)
+}
+
+// trimPartialKey drops the end of s when it is the start of a spelling
+// of the key: s was cut from a longer text, maybe through the key.
+func (c *client) trimPartialKey(s string) string {
+	for _, f := range c.forms {
+		for n := min(len(f)-1, len(s)); n > 0; n-- {
+			if strings.HasSuffix(s, f[:n]) {
+				s = s[:len(s)-n]
+				break
+			}
+		}
+	}
+	return s
+}
+
+// secretForms are the spellings of key that text built from a response
+// can hold: as it is, escaped for a URL, quoted as a Go or JSON string
+// (also twice, as a JSON report holds a report entry's JSON), and XML.
+func secretForms(key string) []string {
+	if key == "" {
+		return nil
+	}
+	jsonInner := func(s string, html bool) string {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(html)
+		_ = enc.Encode(s)
+		out := strings.TrimSpace(b.String())
+		return out[1 : len(out)-1]
+	}
+	var x bytes.Buffer
+	_ = xml.EscapeText(&x, []byte(key))
+	q := strconv.Quote(key)
+	qa := strconv.QuoteToASCII(key)
+	forms := []string{
+		key, url.QueryEscape(key), url.PathEscape(key), q[1 : len(q)-1], qa[1 : len(qa)-1],
+		jsonInner(key, true), jsonInner(key, false),
+		jsonInner(jsonInner(key, true), true), jsonInner(jsonInner(key, false), false),
+		x.String(),
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range forms {
+		if f != "" && !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	// The longest first: a replacer tries its patterns in order.
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+func newSecretReplacer(forms []string) *strings.Replacer {
+	if len(forms) == 0 {
+		return nil
+	}
+	var pairs []string
+	for _, f := range forms {
+		pairs = append(pairs, f, keyVar)
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// redactingWriter is the console's last guard: whatever a line was built
+// from, the key does not reach the terminal. A line is one Write.
+type redactingWriter struct {
+	w      io.Writer
+	redact func(string) string
+}
+
+func (r redactingWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.w, r.redact(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// redactedError is an error whose text has the key redacted.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+func (c *client) redactError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if msg := c.redact(err.Error()); msg != err.Error() {
+		return &redactedError{msg: msg, err: err}
+	}
+	return err
+}
+
+// scrubReport redacts every text of the report that may hold words of a
+// response: failure messages, report entries, captured output, events.
+func (c *client) scrubReport(r types.Report) types.Report {
+	if c.secrets == nil {
+		return r
+	}
+	r.SpecialSuiteFailureReasons = c.redactAll(r.SpecialSuiteFailureReasons)
+	specs := make(types.SpecReports, len(r.SpecReports))
+	for i, sr := range r.SpecReports {
+		sr.Failure = c.scrubFailure(sr.Failure)
+		if sr.AdditionalFailures != nil {
+			af := make([]types.AdditionalFailure, len(sr.AdditionalFailures))
+			for j, a := range sr.AdditionalFailures {
+				a.Failure = c.scrubFailure(a.Failure)
+				af[j] = a
+			}
+			sr.AdditionalFailures = af
+		}
+		sr.CapturedGinkgoWriterOutput = c.redact(sr.CapturedGinkgoWriterOutput)
+		sr.CapturedStdOutErr = c.redact(sr.CapturedStdOutErr)
+		if sr.ReportEntries != nil {
+			entries := make(types.ReportEntries, len(sr.ReportEntries))
+			for j, e := range sr.ReportEntries {
+				e.Name = c.redact(e.Name)
+				e.Value = c.scrubValue(e.Value)
+				entries[j] = e
+			}
+			sr.ReportEntries = entries
+		}
+		if sr.SpecEvents != nil {
+			events := make(types.SpecEvents, len(sr.SpecEvents))
+			for j, e := range sr.SpecEvents {
+				e.Message = c.redact(e.Message)
+				events[j] = e
+			}
+			sr.SpecEvents = events
+		}
+		sr.ProgressReports = nil // petctl asks for none; they quote goroutines' state
+		specs[i] = sr
+	}
+	r.SpecReports = specs
+	return r
+}
+
+func (c *client) scrubFailure(f types.Failure) types.Failure {
+	f.Message = c.redact(f.Message)
+	f.ForwardedPanic = c.redact(f.ForwardedPanic)
+	f.ProgressReport = types.ProgressReport{}
+	return f
+}
+
+// scrubValue rebuilds a report entry's value from its redacted JSON, and
+// its text from its redacted text: both reports read one of the two.
+func (c *client) scrubValue(v types.ReportEntryValue) types.ReportEntryValue {
+	raw := v.GetRawValue()
+	if raw == nil {
+		return v
+	}
+	text := c.redact(v.String())
+	b, err := json.Marshal(raw)
+	var clean any
+	if err != nil || json.Unmarshal([]byte(c.redact(string(b))), &clean) != nil {
+		clean = text
+	}
+	out := types.WrapEntryValue(clean)
+	out.Representation = text
+	return out
+}
+
+func (c *client) redactAll(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = c.redact(s)
+	}
+	return out
+}
