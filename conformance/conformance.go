@@ -265,6 +265,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if s.selected == 0 {
 		return nil, &UsageError{Err: fmt.Errorf("--label-filter %q selects none of the %d checks (labels: %s)", cfg.LabelFilter, len(s.checks), strings.Join(s.labelList(), ", "))}
 	}
+	if s.runnable == 0 {
+		// A run that can only skip would pass having checked nothing.
+		return nil, &UsageError{Err: fmt.Errorf("--read-only skips all %d checks --label-filter %q selects: each sends a request that may create a record", s.selected, cfg.LabelFilter)}
+	}
 	for _, f := range []struct{ flag, path string }{{"--junit-report", cfg.JUnitReport}, {"--json-report", cfg.JSONReport}} {
 		if err := checkWritable(f.path); err != nil {
 			return nil, &UsageError{Err: fmt.Errorf("%s: %v", f.flag, err)}

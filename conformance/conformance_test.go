@@ -834,6 +834,7 @@ func TestUsageAndReach(t *testing.T) {
 		{"no key", conformance.Config{BaseURL: base}, true, "no API key"},
 		{"bad label filter", conformance.Config{BaseURL: base, APIKey: testKey, LabelFilter: "auth &&"}, true, `--label-filter "auth &&": Unexpected EOF.`},
 		{"filter selects nothing", conformance.Config{BaseURL: base, APIKey: testKey, LabelFilter: "auht"}, true, "selects none of the"},
+		{"read-only skips all it selects", conformance.Config{BaseURL: base, APIKey: testKey, LabelFilter: "create", ReadOnly: true}, true, "--read-only skips all"},
 		{"report under a file", conformance.Config{BaseURL: base, APIKey: testKey, JUnitReport: file + "/j.xml"}, true, "--junit-report"},
 		{"report is a folder", conformance.Config{BaseURL: base, APIKey: testKey, JSONReport: dir}, true, "is a folder"},
 		{"bad run id", conformance.Config{BaseURL: base, APIKey: testKey, RunID: "a b"}, true, "--run-id"},
@@ -994,5 +995,61 @@ func TestKeyEchoedNeverShown(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), part) || !strings.Contains(err.Error(), "$PETCTL_API_KEY") {
 		t.Errorf("the unreachable error %q holds the key, or does not show where it was", err)
+	}
+}
+
+// TestFilterWithoutItems: a filter value no item has proves nothing; the
+// check creates an item with it when writes are allowed, is skipped with
+// the reason when not, and fails when the item created is not found.
+func TestFilterWithoutItems(t *testing.T) {
+	// 25 animals, all available: no pending or sold ones.
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 1; i <= 25; i++ {
+		if i > 1 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id":%d,"name":"A%d","categoryId":1,"status":"available"}`, i, i)
+	}
+	b.WriteString("]")
+	available := func(o *engine.Options) {
+		o.Fixtures = []engine.FixtureFile{{Name: "pets.json", Data: []byte(b.String())}}
+	}
+	const check = "status=pending returns only items whose status is pending"
+
+	o := conform(t, serve(t, petstore(t, available)))
+	if f := o.failed(); len(f) > 0 {
+		t.Fatalf("failed checks: %q\n%s", f, o.out)
+	}
+	if st, _ := o.state(t, check); st.String() != "passed" {
+		t.Errorf("%s: %s, want passed after creating a pending animal", check, st)
+	}
+	pending := 0
+	for _, r := range o.res.Created {
+		if strings.Contains(r.Check, check) {
+			pending++
+		}
+	}
+	if pending != 1 {
+		t.Errorf("the filter check created %d animals, want 1", pending)
+	}
+	// With fewer than 100 animals, the report says limit=100 did not reach its bound.
+	if v, ok := o.observation("reach of limit=100"); !ok || !strings.Contains(v, "fewer than 100") {
+		t.Errorf("reach of limit=100: %q, %v", v, ok)
+	}
+
+	o = conform(t, serve(t, petstore(t, available)), func(c *conformance.Config) { c.ReadOnly = true })
+	st, msg := o.state(t, check)
+	if st.String() != "skipped" || !strings.Contains(msg, "no item has status pending") || !strings.Contains(msg, "--read-only") {
+		t.Errorf("read-only %s: %s (%q), want skipped with the reason", check, st, msg)
+	}
+
+	// A deployment whose filter finds nothing, even what was just created.
+	blind := editResponse(petstore(t, available), func(r *http.Request) bool {
+		return r.Method == "GET" && r.URL.Path == "/v1/pets" && r.URL.Query().Get("status") == "pending"
+	}, func(_ *http.Request, res *recorded) { res.body = []byte("[]") })
+	o = conform(t, serve(t, blind))
+	if f := o.failed(); len(f) != 1 || !strings.Contains(f[0], check) {
+		t.Errorf("failed = %q, want only %q", f, check)
 	}
 }

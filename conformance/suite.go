@@ -36,6 +36,8 @@ type suite struct {
 	checks   []*check
 	byText   map[string]*check
 	selected int
+	// runnable counts the selected checks the plan does not skip.
+	runnable int
 
 	mu           sync.Mutex
 	exchanges    []*Exchange
@@ -128,6 +130,9 @@ func (s *suite) plan(filter types.LabelFilter) {
 		}
 		if c.writes && s.cfg.ReadOnly && c.skip == "" {
 			c.skip = "--read-only: the check sends a request that may create a record"
+		}
+		if !c.always && c.skip == "" {
+			s.runnable++
 		}
 	}
 }
