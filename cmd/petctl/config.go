@@ -69,11 +69,11 @@ serve would start, 2 with every problem listed when it would not.`,
 			if len(args) == 1 {
 				path = args[0]
 			}
-			cfg, err := loadConfig(a, path, nil)
+			cfg, ps, err := loadConfig(a, path, nil)
 			if err != nil {
 				return err
 			}
-			p, err := prepare(a, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			p, err := prepare(a, cfg, ps, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err != nil {
 				return err
 			}
@@ -95,7 +95,7 @@ serve would start, 2 with every problem listed when it would not.`,
 		Short: "Print the effective configuration (keys redacted), with where each value came from",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			cfg, err := loadConfig(a, showPath, nil)
+			cfg, err := checkedConfig(a, showPath)
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -225,7 +226,8 @@ func TestConfigRejected(t *testing.T) {
 	if code != exitUsage {
 		t.Errorf("exit %d, want 2", code)
 	}
-	for _, w := range []string{"3 problems", path + ":2: server.adress: unknown key", path + ":4: lists.order", path + `:7: seed: "lots": want an integer`} {
+	// The spec-dependent problem (latency.nope) is reported with the rest.
+	for _, w := range []string{"4 problems", path + ":2: server.adress: unknown key", path + ":4: lists.order", path + `:6: latency.nope: no operation "nope"`, path + `:7: seed: "lots": want an integer`} {
 		if !strings.Contains(errOut, w) {
 			t.Errorf("stderr lacks %q:\n%s", w, errOut)
 		}
@@ -233,7 +235,7 @@ func TestConfigRejected(t *testing.T) {
 	// Spec-dependent settings are located in the file too.
 	os.WriteFile(path, []byte("latency:\n  nope: 5ms\ndefaults:\n  pets: {status: lost}\n"), 0o600)
 	code, _, errOut = runCLI(t, nil, "config", "validate", path)
-	if code != exitUsage || !strings.Contains(errOut, path+`:2: latency: no operation "nope"`) || !strings.Contains(errOut, `defaults: pets.status: "lost" is not a valid status`) {
+	if code != exitUsage || !strings.Contains(errOut, path+`:2: latency.nope: no operation "nope"`) || !strings.Contains(errOut, path+`:4: defaults.pets.status: "lost" is not a valid status`) {
 		t.Errorf("spec-dependent problems: %d\n%s", code, errOut)
 	}
 	code, _, errOut = runCLI(t, map[string]string{"PETCTL_ORDER": "sideways"}, "serve", "--config", filepath.Join(dir, "absent.yaml"))
@@ -249,5 +251,40 @@ func TestConfigRejected(t *testing.T) {
 	}
 	if code, out, _ := runCLI(t, nil, "init", "-"); code != 0 || out != string(config.Template()) {
 		t.Errorf("init -: %d", code)
+	}
+}
+
+// TestEveryProblemListed: problems of the file, of the spec-dependent
+// settings, of CORS and of the fixtures are all reported at once, each with
+// its key and line, and a problem the checks of both the file and the
+// engine see is reported once.
+func TestEveryProblemListed(t *testing.T) {
+	dir := t.TempDir()
+	fixture := filepath.Join(dir, "pets.json")
+	os.WriteFile(fixture, []byte(`[{"id":1,"name":"x","categoryId":1,"status":"adopted"}]`), 0o600)
+	path := filepath.Join(dir, "petctl.yaml")
+	os.WriteFile(path, []byte("seed: x\nlatency: {getPets: 10ms}\ncors:\n  origins: [nope]\nfaults:\n  createPet: {rate: 1.5}\nfixtures:\n  files: ["+strconv.Quote(fixture)+"]\n"), 0o600)
+	code, _, errOut := runCLI(t, nil, "config", "validate", path)
+	if code != exitUsage {
+		t.Errorf("exit %d, want 2", code)
+	}
+	for _, w := range []string{
+		"5 problems",
+		path + `:1: seed: "x": want an integer`,
+		path + `:2: latency.getPets: no operation "getPets"`,
+		path + `:4: cors.origins: origin "nope": want scheme://host[:port]`,
+		path + `:6: faults.createPet.rate: 1.5: want at most 1`,
+		path + `:8: fixtures.files: fixtures ` + fixture + `: pets[0] (id 1): field 'status'`,
+	} {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errOut)
+		}
+	}
+	if n := strings.Count(errOut, "faults.createPet"); n != 1 {
+		t.Errorf("the fault rate is reported %d times:\n%s", n, errOut)
+	}
+	// serve reports the same, before it listens.
+	if code, _, serveErr := runCLI(t, nil, "serve", "--config", path, "--addr", "127.0.0.1:0"); code != exitUsage || serveErr != errOut {
+		t.Errorf("serve: %d\n%s", code, serveErr)
 	}
 }

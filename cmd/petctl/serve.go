@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -79,30 +80,48 @@ func addConfigFlags(f *pflag.FlagSet) {
 }
 
 // loadConfig layers defaults, file, environment and the flags that were set,
-// and checks the result.
-func loadConfig(a *app, path string, flags *pflag.FlagSet) (*config.Loaded, error) {
+// and checks the result. The problems it finds are returned with the
+// configuration, so that prepare can add the spec-dependent ones and
+// report them all at once; an error means no configuration at all.
+func loadConfig(a *app, path string, flags *pflag.FlagSet) (*config.Loaded, config.Problems, error) {
 	l, err := config.Load(path, a.getenv)
-	if err != nil {
-		return nil, usageError(err)
+	var ps config.Problems
+	if err != nil && !errors.As(err, &ps) {
+		return nil, nil, usageError(err)
 	}
 	if flags != nil {
-		var ferr error
 		flags.Visit(func(f *pflag.Flag) {
-			if f.Name == "config" || ferr != nil {
+			if f.Name == "config" {
 				return
 			}
 			values := []string{f.Value.String()}
 			if sv, ok := f.Value.(pflag.SliceValue); ok {
 				values = sv.GetSlice()
 			}
-			ferr = l.SetFlag(f.Name, values...)
+			var more config.Problems
+			if err := l.SetFlag(f.Name, values...); errors.As(err, &more) {
+				ps = append(ps, more...)
+			} else if err != nil {
+				ps = append(ps, config.Problem{Source: "--" + f.Name, Msg: err.Error()})
+			}
 		})
-		if ferr != nil {
-			return nil, usageError(ferr)
-		}
 	}
-	if err := l.Check(); err != nil {
-		return nil, usageError(err)
+	var more config.Problems
+	if errors.As(l.Check(), &more) {
+		ps = append(ps, more...)
+	}
+	return l, ps, nil
+}
+
+// checkedConfig is loadConfig for commands that need no spec: any problem
+// stops them.
+func checkedConfig(a *app, path string) (*config.Loaded, error) {
+	l, ps, err := loadConfig(a, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) > 0 {
+		return nil, usageError(ps)
 	}
 	return l, nil
 }
@@ -115,39 +134,43 @@ type prepared struct {
 }
 
 // prepare does everything serve does before it listens: it is also what
-// 'config validate' runs.
-func prepare(a *app, cfg *config.Loaded, logger *slog.Logger) (*prepared, error) {
+// 'config validate' runs. ps are the problems loadConfig found; the spec,
+// the fixtures and the spec-dependent settings are checked even so (unless
+// the spec setting itself is wrong), and every problem is reported at once.
+func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger) (*prepared, error) {
 	c := cfg.Config
+	for _, p := range ps {
+		if p.Key == "spec" {
+			return nil, usageError(ps) // any spec check would be against another document
+		}
+	}
 	s, err := spec.Load(c.Spec)
 	if err != nil {
-		return nil, usageError(err)
+		return nil, usageError(cfg.Combine(ps, err))
 	}
-	files, err := fixtureFiles(c, s)
-	if err != nil {
-		return nil, usageError(err)
-	}
+	files, errs := fixtureFiles(c, s)
 	o, err := c.EngineOptions(time.Now())
 	if err != nil {
-		return nil, usageError(err)
+		errs = append(errs, err)
 	}
 	o.Spec, o.Fixtures, o.Logger = s, files, logger
 	srv, err := engine.New(o)
-	if err != nil {
-		return nil, usageError(cfg.Locate(err))
+	if err := cfg.Combine(ps, errors.Join(append(errs, err)...)); err != nil {
+		return nil, usageError(err)
 	}
 	return &prepared{cfg: cfg, spec: s, srv: srv}, nil
 }
 
 func serveRun(a *app, opts *serveOptions) error {
-	cfg, err := loadConfig(a, opts.configPath, opts.flags)
+	cfg, ps, err := loadConfig(a, opts.configPath, opts.flags)
 	if err != nil {
 		return err
 	}
 	logger, err := newLogger(a, cfg.Server.LogFormat)
 	if err != nil {
-		return err
+		logger = slog.New(slog.NewTextHandler(a.err, nil)) // the problem is among ps
 	}
-	p, err := prepare(a, cfg, logger)
+	p, err := prepare(a, cfg, ps, logger)
 	if err != nil {
 		return err
 	}
@@ -175,22 +198,25 @@ func newLogger(a *app, format string) (*slog.Logger, error) {
 
 // fixtureFiles reads the configured fixture files, or the embedded Petstore
 // animals when the embedded spec is served without any and nothing is
-// generated.
-func fixtureFiles(c *config.Config, s *spec.Spec) ([]engine.FixtureFile, error) {
+// generated. A file that cannot be read is a problem; the others are still
+// read, so that their records are checked too.
+func fixtureFiles(c *config.Config, s *spec.Spec) ([]engine.FixtureFile, []error) {
 	var files []engine.FixtureFile
+	var errs []error
 	for _, p := range c.Fixtures.Files {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return nil, fmt.Errorf("fixtures %s: %v", p, unwrapPathErr(err))
+			errs = append(errs, fmt.Errorf("fixtures %s: %v", p, unwrapPathErr(err)))
+			continue
 		}
 		files = append(files, engine.FixtureFile{Name: p, Data: data})
 	}
-	if len(files) > 0 || c.Spec != "" || c.Fixtures.Generate > 0 {
-		return files, nil
+	if len(c.Fixtures.Files) > 0 || c.Spec != "" || c.Fixtures.Generate > 0 {
+		return files, errs
 	}
 	data, err := fs.ReadFile(fixtures.Files, "petstore/pets.json")
 	if err != nil {
-		return nil, err
+		return nil, []error{err}
 	}
 	return append(files, engine.FixtureFile{Name: "embedded petstore/pets.json", Data: data}), nil
 }

@@ -360,7 +360,7 @@ func TestLocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = l.Locate(errorString("latency: no operation \"nope\"; the operations are a, b\ngenerate: -1: want 0 or more"))
-	if !strings.Contains(err.Error(), "petctl.yaml:3: latency: no operation") {
+	if !strings.Contains(err.Error(), "petctl.yaml:3: latency.nope: no operation") {
 		t.Errorf("located: %v", err)
 	}
 }

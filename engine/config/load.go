@@ -75,6 +75,11 @@ func (l *Loaded) Source(key string) string {
 // for petctl.yaml in the working directory; a path that was named must
 // exist. getenv nil means os.Getenv. The result is not checked yet: the
 // caller applies flags, then calls Check.
+//
+// When the file or the environment has problems, Load returns them as
+// Problems together with what did decode, so that the caller can still
+// check the rest and report everything at once. It returns no
+// configuration only when the file cannot be read.
 func Load(path string, getenv func(string) string) (*Loaded, error) {
 	l := &Loaded{Config: Default(), sources: map[string]string{}}
 	if path == "" {
@@ -100,7 +105,7 @@ func Load(path string, getenv func(string) string) (*Loaded, error) {
 	}
 	ps = append(ps, l.applyEnv(getenv)...)
 	if len(ps) > 0 {
-		return nil, l.withValueProblems(ps)
+		return l, ps
 	}
 	return l, nil
 }
@@ -447,7 +452,8 @@ func (l *Loaded) applyEnv(getenv func(string) string) Problems {
 }
 
 // SetFlag sets the setting whose flag tag is name from the flag's values;
-// a list takes every value, a scalar the last.
+// a list takes every value, a scalar the last. A value that does not fit
+// is reported as Problems, with the flag and the key.
 func (l *Loaded) SetFlag(name string, values ...string) error {
 	for _, lf := range leaves(l.Config, "flag") {
 		if lf.field.Tag.Get("flag") != name {
@@ -463,7 +469,7 @@ func (l *Loaded) SetFlag(name string, values ...string) error {
 			err = setText(lf.value, values[len(values)-1])
 		}
 		if err != nil {
-			return fmt.Errorf("--%s: %v", name, err)
+			return Problems{{Source: "--" + name, Key: lf.key, Msg: err.Error()}}
 		}
 		l.sources[lf.key] = "--" + name
 		return nil
