@@ -288,3 +288,32 @@ func TestEveryProblemListed(t *testing.T) {
 		t.Errorf("serve: %d\n%s", code, serveErr)
 	}
 }
+
+// TestPathsRelativeToTheFile: spec and fixture paths written in a
+// configuration file are relative to the file's directory; those from the
+// environment and flags, to the working directory.
+func TestPathsRelativeToTheFile(t *testing.T) {
+	doc, err := os.ReadFile("../../spec/petstore.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.Mkdir("proj", 0o700)
+	os.WriteFile(filepath.Join("proj", "api.yaml"), doc, 0o600)
+	os.WriteFile(filepath.Join("proj", "pets.json"), []byte(`[{"id":1,"name":"a","categoryId":1},{"id":2,"name":"b","categoryId":1}]`), 0o600)
+	os.WriteFile(filepath.Join("proj", "petctl.yaml"), []byte("spec: api.yaml\nfixtures:\n  files: [pets.json]\n"), 0o600)
+	code, out, errOut := runCLI(t, nil, "config", "validate", "proj/petctl.yaml")
+	if code != 0 || !strings.Contains(out, "pets: 2 records") {
+		t.Errorf("config validate proj/petctl.yaml: %d %s %s", code, out, errOut)
+	}
+	base, _ := startServe(t, nil, "--config", "proj/petctl.yaml")
+	if r := call(t, "GET", base+"/pets", config.DevKey, ""); r.status != 200 || strings.Count(r.body, `"id"`) != 2 {
+		t.Errorf("served fixtures: %d %s", r.status, r.body)
+	}
+	// From the environment, a path is the working directory's.
+	code, _, errOut = runCLI(t, map[string]string{"PETCTL_FIXTURES": "pets.json"}, "config", "validate", "proj/petctl.yaml")
+	if code != exitUsage || !strings.Contains(errOut, "PETCTL_FIXTURES: fixtures.files: fixtures pets.json: no such file") {
+		t.Errorf("PETCTL_FIXTURES=pets.json: %d %s", code, errOut)
+	}
+}

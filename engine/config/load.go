@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -140,7 +141,40 @@ func (l *Loaded) decodeFile(name string, data []byte) Problems {
 	}
 	d := &decoder{file: name, sources: l.sources}
 	d.decode(doc.Content[0], reflect.ValueOf(l.Config).Elem(), "")
+	l.resolvePaths(filepath.Dir(name))
 	return d.problems
+}
+
+// resolvePaths makes the relative paths the file gave relative to the
+// file's directory, so that `petctl config validate proj/petctl.yaml` reads
+// proj/pets.json where the file says pets.json. Paths from flags and the
+// environment stay relative to the working directory: they are applied
+// after this.
+func (l *Loaded) resolvePaths(dir string) {
+	if dir == "." || dir == "" {
+		return
+	}
+	for _, lf := range leaves(l.Config, "path") {
+		if _, fromFile := l.sources[lf.key]; !fromFile {
+			continue
+		}
+		switch lf.value.Kind() {
+		case reflect.String:
+			lf.value.SetString(resolve(dir, lf.value.String()))
+		case reflect.Slice:
+			for i := 0; i < lf.value.Len(); i++ {
+				e := lf.value.Index(i)
+				e.SetString(resolve(dir, e.String()))
+			}
+		}
+	}
+}
+
+func resolve(dir, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
 }
 
 // decoder walks the YAML nodes along the Config type, so every unknown key
