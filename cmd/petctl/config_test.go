@@ -16,8 +16,16 @@ import (
 	"github.com/petctl/petctl/engine/config"
 )
 
-// startServe runs `petctl serve args...` on a free port until the test ends.
+// startServe runs `petctl serve args...` on a free port until the test
+// ends, and returns its base URL and standard output.
 func startServe(t *testing.T, env map[string]string, args ...string) (string, *safeBuffer) {
+	t.Helper()
+	base, out, _ := startServeStreams(t, env, args...)
+	return base, out
+}
+
+// startServeStreams is startServe with standard error too.
+func startServeStreams(t *testing.T, env map[string]string, args ...string) (string, *safeBuffer, *safeBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errOut safeBuffer
@@ -40,13 +48,13 @@ func startServe(t *testing.T, env map[string]string, args ...string) (string, *s
 	})
 	select {
 	case base := <-ready:
-		return base, &out
+		return base, &out, &errOut
 	case err := <-done:
 		t.Fatalf("serve stopped: %v; stderr: %s", err, errOut.String())
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not start")
 	}
-	return "", nil
+	return "", nil, nil
 }
 
 type reply struct {
@@ -315,5 +323,40 @@ func TestPathsRelativeToTheFile(t *testing.T) {
 	code, _, errOut = runCLI(t, map[string]string{"PETCTL_FIXTURES": "pets.json"}, "config", "validate", "proj/petctl.yaml")
 	if code != exitUsage || !strings.Contains(errOut, "PETCTL_FIXTURES: fixtures.files: fixtures pets.json: no such file") {
 		t.Errorf("PETCTL_FIXTURES=pets.json: %d %s", code, errOut)
+	}
+}
+
+// TestExposedDevKeyWarns: the development key and the open mode are for
+// loopback; served elsewhere they warn on stderr, and an empty key list from
+// the environment is a configuration problem, not the development key.
+func TestExposedDevKeyWarns(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string // "" for no warning
+	}{
+		{"dev key on loopback", nil, nil, ""},
+		{"dev key on every interface", nil, []string{"--addr", "0.0.0.0:0"}, "the public development key petctl-dev-key is in force"},
+		{"open on every interface", map[string]string{"PETCTL_AUTH_MODE": "open"}, []string{"--addr", "0.0.0.0:0"}, "auth.mode is open"},
+		{"own key on every interface", nil, []string{"--addr", "0.0.0.0:0", "--api-key", "team"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, errOut := startServeStreams(t, tc.env, tc.args...)
+			got := errOut.String()
+			if tc.want == "" && strings.Contains(got, "warning") {
+				t.Errorf("a warning although nothing is exposed:\n%s", got)
+			}
+			if tc.want != "" && (!strings.Contains(got, "petctl: warning: ") || !strings.Contains(got, tc.want)) {
+				t.Errorf("stderr lacks the warning %q:\n%s", tc.want, got)
+			}
+		})
+	}
+	for _, keys := range []string{",", " , "} {
+		code, _, errOut := runCLI(t, map[string]string{"PETCTL_API_KEYS": keys}, "config", "validate")
+		if code != exitUsage || !strings.Contains(errOut, "PETCTL_API_KEYS: auth.keys: ") || !strings.Contains(errOut, "names nothing") {
+			t.Errorf("PETCTL_API_KEYS=%q: %d %s", keys, code, errOut)
+		}
 	}
 }

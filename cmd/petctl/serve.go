@@ -180,10 +180,26 @@ func serveRun(a *app, opts *serveOptions) error {
 	}
 	base := "http://" + ln.Addr().String() + p.spec.BasePath
 	printBanner(a, p, base)
+	warnIfExposed(a, cfg.Config, ln.Addr())
 	if opts.ready != nil {
 		opts.ready(base)
 	}
 	return failure(engine.Serve(a.ctx, ln, p.srv, cfg.Timeouts(), logger))
+}
+
+// warnIfExposed warns, on stderr, when the public development key or the
+// open mode is served where other hosts can reach it: both are meant for
+// one developer on loopback.
+func warnIfExposed(a *app, c *config.Config, addr net.Addr) {
+	if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+		return
+	}
+	switch {
+	case c.Auth.Mode == "open":
+		fmt.Fprintf(a.err, "petctl: warning: %s is not a loopback address and auth.mode is open: anyone who can reach it can call the API with any token; use auth.mode keys with your own keys (auth.keys, PETCTL_API_KEYS, --api-key)\n", addr)
+	case c.UsesDevKey():
+		fmt.Fprintf(a.err, "petctl: warning: %s is not a loopback address and the public development key %s is in force: anyone who can reach it can call the API; set your own keys (auth.keys, PETCTL_API_KEYS, --api-key)\n", addr, devKey)
+	}
 }
 
 func newLogger(a *app, format string) (*slog.Logger, error) {

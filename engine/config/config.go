@@ -56,8 +56,8 @@ type Timeouts struct {
 
 // Auth decides who may call.
 type Auth struct {
-	Mode     string   `yaml:"mode" env:"PETCTL_AUTH_MODE" enum:"keys,open" doc:"keys: only the listed keys are accepted (with none listed, the development key petctl-dev-key is, and printed at start-up). open: any non-empty bearer token is accepted, for solo offline work; requests without one still get 401."`
-	Keys     []string `yaml:"keys" env:"PETCTL_API_KEYS" flag:"api-key" secret:"true" doc:"Accepted API keys (PETCTL_API_KEYS is comma-separated; PETCTL_API_KEY holds one)."`
+	Mode     string   `yaml:"mode" env:"PETCTL_AUTH_MODE" enum:"keys,open" doc:"keys: only the listed keys are accepted (with none listed, the development key petctl-dev-key is, and printed at start-up). open: any non-empty bearer token is accepted, for solo offline work; requests without one still get 401. Both are meant for loopback: served on another address, serve warns on stderr."`
+	Keys     []string `yaml:"keys" env:"PETCTL_API_KEYS" flag:"api-key" secret:"true" doc:"Accepted API keys (PETCTL_API_KEYS is comma-separated; PETCTL_API_KEY holds one). A PETCTL_API_KEYS that names no key (',') is an error, not the development key."`
 	AdminKey string   `yaml:"adminKey" env:"PETCTL_ADMIN_KEY" secret:"true" doc:"Key for the admin endpoints from hosts other than loopback (sent as a bearer token); without it they answer loopback callers only."`
 }
 

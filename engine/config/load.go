@@ -480,6 +480,11 @@ func (l *Loaded) applyEnv(getenv func(string) string) Problems {
 			ps = append(ps, Problem{Source: name, Key: lf.key, Msg: err.Error()})
 			continue
 		}
+		if lf.value.Kind() == reflect.Slice && lf.value.Len() == 0 {
+			// PETCTL_API_KEYS=',' must not fall back to the development key.
+			ps = append(ps, Problem{Source: name, Key: lf.key, Msg: fmt.Sprintf("%q names nothing: give comma-separated values, or unset it", raw)})
+			continue
+		}
 		l.sources[lf.key] = name
 	}
 	return ps
