@@ -360,3 +360,40 @@ func TestExposedDevKeyWarns(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigSchema: the starter file's modeline names a schema next to it,
+// and `petctl config schema` writes exactly docs/petctl.schema.json there.
+func TestConfigSchema(t *testing.T) {
+	want, err := os.ReadFile("../../docs/petctl.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t, nil, "config", "schema"); code != 0 || out != string(want) {
+		t.Errorf("config schema: %d, %d bytes, want docs/petctl.schema.json (%d bytes); %s", code, len(out), len(want), errOut)
+	}
+	if strings.Contains(string(want), `"$id"`) {
+		t.Error("the schema names an $id that no URL serves")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "petctl.yaml")
+	if code, _, errOut := runCLI(t, nil, "init", path); code != 0 {
+		t.Fatalf("init: %d %s", code, errOut)
+	}
+	starter, _ := os.ReadFile(path)
+	m := regexp.MustCompile(`(?m)^# yaml-language-server: \$schema=(\S+)$`).FindStringSubmatch(string(starter))
+	if m == nil {
+		t.Fatalf("the starter file has no modeline:\n%s", starter)
+	}
+	if !strings.Contains(string(starter), "petctl config schema "+m[1]) {
+		t.Errorf("the starter file does not say how to write %s", m[1])
+	}
+	if code, out, errOut := runCLI(t, nil, "config", "schema", filepath.Join(dir, m[1])); code != 0 || !strings.Contains(out, "wrote") {
+		t.Fatalf("config schema FILE: %d %s %s", code, out, errOut)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, m[1])); err != nil || string(got) != string(want) {
+		t.Errorf("the schema the modeline names (%s, next to the file) is not docs/petctl.schema.json: %v", m[1], err)
+	}
+	if code, _, errOut := runCLI(t, nil, "config", "schema", filepath.Join(dir, "no", "such", "dir.json")); code != exitUsage || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("unwritable FILE: %d %q", code, errOut)
+	}
+}
