@@ -397,3 +397,18 @@ func TestConfigSchema(t *testing.T) {
 		t.Errorf("unwritable FILE: %d %q", code, errOut)
 	}
 }
+
+// TestNumericFlagsReadable: a numeric flag that is not a number is one
+// readable configuration line, with its key, not strconv's error.
+func TestNumericFlagsReadable(t *testing.T) {
+	for flag, want := range map[string]string{
+		"--max-body": `petctl: configuration: --max-body: server.maxBodyBytes: "1MB": want an integer`,
+		"--seed":     `petctl: configuration: --seed: seed: "1MB": want an integer`,
+		"--generate": `petctl: configuration: --generate: fixtures.generate: "1MB": want an integer`,
+	} {
+		code, _, errOut := runCLI(t, nil, "serve", "--addr", "127.0.0.1:0", flag, "1MB")
+		if code != exitUsage || errOut != want+"\n" {
+			t.Errorf("%s 1MB: %d %q, want %q", flag, code, errOut, want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,12 +73,23 @@ func addConfigFlags(f *pflag.FlagSet) {
 	f.StringArray("api-key", nil, "accepted API key (repeatable)")
 	f.String("spec", "", "OpenAPI document to serve (default: the embedded Petstore)")
 	f.StringArray("fixtures", nil, "seed data file, JSON or YAML (repeatable; default: the embedded Petstore animals with the embedded spec)")
-	f.Int64("max-body", d.Server.MaxBodyBytes, "largest request body in bytes (413 beyond)")
+	f.Var(intText(d.Server.MaxBodyBytes), "max-body", "largest request body in bytes (413 beyond)")
 	f.String("log-format", d.Server.LogFormat, "request log format on stderr: text or json")
 	f.String("now", "", "start the clock at this instant (RFC 3339 or a date), e.g. 2031-01-01")
-	f.Int("generate", 0, "add N synthetic records to every collection, made from the schemas and --seed")
-	f.Int64("seed", d.Seed, "seed of generated records and injected latency and faults")
+	f.Var(intText(0), "generate", "add N synthetic records to every collection, made from the schemas and --seed")
+	f.Var(intText(d.Seed), "seed", "seed of generated records and injected latency and faults")
 }
+
+// textValue is a flag that keeps its text: the configuration parses it, so
+// '--seed abc' is reported as a configuration problem, in a readable line,
+// with the others, not as strconv's error.
+type textValue struct{ text, typ string }
+
+func intText(def int64) *textValue { return &textValue{text: strconv.FormatInt(def, 10), typ: "int"} }
+
+func (v *textValue) String() string     { return v.text }
+func (v *textValue) Set(s string) error { v.text = s; return nil }
+func (v *textValue) Type() string       { return v.typ }
 
 // loadConfig layers defaults, file, environment and the flags that were set,
 // and checks the result. The problems it finds are returned with the
