@@ -202,6 +202,15 @@ func join(key, name string) string {
 	return key + "." + name
 }
 
+// atKey makes the source of a value the line of its key: a block mapping
+// or list starts on the line after `defaults:`, and the key is what a
+// reader looks for.
+func (d *decoder) atKey(kn *yaml.Node, key string) {
+	if _, ok := d.sources[key]; ok {
+		d.sources[key] = fmt.Sprintf("%s:%d", d.file, kn.Line)
+	}
+}
+
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, key string) {
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
@@ -271,6 +280,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, key string) {
 				continue
 			}
 			d.decode(vn, v.FieldByIndex(f.Index), join(key, name))
+			d.atKey(kn, join(key, name))
 		}
 	case reflect.Map:
 		if n.Kind != yaml.MappingNode {
@@ -293,6 +303,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, key string) {
 				elem.Set(reflect.ValueOf(zeroWithDefaults(t.Elem())))
 			}
 			d.decode(vn, elem, join(key, kn.Value))
+			d.atKey(kn, join(key, kn.Value))
 			m.SetMapIndex(reflect.ValueOf(kn.Value), elem)
 		}
 		v.Set(m)

@@ -262,7 +262,13 @@ func annotate(n *yaml.Node, key string, l *Loaded) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := join(key, n.Content[i].Value)
 		if src, ok := l.sources[k]; ok {
-			n.Content[i].LineComment = "from " + src
+			if v := n.Content[i+1]; (v.Kind == yaml.SequenceNode || v.Kind == yaml.MappingNode) && len(v.Content) == 0 {
+				// An empty [] or {} is written in flow style; a comment on
+				// its key would land on the next key's line.
+				v.LineComment = "from " + src
+			} else {
+				n.Content[i].LineComment = "from " + src
+			}
 		}
 		annotate(n.Content[i+1], k, l)
 	}
