@@ -178,48 +178,57 @@ func New(o Options) (*Server, error) {
 	if s.maxHeader <= 0 {
 		s.maxHeader = DefaultMaxHeaderBytes
 	}
+	// Every problem with the options is gathered and reported at once; only
+	// a document that cannot be compiled stops the checks early.
+	var errs []error
 	var err error
 	if s.cors, err = newCORS(o.CORS); err != nil {
-		return nil, err
-	}
-	if s.val, err = o.Spec.NewValidator(); err != nil {
-		return nil, err
+		errs = append(errs, err)
 	}
 	keys, err := newKeyring(o.Keys, o.OpenAuth)
 	if err != nil {
-		return nil, err
+		errs = append(errs, fmt.Errorf("auth: keys: %w", err))
+	}
+	if len(o.Keys) == 0 && !o.OpenAuth && anySecured(o.Spec.Operations) {
+		errs = append(errs, errors.New("no API key: give at least one, or use open authentication"))
+	}
+	if s.val, err = o.Spec.NewValidator(); err != nil {
+		return nil, errors.Join(append(errs, err)...)
 	}
 	s.auth = &authenticator{keys: keys, schemes: o.Spec.SecuritySchemes}
 	if err := s.auth.unsupported(o.Spec.Operations); err != nil {
-		return nil, err
-	}
-	if len(o.Keys) == 0 && !o.OpenAuth && anySecured(o.Spec.Operations) {
-		return nil, errors.New("no API key: give at least one, or use open authentication")
+		errs = append(errs, err)
 	}
 	if err := s.checkErrorSchema(); err != nil {
-		return nil, err
+		errs = append(errs, err)
 	}
 	for _, r := range s.router.routes {
 		if strings.HasPrefix(s.spec.BasePath+r.template+"/", AdminPrefix) {
-			return nil, fmt.Errorf("spec %s: path %s%s is under %s, which petctl reserves for its admin endpoints", s.spec.Source, s.spec.BasePath, r.template, AdminPrefix)
+			errs = append(errs, fmt.Errorf("spec %s: path %s%s is under %s, which petctl reserves for its admin endpoints", s.spec.Source, s.spec.BasePath, r.template, AdminPrefix))
 		}
 	}
 	s.prepareOperations()
 	if err := s.checkOptions(o); err != nil {
-		return nil, err
+		errs = append(errs, err)
 	}
-	s.assignInjections(o.Latency, o.Faults)
 	files := o.Fixtures
 	if o.Generate > 0 {
 		gen, err := s.generateFixtures(o.Generate, o.Seed)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+		} else {
+			files = append(slices.Clip(files), gen)
 		}
-		files = append(slices.Clip(files), gen)
 	}
+	// The fixtures are checked even when an option is wrong, so that a bad
+	// record is reported with the rest.
 	if err := s.loadFixtures(files); err != nil {
-		return nil, err
+		errs = append(errs, err)
 	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	s.assignInjections(o.Latency, o.Faults)
 	for _, c := range s.colls {
 		c.store.markBaseline()
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/petctl/petctl/engine/config"
 	"github.com/spf13/cobra"
@@ -43,7 +44,7 @@ func newInitCmd(a *app) *cobra.Command {
 			if err := f.Close(); err != nil {
 				return failure(fmt.Errorf("writing %s: %v", path, err))
 			}
-			fmt.Fprintf(a.out, "wrote %s: edit it, check it with 'petctl config validate', then run 'petctl serve'\n", path)
+			fmt.Fprintf(a.out, "wrote %s: edit it, check it with 'petctl config validate', then run 'petctl serve'; 'petctl config schema %s' lets editors check it\n", path, filepath.Join(filepath.Dir(path), config.SchemaFileName))
 			return nil
 		},
 	}
@@ -69,11 +70,11 @@ serve would start, 2 with every problem listed when it would not.`,
 			if len(args) == 1 {
 				path = args[0]
 			}
-			cfg, err := loadConfig(a, path, nil)
+			cfg, ps, err := loadConfig(a, path, nil)
 			if err != nil {
 				return err
 			}
-			p, err := prepare(a, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			p, err := prepare(a, cfg, ps, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err != nil {
 				return err
 			}
@@ -95,7 +96,7 @@ serve would start, 2 with every problem listed when it would not.`,
 		Short: "Print the effective configuration (keys redacted), with where each value came from",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			cfg, err := loadConfig(a, showPath, nil)
+			cfg, err := checkedConfig(a, showPath)
 			if err != nil {
 				return err
 			}
@@ -108,6 +109,28 @@ serve would start, 2 with every problem listed when it would not.`,
 		},
 	}
 	show.Flags().StringVar(&showPath, "config", "", "configuration file (default: ./petctl.yaml when it exists)")
-	cmd.AddCommand(validate, show)
+	schema := &cobra.Command{
+		Use:   "schema [FILE]",
+		Short: "Write the JSON Schema of petctl.yaml, for editors (to standard output, or FILE)",
+		Long: `Write the JSON Schema of petctl.yaml (the same as docs/petctl.schema.json).
+The starter file of 'petctl init' expects it next to itself:
+
+  petctl config schema ` + config.SchemaFileName + `
+
+An existing FILE is overwritten: the schema is generated, not edited.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 || args[0] == "-" {
+				_, err := a.out.Write(config.Schema())
+				return err
+			}
+			if err := os.WriteFile(args[0], config.Schema(), 0o644); err != nil {
+				return usageErrorf("cannot write %s: %v", args[0], unwrapPathErr(err))
+			}
+			fmt.Fprintf(a.out, "wrote %s\n", args[0])
+			return nil
+		},
+	}
+	cmd.AddCommand(validate, show, schema)
 	return cmd
 }

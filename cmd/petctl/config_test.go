@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +16,16 @@ import (
 	"github.com/petctl/petctl/engine/config"
 )
 
-// startServe runs `petctl serve args...` on a free port until the test ends.
+// startServe runs `petctl serve args...` on a free port until the test
+// ends, and returns its base URL and standard output.
 func startServe(t *testing.T, env map[string]string, args ...string) (string, *safeBuffer) {
+	t.Helper()
+	base, out, _ := startServeStreams(t, env, args...)
+	return base, out
+}
+
+// startServeStreams is startServe with standard error too.
+func startServeStreams(t *testing.T, env map[string]string, args ...string) (string, *safeBuffer, *safeBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errOut safeBuffer
@@ -39,13 +48,13 @@ func startServe(t *testing.T, env map[string]string, args ...string) (string, *s
 	})
 	select {
 	case base := <-ready:
-		return base, &out
+		return base, &out, &errOut
 	case err := <-done:
 		t.Fatalf("serve stopped: %v; stderr: %s", err, errOut.String())
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not start")
 	}
-	return "", nil
+	return "", nil, nil
 }
 
 type reply struct {
@@ -225,7 +234,8 @@ func TestConfigRejected(t *testing.T) {
 	if code != exitUsage {
 		t.Errorf("exit %d, want 2", code)
 	}
-	for _, w := range []string{"3 problems", path + ":2: server.adress: unknown key", path + ":4: lists.order", path + `:7: seed: "lots": want an integer`} {
+	// The spec-dependent problem (latency.nope) is reported with the rest.
+	for _, w := range []string{"4 problems", path + ":2: server.adress: unknown key", path + ":4: lists.order", path + `:6: latency.nope: no operation "nope"`, path + `:7: seed: "lots": want an integer`} {
 		if !strings.Contains(errOut, w) {
 			t.Errorf("stderr lacks %q:\n%s", w, errOut)
 		}
@@ -233,7 +243,7 @@ func TestConfigRejected(t *testing.T) {
 	// Spec-dependent settings are located in the file too.
 	os.WriteFile(path, []byte("latency:\n  nope: 5ms\ndefaults:\n  pets: {status: lost}\n"), 0o600)
 	code, _, errOut = runCLI(t, nil, "config", "validate", path)
-	if code != exitUsage || !strings.Contains(errOut, path+`:2: latency: no operation "nope"`) || !strings.Contains(errOut, `defaults: pets.status: "lost" is not a valid status`) {
+	if code != exitUsage || !strings.Contains(errOut, path+`:2: latency.nope: no operation "nope"`) || !strings.Contains(errOut, path+`:4: defaults.pets.status: "lost" is not a valid status`) {
 		t.Errorf("spec-dependent problems: %d\n%s", code, errOut)
 	}
 	code, _, errOut = runCLI(t, map[string]string{"PETCTL_ORDER": "sideways"}, "serve", "--config", filepath.Join(dir, "absent.yaml"))
@@ -249,5 +259,156 @@ func TestConfigRejected(t *testing.T) {
 	}
 	if code, out, _ := runCLI(t, nil, "init", "-"); code != 0 || out != string(config.Template()) {
 		t.Errorf("init -: %d", code)
+	}
+}
+
+// TestEveryProblemListed: problems of the file, of the spec-dependent
+// settings, of CORS and of the fixtures are all reported at once, each with
+// its key and line, and a problem the checks of both the file and the
+// engine see is reported once.
+func TestEveryProblemListed(t *testing.T) {
+	dir := t.TempDir()
+	fixture := filepath.Join(dir, "pets.json")
+	os.WriteFile(fixture, []byte(`[{"id":1,"name":"x","categoryId":1,"status":"adopted"}]`), 0o600)
+	path := filepath.Join(dir, "petctl.yaml")
+	os.WriteFile(path, []byte("seed: x\nlatency: {getPets: 10ms}\ncors:\n  origins: [nope]\nfaults:\n  createPet: {rate: 1.5}\nfixtures:\n  files: ["+strconv.Quote(fixture)+"]\n"), 0o600)
+	code, _, errOut := runCLI(t, nil, "config", "validate", path)
+	if code != exitUsage {
+		t.Errorf("exit %d, want 2", code)
+	}
+	for _, w := range []string{
+		"5 problems",
+		path + `:1: seed: "x": want an integer`,
+		path + `:2: latency.getPets: no operation "getPets"`,
+		path + `:4: cors.origins: origin "nope": want scheme://host[:port]`,
+		path + `:6: faults.createPet.rate: 1.5: want at most 1`,
+		path + `:8: fixtures.files: fixtures ` + fixture + `: pets[0] (id 1): field 'status'`,
+	} {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errOut)
+		}
+	}
+	if n := strings.Count(errOut, "faults.createPet"); n != 1 {
+		t.Errorf("the fault rate is reported %d times:\n%s", n, errOut)
+	}
+	// serve reports the same, before it listens.
+	if code, _, serveErr := runCLI(t, nil, "serve", "--config", path, "--addr", "127.0.0.1:0"); code != exitUsage || serveErr != errOut {
+		t.Errorf("serve: %d\n%s", code, serveErr)
+	}
+}
+
+// TestPathsRelativeToTheFile: spec and fixture paths written in a
+// configuration file are relative to the file's directory; those from the
+// environment and flags, to the working directory.
+func TestPathsRelativeToTheFile(t *testing.T) {
+	doc, err := os.ReadFile("../../spec/petstore.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.Mkdir("proj", 0o700)
+	os.WriteFile(filepath.Join("proj", "api.yaml"), doc, 0o600)
+	os.WriteFile(filepath.Join("proj", "pets.json"), []byte(`[{"id":1,"name":"a","categoryId":1},{"id":2,"name":"b","categoryId":1}]`), 0o600)
+	os.WriteFile(filepath.Join("proj", "petctl.yaml"), []byte("spec: api.yaml\nfixtures:\n  files: [pets.json]\n"), 0o600)
+	code, out, errOut := runCLI(t, nil, "config", "validate", "proj/petctl.yaml")
+	if code != 0 || !strings.Contains(out, "pets: 2 records") {
+		t.Errorf("config validate proj/petctl.yaml: %d %s %s", code, out, errOut)
+	}
+	base, _ := startServe(t, nil, "--config", "proj/petctl.yaml")
+	if r := call(t, "GET", base+"/pets", config.DevKey, ""); r.status != 200 || strings.Count(r.body, `"id"`) != 2 {
+		t.Errorf("served fixtures: %d %s", r.status, r.body)
+	}
+	// From the environment, a path is the working directory's.
+	code, _, errOut = runCLI(t, map[string]string{"PETCTL_FIXTURES": "pets.json"}, "config", "validate", "proj/petctl.yaml")
+	if code != exitUsage || !strings.Contains(errOut, "PETCTL_FIXTURES: fixtures.files: fixtures pets.json: no such file") {
+		t.Errorf("PETCTL_FIXTURES=pets.json: %d %s", code, errOut)
+	}
+}
+
+// TestExposedDevKeyWarns: the development key and the open mode are for
+// loopback; served elsewhere they warn on stderr, and an empty key list from
+// the environment is a configuration problem, not the development key.
+func TestExposedDevKeyWarns(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string // "" for no warning
+	}{
+		{"dev key on loopback", nil, nil, ""},
+		{"dev key on every interface", nil, []string{"--addr", "0.0.0.0:0"}, "the public development key petctl-dev-key is in force"},
+		{"open on every interface", map[string]string{"PETCTL_AUTH_MODE": "open"}, []string{"--addr", "0.0.0.0:0"}, "auth.mode is open"},
+		{"own key on every interface", nil, []string{"--addr", "0.0.0.0:0", "--api-key", "team"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, errOut := startServeStreams(t, tc.env, tc.args...)
+			got := errOut.String()
+			if tc.want == "" && strings.Contains(got, "warning") {
+				t.Errorf("a warning although nothing is exposed:\n%s", got)
+			}
+			if tc.want != "" && (!strings.Contains(got, "petctl: warning: ") || !strings.Contains(got, tc.want)) {
+				t.Errorf("stderr lacks the warning %q:\n%s", tc.want, got)
+			}
+		})
+	}
+	for _, keys := range []string{",", " , "} {
+		code, _, errOut := runCLI(t, map[string]string{"PETCTL_API_KEYS": keys}, "config", "validate")
+		if code != exitUsage || !strings.Contains(errOut, "PETCTL_API_KEYS: auth.keys: ") || !strings.Contains(errOut, "names nothing") {
+			t.Errorf("PETCTL_API_KEYS=%q: %d %s", keys, code, errOut)
+		}
+	}
+}
+
+// TestConfigSchema: the starter file's modeline names a schema next to it,
+// and `petctl config schema` writes exactly docs/petctl.schema.json there.
+func TestConfigSchema(t *testing.T) {
+	want, err := os.ReadFile("../../docs/petctl.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t, nil, "config", "schema"); code != 0 || out != string(want) {
+		t.Errorf("config schema: %d, %d bytes, want docs/petctl.schema.json (%d bytes); %s", code, len(out), len(want), errOut)
+	}
+	if strings.Contains(string(want), `"$id"`) {
+		t.Error("the schema names an $id that no URL serves")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "petctl.yaml")
+	if code, _, errOut := runCLI(t, nil, "init", path); code != 0 {
+		t.Fatalf("init: %d %s", code, errOut)
+	}
+	starter, _ := os.ReadFile(path)
+	m := regexp.MustCompile(`(?m)^# yaml-language-server: \$schema=(\S+)$`).FindStringSubmatch(string(starter))
+	if m == nil {
+		t.Fatalf("the starter file has no modeline:\n%s", starter)
+	}
+	if !strings.Contains(string(starter), "petctl config schema "+m[1]) {
+		t.Errorf("the starter file does not say how to write %s", m[1])
+	}
+	if code, out, errOut := runCLI(t, nil, "config", "schema", filepath.Join(dir, m[1])); code != 0 || !strings.Contains(out, "wrote") {
+		t.Fatalf("config schema FILE: %d %s %s", code, out, errOut)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, m[1])); err != nil || string(got) != string(want) {
+		t.Errorf("the schema the modeline names (%s, next to the file) is not docs/petctl.schema.json: %v", m[1], err)
+	}
+	if code, _, errOut := runCLI(t, nil, "config", "schema", filepath.Join(dir, "no", "such", "dir.json")); code != exitUsage || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("unwritable FILE: %d %q", code, errOut)
+	}
+}
+
+// TestNumericFlagsReadable: a numeric flag that is not a number is one
+// readable configuration line, with its key, not strconv's error.
+func TestNumericFlagsReadable(t *testing.T) {
+	for flag, want := range map[string]string{
+		"--max-body": `petctl: configuration: --max-body: server.maxBodyBytes: "1MB": want an integer`,
+		"--seed":     `petctl: configuration: --seed: seed: "1MB": want an integer`,
+		"--generate": `petctl: configuration: --generate: fixtures.generate: "1MB": want an integer`,
+	} {
+		code, _, errOut := runCLI(t, nil, "serve", "--addr", "127.0.0.1:0", flag, "1MB")
+		if code != exitUsage || errOut != want+"\n" {
+			t.Errorf("%s 1MB: %d %q, want %q", flag, code, errOut, want)
+		}
 	}
 }

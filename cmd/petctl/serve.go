@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"net"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,38 +73,67 @@ func addConfigFlags(f *pflag.FlagSet) {
 	f.StringArray("api-key", nil, "accepted API key (repeatable)")
 	f.String("spec", "", "OpenAPI document to serve (default: the embedded Petstore)")
 	f.StringArray("fixtures", nil, "seed data file, JSON or YAML (repeatable; default: the embedded Petstore animals with the embedded spec)")
-	f.Int64("max-body", d.Server.MaxBodyBytes, "largest request body in bytes (413 beyond)")
+	f.Var(intText(d.Server.MaxBodyBytes), "max-body", "largest request body in bytes (413 beyond)")
 	f.String("log-format", d.Server.LogFormat, "request log format on stderr: text or json")
 	f.String("now", "", "start the clock at this instant (RFC 3339 or a date), e.g. 2031-01-01")
-	f.Int("generate", 0, "add N synthetic records to every collection, made from the schemas and --seed")
-	f.Int64("seed", d.Seed, "seed of generated records and injected latency and faults")
+	f.Var(intText(0), "generate", "add N synthetic records to every collection, made from the schemas and --seed")
+	f.Var(intText(d.Seed), "seed", "seed of generated records and injected latency and faults")
 }
 
+// textValue is a flag that keeps its text: the configuration parses it, so
+// '--seed abc' is reported as a configuration problem, in a readable line,
+// with the others, not as strconv's error.
+type textValue struct{ text, typ string }
+
+func intText(def int64) *textValue { return &textValue{text: strconv.FormatInt(def, 10), typ: "int"} }
+
+func (v *textValue) String() string     { return v.text }
+func (v *textValue) Set(s string) error { v.text = s; return nil }
+func (v *textValue) Type() string       { return v.typ }
+
 // loadConfig layers defaults, file, environment and the flags that were set,
-// and checks the result.
-func loadConfig(a *app, path string, flags *pflag.FlagSet) (*config.Loaded, error) {
+// and checks the result. The problems it finds are returned with the
+// configuration, so that prepare can add the spec-dependent ones and
+// report them all at once; an error means no configuration at all.
+func loadConfig(a *app, path string, flags *pflag.FlagSet) (*config.Loaded, config.Problems, error) {
 	l, err := config.Load(path, a.getenv)
-	if err != nil {
-		return nil, usageError(err)
+	var ps config.Problems
+	if err != nil && !errors.As(err, &ps) {
+		return nil, nil, usageError(err)
 	}
 	if flags != nil {
-		var ferr error
 		flags.Visit(func(f *pflag.Flag) {
-			if f.Name == "config" || ferr != nil {
+			if f.Name == "config" {
 				return
 			}
 			values := []string{f.Value.String()}
 			if sv, ok := f.Value.(pflag.SliceValue); ok {
 				values = sv.GetSlice()
 			}
-			ferr = l.SetFlag(f.Name, values...)
+			var more config.Problems
+			if err := l.SetFlag(f.Name, values...); errors.As(err, &more) {
+				ps = append(ps, more...)
+			} else if err != nil {
+				ps = append(ps, config.Problem{Source: "--" + f.Name, Msg: err.Error()})
+			}
 		})
-		if ferr != nil {
-			return nil, usageError(ferr)
-		}
 	}
-	if err := l.Check(); err != nil {
-		return nil, usageError(err)
+	var more config.Problems
+	if errors.As(l.Check(), &more) {
+		ps = append(ps, more...)
+	}
+	return l, ps, nil
+}
+
+// checkedConfig is loadConfig for commands that need no spec: any problem
+// stops them.
+func checkedConfig(a *app, path string) (*config.Loaded, error) {
+	l, ps, err := loadConfig(a, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) > 0 {
+		return nil, usageError(ps)
 	}
 	return l, nil
 }
@@ -115,39 +146,43 @@ type prepared struct {
 }
 
 // prepare does everything serve does before it listens: it is also what
-// 'config validate' runs.
-func prepare(a *app, cfg *config.Loaded, logger *slog.Logger) (*prepared, error) {
+// 'config validate' runs. ps are the problems loadConfig found; the spec,
+// the fixtures and the spec-dependent settings are checked even so (unless
+// the spec setting itself is wrong), and every problem is reported at once.
+func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger) (*prepared, error) {
 	c := cfg.Config
+	for _, p := range ps {
+		if p.Key == "spec" {
+			return nil, usageError(ps) // any spec check would be against another document
+		}
+	}
 	s, err := spec.Load(c.Spec)
 	if err != nil {
-		return nil, usageError(err)
+		return nil, usageError(cfg.Combine(ps, err))
 	}
-	files, err := fixtureFiles(c, s)
-	if err != nil {
-		return nil, usageError(err)
-	}
+	files, errs := fixtureFiles(c, s)
 	o, err := c.EngineOptions(time.Now())
 	if err != nil {
-		return nil, usageError(err)
+		errs = append(errs, err)
 	}
 	o.Spec, o.Fixtures, o.Logger = s, files, logger
 	srv, err := engine.New(o)
-	if err != nil {
-		return nil, usageError(cfg.Locate(err))
+	if err := cfg.Combine(ps, errors.Join(append(errs, err)...)); err != nil {
+		return nil, usageError(err)
 	}
 	return &prepared{cfg: cfg, spec: s, srv: srv}, nil
 }
 
 func serveRun(a *app, opts *serveOptions) error {
-	cfg, err := loadConfig(a, opts.configPath, opts.flags)
+	cfg, ps, err := loadConfig(a, opts.configPath, opts.flags)
 	if err != nil {
 		return err
 	}
 	logger, err := newLogger(a, cfg.Server.LogFormat)
 	if err != nil {
-		return err
+		logger = slog.New(slog.NewTextHandler(a.err, nil)) // the problem is among ps
 	}
-	p, err := prepare(a, cfg, logger)
+	p, err := prepare(a, cfg, ps, logger)
 	if err != nil {
 		return err
 	}
@@ -157,10 +192,26 @@ func serveRun(a *app, opts *serveOptions) error {
 	}
 	base := "http://" + ln.Addr().String() + p.spec.BasePath
 	printBanner(a, p, base)
+	warnIfExposed(a, cfg.Config, ln.Addr())
 	if opts.ready != nil {
 		opts.ready(base)
 	}
 	return failure(engine.Serve(a.ctx, ln, p.srv, cfg.Timeouts(), logger))
+}
+
+// warnIfExposed warns, on stderr, when the public development key or the
+// open mode is served where other hosts can reach it: both are meant for
+// one developer on loopback.
+func warnIfExposed(a *app, c *config.Config, addr net.Addr) {
+	if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+		return
+	}
+	switch {
+	case c.Auth.Mode == "open":
+		fmt.Fprintf(a.err, "petctl: warning: %s is not a loopback address and auth.mode is open: anyone who can reach it can call the API with any token; use auth.mode keys with your own keys (auth.keys, PETCTL_API_KEYS, --api-key)\n", addr)
+	case c.UsesDevKey():
+		fmt.Fprintf(a.err, "petctl: warning: %s is not a loopback address and the public development key %s is in force: anyone who can reach it can call the API; set your own keys (auth.keys, PETCTL_API_KEYS, --api-key)\n", addr, devKey)
+	}
 }
 
 func newLogger(a *app, format string) (*slog.Logger, error) {
@@ -175,22 +226,25 @@ func newLogger(a *app, format string) (*slog.Logger, error) {
 
 // fixtureFiles reads the configured fixture files, or the embedded Petstore
 // animals when the embedded spec is served without any and nothing is
-// generated.
-func fixtureFiles(c *config.Config, s *spec.Spec) ([]engine.FixtureFile, error) {
+// generated. A file that cannot be read is a problem; the others are still
+// read, so that their records are checked too.
+func fixtureFiles(c *config.Config, s *spec.Spec) ([]engine.FixtureFile, []error) {
 	var files []engine.FixtureFile
+	var errs []error
 	for _, p := range c.Fixtures.Files {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return nil, fmt.Errorf("fixtures %s: %v", p, unwrapPathErr(err))
+			errs = append(errs, fmt.Errorf("fixtures %s: %v", p, unwrapPathErr(err)))
+			continue
 		}
 		files = append(files, engine.FixtureFile{Name: p, Data: data})
 	}
-	if len(files) > 0 || c.Spec != "" || c.Fixtures.Generate > 0 {
-		return files, nil
+	if len(c.Fixtures.Files) > 0 || c.Spec != "" || c.Fixtures.Generate > 0 {
+		return files, errs
 	}
 	data, err := fs.ReadFile(fixtures.Files, "petstore/pets.json")
 	if err != nil {
-		return nil, err
+		return nil, []error{err}
 	}
 	return append(files, engine.FixtureFile{Name: "embedded petstore/pets.json", Data: data}), nil
 }

@@ -6,7 +6,8 @@
 //
 // Tags: yaml (the key), doc (one sentence), enum (allowed values), min and
 // max (numbers), env (the environment variable), flag (the serve flag),
-// secret (redacted when shown), example (a YAML value for maps whose default
+// secret (redacted when shown), path (file paths: relative ones in a file
+// are relative to the file's directory), example (a YAML value for maps whose default
 // is empty).
 package config
 
@@ -21,7 +22,7 @@ const FileName = "petctl.yaml"
 
 // Config is the whole configuration of `petctl serve`.
 type Config struct {
-	Spec      string                    `yaml:"spec" env:"PETCTL_SPEC" flag:"spec" doc:"OpenAPI document to serve; empty serves the embedded Petstore."`
+	Spec      string                    `yaml:"spec" env:"PETCTL_SPEC" flag:"spec" path:"true" doc:"OpenAPI document to serve; empty serves the embedded Petstore. A relative path in this file is relative to the file's directory; from the flag or the environment, to the working directory."`
 	Server    Server                    `yaml:"server" doc:"Where and how the server listens."`
 	Auth      Auth                      `yaml:"auth" doc:"Who may call the API and the admin endpoints."`
 	Fixtures  Fixtures                  `yaml:"fixtures" doc:"Seed data of the store."`
@@ -55,14 +56,14 @@ type Timeouts struct {
 
 // Auth decides who may call.
 type Auth struct {
-	Mode     string   `yaml:"mode" env:"PETCTL_AUTH_MODE" enum:"keys,open" doc:"keys: only the listed keys are accepted (with none listed, the development key petctl-dev-key is, and printed at start-up). open: any non-empty bearer token is accepted, for solo offline work; requests without one still get 401."`
-	Keys     []string `yaml:"keys" env:"PETCTL_API_KEYS" flag:"api-key" secret:"true" doc:"Accepted API keys (PETCTL_API_KEYS is comma-separated; PETCTL_API_KEY holds one)."`
+	Mode     string   `yaml:"mode" env:"PETCTL_AUTH_MODE" enum:"keys,open" doc:"keys: only the listed keys are accepted (with none listed, the development key petctl-dev-key is, and printed at start-up). open: any non-empty bearer token is accepted, for solo offline work; requests without one still get 401. Both are meant for loopback: served on another address, serve warns on stderr."`
+	Keys     []string `yaml:"keys" env:"PETCTL_API_KEYS" flag:"api-key" secret:"true" doc:"Accepted API keys (PETCTL_API_KEYS is comma-separated; PETCTL_API_KEY holds one). A PETCTL_API_KEYS that names no key (',') is an error, not the development key."`
 	AdminKey string   `yaml:"adminKey" env:"PETCTL_ADMIN_KEY" secret:"true" doc:"Key for the admin endpoints from hosts other than loopback (sent as a bearer token); without it they answer loopback callers only."`
 }
 
 // Fixtures are the store's seed data.
 type Fixtures struct {
-	Files    []string `yaml:"files" env:"PETCTL_FIXTURES" flag:"fixtures" doc:"Seed files, JSON or YAML: an object mapping collection names to arrays of records, or an array named after its collection (pets.json). Validated against the spec at start-up. Empty: the embedded Petstore animals when the embedded spec is served."`
+	Files    []string `yaml:"files" env:"PETCTL_FIXTURES" flag:"fixtures" path:"true" doc:"Seed files, JSON or YAML: an object mapping collection names to arrays of records, or an array named after its collection (pets.json). Validated against the spec at start-up. Empty: the embedded Petstore animals when the embedded spec is served. Relative paths in this file are relative to the file's directory; from the flag or the environment (comma-separated), to the working directory."`
 	Generate int      `yaml:"generate" env:"PETCTL_GENERATE" flag:"generate" min:"0" max:"10000000" doc:"Synthetic records to add to every collection, made from its schema and the seed (valid, and the same for the same seed). With generate set and no files, the embedded animals are not loaded."`
 }
 

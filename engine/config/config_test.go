@@ -360,7 +360,7 @@ func TestLocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = l.Locate(errorString("latency: no operation \"nope\"; the operations are a, b\ngenerate: -1: want 0 or more"))
-	if !strings.Contains(err.Error(), "petctl.yaml:3: latency: no operation") {
+	if !strings.Contains(err.Error(), "petctl.yaml:3: latency.nope: no operation") {
 		t.Errorf("located: %v", err)
 	}
 }
@@ -368,3 +368,35 @@ func TestLocate(t *testing.T) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// TestShowCommentsAtTheirKeys: a map-valued key cites its own line, and the
+// comment of an empty flow list stays on its line.
+func TestShowCommentsAtTheirKeys(t *testing.T) {
+	file := "defaults:\n  pets:\n    status: available\nresponses:\n  listStoreOrders:\n    status: 200\n    body: []\n"
+	l, err := Parse("petctl.yaml", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := l.Show()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		k, _, _ := strings.Cut(strings.TrimSpace(line), ":")
+		lines[k] = strings.TrimSpace(line)
+	}
+	for k, want := range map[string]string{
+		"defaults": "defaults: # from petctl.yaml:1",
+		"pets":     "pets: # from petctl.yaml:2",
+		"body":     "body: [] # from petctl.yaml:7",
+		"clock":    "clock:",
+	} {
+		if lines[k] != want {
+			t.Errorf("show: %q, want %q", lines[k], want)
+		}
+	}
+	if _, err := Parse("shown.yaml", out); err != nil {
+		t.Errorf("show's output does not parse: %v", err)
+	}
+}

@@ -102,7 +102,9 @@ func Template() []byte {
 	b.WriteString("# Every setting is shown with its default. Precedence: built-in defaults,\n")
 	b.WriteString("# then this file, then PETCTL_* environment variables, then flags.\n")
 	b.WriteString("# Check it with `petctl config validate`; see docs/configuration.md.\n")
-	b.WriteString("# yaml-language-server: $schema=docs/petctl.schema.json\n")
+	b.WriteString("# Editors complete and check it with the JSON Schema petctl.schema.json\n")
+	b.WriteString("# next to it; write that with `petctl config schema " + SchemaFileName + "`.\n")
+	b.WriteString("# yaml-language-server: $schema=" + SchemaFileName + "\n")
 	for _, s := range settings() {
 		indent := strings.Repeat("  ", s.depth)
 		b.WriteString("\n")
@@ -155,11 +157,15 @@ func wrap(text string, width int) []string {
 	return lines
 }
 
+// SchemaFileName is where the starter file expects the schema: next to it.
+const SchemaFileName = "petctl.schema.json"
+
 // Schema is the JSON Schema (draft 2020-12) of petctl.yaml, for editors.
+// It has no $id: no URL serves it, so it is identified by where it is read
+// from (docs/petctl.schema.json, or the file `petctl config schema` wrote).
 func Schema() []byte {
 	root := schemaOf(reflect.TypeOf(Config{}), reflect.ValueOf(Default()).Elem())
 	root["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-	root["$id"] = "https://github.com/petctl/petctl/docs/petctl.schema.json"
 	root["title"] = "petctl.yaml"
 	root["description"] = "Configuration of petctl serve. Generated from engine/config; do not edit."
 	out, err := json.MarshalIndent(root, "", "  ")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -75,6 +76,11 @@ func (l *Loaded) Source(key string) string {
 // for petctl.yaml in the working directory; a path that was named must
 // exist. getenv nil means os.Getenv. The result is not checked yet: the
 // caller applies flags, then calls Check.
+//
+// When the file or the environment has problems, Load returns them as
+// Problems together with what did decode, so that the caller can still
+// check the rest and report everything at once. It returns no
+// configuration only when the file cannot be read.
 func Load(path string, getenv func(string) string) (*Loaded, error) {
 	l := &Loaded{Config: Default(), sources: map[string]string{}}
 	if path == "" {
@@ -100,7 +106,7 @@ func Load(path string, getenv func(string) string) (*Loaded, error) {
 	}
 	ps = append(ps, l.applyEnv(getenv)...)
 	if len(ps) > 0 {
-		return nil, l.withValueProblems(ps)
+		return l, ps
 	}
 	return l, nil
 }
@@ -135,7 +141,40 @@ func (l *Loaded) decodeFile(name string, data []byte) Problems {
 	}
 	d := &decoder{file: name, sources: l.sources}
 	d.decode(doc.Content[0], reflect.ValueOf(l.Config).Elem(), "")
+	l.resolvePaths(filepath.Dir(name))
 	return d.problems
+}
+
+// resolvePaths makes the relative paths the file gave relative to the
+// file's directory, so that `petctl config validate proj/petctl.yaml` reads
+// proj/pets.json where the file says pets.json. Paths from flags and the
+// environment stay relative to the working directory: they are applied
+// after this.
+func (l *Loaded) resolvePaths(dir string) {
+	if dir == "." || dir == "" {
+		return
+	}
+	for _, lf := range leaves(l.Config, "path") {
+		if _, fromFile := l.sources[lf.key]; !fromFile {
+			continue
+		}
+		switch lf.value.Kind() {
+		case reflect.String:
+			lf.value.SetString(resolve(dir, lf.value.String()))
+		case reflect.Slice:
+			for i := 0; i < lf.value.Len(); i++ {
+				e := lf.value.Index(i)
+				e.SetString(resolve(dir, e.String()))
+			}
+		}
+	}
+}
+
+func resolve(dir, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
 }
 
 // decoder walks the YAML nodes along the Config type, so every unknown key
@@ -161,6 +200,15 @@ func join(key, name string) string {
 		return name
 	}
 	return key + "." + name
+}
+
+// atKey makes the source of a value the line of its key: a block mapping
+// or list starts on the line after `defaults:`, and the key is what a
+// reader looks for.
+func (d *decoder) atKey(kn *yaml.Node, key string) {
+	if _, ok := d.sources[key]; ok {
+		d.sources[key] = fmt.Sprintf("%s:%d", d.file, kn.Line)
+	}
 }
 
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, key string) {
@@ -232,6 +280,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, key string) {
 				continue
 			}
 			d.decode(vn, v.FieldByIndex(f.Index), join(key, name))
+			d.atKey(kn, join(key, name))
 		}
 	case reflect.Map:
 		if n.Kind != yaml.MappingNode {
@@ -254,6 +303,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, key string) {
 				elem.Set(reflect.ValueOf(zeroWithDefaults(t.Elem())))
 			}
 			d.decode(vn, elem, join(key, kn.Value))
+			d.atKey(kn, join(key, kn.Value))
 			m.SetMapIndex(reflect.ValueOf(kn.Value), elem)
 		}
 		v.Set(m)
@@ -441,13 +491,19 @@ func (l *Loaded) applyEnv(getenv func(string) string) Problems {
 			ps = append(ps, Problem{Source: name, Key: lf.key, Msg: err.Error()})
 			continue
 		}
+		if lf.value.Kind() == reflect.Slice && lf.value.Len() == 0 {
+			// PETCTL_API_KEYS=',' must not fall back to the development key.
+			ps = append(ps, Problem{Source: name, Key: lf.key, Msg: fmt.Sprintf("%q names nothing: give comma-separated values, or unset it", raw)})
+			continue
+		}
 		l.sources[lf.key] = name
 	}
 	return ps
 }
 
 // SetFlag sets the setting whose flag tag is name from the flag's values;
-// a list takes every value, a scalar the last.
+// a list takes every value, a scalar the last. A value that does not fit
+// is reported as Problems, with the flag and the key.
 func (l *Loaded) SetFlag(name string, values ...string) error {
 	for _, lf := range leaves(l.Config, "flag") {
 		if lf.field.Tag.Get("flag") != name {
@@ -463,7 +519,7 @@ func (l *Loaded) SetFlag(name string, values ...string) error {
 			err = setText(lf.value, values[len(values)-1])
 		}
 		if err != nil {
-			return fmt.Errorf("--%s: %v", name, err)
+			return Problems{{Source: "--" + name, Key: lf.key, Msg: err.Error()}}
 		}
 		l.sources[lf.key] = "--" + name
 		return nil

@@ -3,7 +3,10 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -114,34 +117,109 @@ func (c *Config) Timeouts() engine.Timeouts {
 	}
 }
 
+// engineSections name the key an engine start-up error is about when its
+// first word is not a key of the file.
+var engineSections = map[string]string{
+	"cors":     "cors.origins",
+	"generate": "fixtures.generate",
+	"lists":    "lists.cursorParam",
+	"fixtures": "fixtures.files",
+	"spec":     "spec",
+}
+
 // Locate adds the source of each setting an engine start-up error names
 // ("latency: getPet: ..." came from petctl.yaml:14).
-func (l *Loaded) Locate(err error) error {
-	var ps Problems
-	located := false
-	for _, line := range strings.Split(err.Error(), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		p := Problem{Msg: line}
-		if section, rest, ok := strings.Cut(line, ": "); ok {
-			name, _, _ := strings.Cut(rest, ":")
-			name = strings.Trim(strings.TrimPrefix(name, "no operation "), `"`)
-			name = strings.TrimPrefix(name, "no collection ")
-			name = strings.Trim(name, `"`)
-			for _, key := range []string{section + "." + name, section} {
-				if src := l.Source(key); src != "default" {
-					p.Source, located = src, true
-					break
-				}
+func (l *Loaded) Locate(err error) error { return l.Combine(nil, err) }
+
+// Combine adds the problems of an engine start-up error (one per line,
+// each located in the file, the environment or a flag where it names a
+// setting) to the problems found while loading, and returns them all, or
+// nil when there are none. An engine problem about a key that already has
+// a problem is the same problem seen twice, and is left out.
+func (l *Loaded) Combine(ps Problems, err error) error {
+	var found Problems
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			if strings.TrimSpace(line) != "" {
+				found = append(found, l.locate(line))
 			}
 		}
-		ps = append(ps, p)
 	}
-	if !located && len(ps) == 1 {
-		return err // not about a setting: a spec or fixture problem
+	loaded := len(ps)
+	for _, p := range found {
+		if p.Key == "" || !ps[:loaded].names(p.Key) {
+			ps = append(ps, p)
+		}
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return lineOf(ps[i]) < lineOf(ps[j]) })
+	switch {
+	case len(ps) == 0:
+		return nil
+	case len(ps) == 1 && len(found) == 1 && ps[0].Source == "":
+		return err // not about a setting: a spec or fixture problem, as the engine said it
 	}
 	return ps
+}
+
+// lineOf orders problems: those of the file by line, then the others.
+func lineOf(p Problem) int {
+	if i := strings.LastIndexByte(p.Source, ':'); i >= 0 {
+		if n, err := strconv.Atoi(p.Source[i+1:]); err == nil {
+			return n
+		}
+	}
+	return math.MaxInt
+}
+
+// names says whether a problem is about key, or inside it, or around it.
+func (ps Problems) names(key string) bool {
+	for _, p := range ps {
+		if p.Key == key || within(p.Key, key) || within(key, p.Key) {
+			return true
+		}
+	}
+	return false
+}
+
+func within(key, outer string) bool {
+	return strings.HasPrefix(key, outer+".") || strings.HasPrefix(key, outer+"[")
+}
+
+// locate finds the key of one line of an engine error, and its source;
+// the message then leaves out what the key says.
+func (l *Loaded) locate(line string) Problem {
+	p := Problem{Msg: line}
+	section, rest, ok := strings.Cut(line, ": ")
+	if !ok {
+		return p
+	}
+	name := rest
+	if i := strings.IndexAny(name, ":;"); i >= 0 {
+		name = name[:i]
+	}
+	name = strings.TrimPrefix(name, "no operation ")
+	name = strings.TrimPrefix(name, "no collection ")
+	name = strings.Trim(name, `"`)
+	first, _, _ := strings.Cut(section, " ") // "fixtures pets.json"
+	keys := []string{section + "." + name, section}
+	if k, ok := engineSections[first]; ok {
+		keys = append(keys, k)
+	}
+	for _, key := range keys {
+		src := l.Source(key)
+		if src == "default" {
+			continue
+		}
+		p.Source, p.Key = src, key
+		if key == section || strings.HasPrefix(key, section+".") {
+			p.Msg = rest
+			if key == section+"."+name {
+				p.Msg = strings.TrimPrefix(rest, name+": ")
+			}
+		}
+		return p
+	}
+	return p
 }
 
 // Show is the effective configuration as YAML, secrets redacted, each
@@ -184,7 +262,13 @@ func annotate(n *yaml.Node, key string, l *Loaded) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := join(key, n.Content[i].Value)
 		if src, ok := l.sources[k]; ok {
-			n.Content[i].LineComment = "from " + src
+			if v := n.Content[i+1]; (v.Kind == yaml.SequenceNode || v.Kind == yaml.MappingNode) && len(v.Content) == 0 {
+				// An empty [] or {} is written in flow style; a comment on
+				// its key would land on the next key's line.
+				v.LineComment = "from " + src
+			} else {
+				n.Content[i].LineComment = "from " + src
+			}
 		}
 		annotate(n.Content[i+1], k, l)
 	}
