@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"path"
@@ -11,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.yaml.in/yaml/v4"
@@ -256,9 +256,10 @@ func knownNames(known map[string]*collection) string {
 }
 
 // loadFixtures builds, validates and stores the records of one collection.
-// Records without an id get the next ids after the largest given one. The
-// first bad record (in file order) stops the load and the store is left as
-// it was.
+// Records without an id get the next ids after the largest given one. A bad
+// record stops the load and the store is left as it was; the error lists
+// the first maxFixtureProblems bad records in file order, one per line,
+// and how many more there are.
 func (c *collection) loadFixtures(set *fixtureSet, now time.Time) error {
 	cols, err := c.buildFixtures(set, now)
 	if err != nil {
@@ -302,12 +303,12 @@ func (c *collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 	arenas := make([]arena, workers)
 	pending := make([]map[int]*pendingRecord, workers)
 	fws := make([]*fixtureWorker, workers)
-	// firstBad is the lowest index of a bad record so far; a worker stops
-	// once it is past it, so the error reported is always the first in
-	// file order, however the work was scheduled.
-	var firstBad atomic.Int64
-	firstBad.Store(int64(n))
-	errs := make([]error, workers)
+	// Every worker checks all of its records, so that a file with many bad
+	// records is reported at once; each keeps the first of its bad records
+	// and counts the rest. The workers' ranges ascend, so their lists in
+	// worker order are in file order, however the work was scheduled.
+	errs := make([][]error, workers)
+	nbad := make([]int, workers)
 	var wg sync.WaitGroup
 	chunk := (n + workers - 1) / workers
 	for w := 0; w < workers; w++ {
@@ -317,17 +318,16 @@ func (c *collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 			defer wg.Done()
 			fw := c.newFixtureWorker(cols, &arenas[w])
 			fws[w] = fw
-			for i := lo; i < hi && int64(i) < firstBad.Load(); i++ {
+			for i := lo; i < hi; i++ {
 				p, err := fw.build(set, i, now)
 				if err != nil {
-					errs[w] = fmt.Errorf("%s%v", set.where(&set.refs[i]), err)
-					for {
-						cur := firstBad.Load()
-						if int64(i) >= cur || firstBad.CompareAndSwap(cur, int64(i)) {
-							break
-						}
+					if nbad[w]++; len(errs[w]) < maxFixtureProblems {
+						errs[w] = append(errs[w], fmt.Errorf("%s%v", set.where(&set.refs[i]), err))
 					}
-					return
+					continue
+				}
+				if nbad[w] > 0 {
+					continue // the load fails; nothing more to build
 				}
 				if p != nil {
 					if pending[w] == nil {
@@ -339,8 +339,8 @@ func (c *collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 		}()
 	}
 	wg.Wait()
-	if bad := firstBad.Load(); bad < int64(n) {
-		return nil, errs[int(bad)/chunk]
+	if err := fixtureProblems(set, slices.Concat(errs...), sumInts(nbad)); err != nil {
+		return nil, err
 	}
 	for w := range arenas {
 		base := cols.data.adopt(&arenas[w])
@@ -370,6 +370,30 @@ func (c *collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 		return nil, err
 	}
 	return cols, nil
+}
+
+// maxFixtureProblems is how many bad records one load reports.
+const maxFixtureProblems = 20
+
+// fixtureProblems joins the first bad records, one per line, and says how
+// many more there are; nil when there are none.
+func fixtureProblems(set *fixtureSet, errs []error, total int) error {
+	if total == 0 {
+		return nil
+	}
+	errs = errs[:min(len(errs), maxFixtureProblems)]
+	if more := total - len(errs); more > 0 {
+		errs = append(errs, fmt.Errorf("fixtures: %s: %d more bad records after these %d", set.segs[0].coll, more, len(errs)))
+	}
+	return errors.Join(errs...)
+}
+
+func sumInts(xs []int) int {
+	t := 0
+	for _, x := range xs {
+		t += x
+	}
+	return t
 }
 
 func sortLists(index []map[string][]int32) {
@@ -546,25 +570,43 @@ func (c *collection) orderColumns(set *fixtureSet, cols *columns) error {
 		}
 		return int(order[k])
 	}
+	// dups pairs each record whose id an earlier record (in file order)
+	// already has with that earlier record; all are reported, in file order.
+	var dups [][2]int
 	if c.def.IDType == "integer" {
-		for k := 1; k < n; k++ {
-			i, j := at(k), at(k-1)
-			if cols.seqs[i] == cols.seqs[j] {
-				if j > i {
-					i, j = j, i
-				}
-				return fmt.Errorf("%s: id %s is already used by %s", set.where(&set.refs[i]), strconv.FormatInt(cols.seqs[i], 10), set.where(&set.refs[j]))
+		first := 0 // the file index of the first record with the current id
+		for k := 0; k < n; k++ {
+			i := at(k)
+			if k == 0 || cols.seqs[i] != cols.seqs[at(k-1)] {
+				first = i
+				continue
 			}
+			// stable: equal ids keep file order, so first is the earliest
+			dups = append(dups, [2]int{i, first})
 		}
 	} else {
 		seen := make(map[string]int, n)
 		for k := 0; k < n; k++ {
 			i := at(k)
 			if j, dup := seen[cols.keys[i]]; dup {
-				return fmt.Errorf("%s: id %s is already used by %s", set.where(&set.refs[i]), cols.keys[i], set.where(&set.refs[j]))
+				dups = append(dups, [2]int{i, j})
+				continue
 			}
 			seen[cols.keys[i]] = i
 		}
+	}
+	if len(dups) > 0 {
+		slices.SortFunc(dups, func(a, b [2]int) int { return a[0] - b[0] })
+		var errs []error
+		for _, d := range dups[:min(len(dups), maxFixtureProblems)] {
+			i, j := d[0], d[1]
+			key := strconv.FormatInt(cols.seqs[i], 10)
+			if cols.keys != nil {
+				key = cols.keys[i]
+			}
+			errs = append(errs, fmt.Errorf("%s: id %s is already used by %s", set.where(&set.refs[i]), key, set.where(&set.refs[j])))
+		}
+		return fixtureProblems(set, errs, len(dups))
 	}
 	if order == nil {
 		return nil

@@ -53,6 +53,91 @@ func TestFixtureErrors(t *testing.T) {
 	}
 }
 
+func problemLines(err error) []string {
+	if err == nil {
+		return nil
+	}
+	return strings.Split(err.Error(), "\n")
+}
+
+// A file with many bad records is reported at once: every bad record up to
+// maxFixtureProblems, in file order, then how many more.
+func TestFixtureErrorsAllListed(t *testing.T) {
+	s, _ := spec.Default()
+	load := func(recs []string) error {
+		_, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{"pets.json", []byte("[" + strings.Join(recs, ",\n") + "]")}}})
+		return err
+	}
+	good := func(id int) string { return fmt.Sprintf(`{"id":%d,"name":"ok%d","categoryId":1}`, id, id) }
+	for _, n := range []int{40, parallelFixtures + 10} { // one worker; one per CPU
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			recs := make([]string, n)
+			for i := range recs {
+				recs[i] = good(i + 1)
+			}
+			// three kinds of bad record, spread over the file
+			recs[1] = `{"id":2,"name":"a","categoryId":1,"status":"lost"}`
+			recs[4] = `{"id":5,"categoryId":1}`
+			recs[n-1] = `{"id":"x","name":"b","categoryId":1}`
+			got := problemLines(load(recs))
+			want := []string{"pets[1] (id 2)", "pets[4] (id 5)", fmt.Sprintf("pets[%d]", n-1)}
+			if len(got) != len(want) {
+				t.Fatalf("%d problems, want %d: %q", len(got), len(want), got)
+			}
+			for i, w := range want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("problem %d = %q, want it about %s", i, got[i], w)
+				}
+			}
+			if !strings.Contains(got[0], "status") || !strings.Contains(got[1], "name") {
+				t.Errorf("problems do not say why: %q", got)
+			}
+
+			// More bad records than are listed: the first ones, then a count.
+			for i := 0; i < maxFixtureProblems+5; i++ {
+				recs[i] = fmt.Sprintf(`{"id":%d,"name":"bad","categoryId":"one"}`, i+1)
+			}
+			got = problemLines(load(recs))
+			if len(got) != maxFixtureProblems+1 {
+				t.Fatalf("%d lines, want %d problems and a count: %q", len(got), maxFixtureProblems, got)
+			}
+			if !strings.Contains(got[0], "pets[0]") || !strings.Contains(got[maxFixtureProblems-1], fmt.Sprintf("pets[%d]", maxFixtureProblems-1)) {
+				t.Errorf("not the first records in file order: %q", got)
+			}
+			if last := got[maxFixtureProblems]; !strings.Contains(last, "6 more bad records") {
+				t.Errorf("last line %q, want the 6 more counted (5 more of the first kind, pets[%d])", last, n-1)
+			}
+		})
+	}
+	// Duplicate ids: every duplicate is named with the record it repeats.
+	recs := []string{good(1), good(2), good(1), good(3), good(2), good(1)}
+	got := problemLines(load(recs))
+	want := []string{
+		"pets[2]: id 1 is already used by fixtures pets.json: pets[0]",
+		"pets[4]: id 2 is already used by fixtures pets.json: pets[1]",
+		"pets[5]: id 1 is already used by fixtures pets.json: pets[0]",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("duplicates: %q, want %q", got, want)
+	}
+	for i, w := range want {
+		if !strings.Contains(got[i], w) {
+			t.Errorf("duplicate %d = %q, want %q", i, got[i], w)
+		}
+	}
+	// Bad records in two files of the same collection, and the import
+	// endpoint's path: the same list.
+	env := newPetstore(t)
+	before := env.get("/pets?limit=100").list(t)
+	err := env.srv.Import(FixtureFile{"import.json", []byte(`{"pets":[{"id":1,"name":"x","categoryId":"one"},{"id":2,"name":"y"}]}`)})
+	if got := problemLines(err); len(got) != 2 || !strings.Contains(got[0], "pets[0]") || !strings.Contains(got[1], "pets[1]") {
+		t.Errorf("import: %q, want both records", got)
+	}
+	if after := env.get("/pets?limit=100").list(t); len(after) != len(before) {
+		t.Errorf("a bad import changed the store: %d records, then %d", len(before), len(after))
+	}
+}
+
 func TestFixturesWithoutIDs(t *testing.T) {
 	env := newPetstore(t, func(o *Options) {
 		o.Fixtures = []FixtureFile{{"pets.json", []byte(`[{"id":10,"name":"ten","categoryId":1},{"name":"next","categoryId":1},{"id":3,"name":"three","categoryId":1}]`)}}
@@ -173,13 +258,15 @@ func TestLargeFixtures(t *testing.T) {
 		_, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{"pets.json", []byte(data)}}})
 		return err
 	}
-	// Two bad records, one for each worker: the first in the file is reported.
+	// Two bad records, one for each worker: both are reported, in file
+	// order, however the workers were scheduled.
 	lines := strings.Split(data, ",\n")
 	bad := slices.Clone(lines)
 	bad[n-10] = `{"id":1,"name":"x","categoryId":1,"status":"lost"}`
 	bad[100] = `{"id":2,"name":"y","categoryId":"one"}`
-	if err := load(strings.Join(bad, ",\n")); err == nil || !strings.Contains(err.Error(), "pets[100]") {
-		t.Errorf("err = %v, want the record at pets[100]", err)
+	err := load(strings.Join(bad, ",\n"))
+	if got := problemLines(err); len(got) != 2 || !strings.Contains(got[0], "pets[100]") || !strings.Contains(got[1], "pets["+strconv.Itoa(n-10)+"]") {
+		t.Errorf("err = %v, want the records at pets[100] and pets[%d], in that order", err, n-10)
 	}
 	// A duplicate id across the two halves names both records, the later
 	// one first.

@@ -338,12 +338,13 @@ func (s *Server) loadFixtures(files []FixtureFile) error {
 		return err
 	}
 	now := s.now()
-	for name, recs := range byName {
-		if err := s.colls[name].loadFixtures(recs, now); err != nil {
-			return err
+	var errs []error
+	for _, name := range sortedKeys(byName) {
+		if err := s.colls[name].loadFixtures(byName[name], now); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Collections returns the names of the served collections and their sizes.
