@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -118,5 +119,73 @@ func TestSIGTERMUnderLoad(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "sig-key") {
 		t.Error("the log contains the API key")
+	}
+}
+
+// TestSecondSignalExitsAtOnce: a request that keeps the clean stop waiting
+// (a body that never finishes arriving) does not keep the process alive
+// against a second signal.
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "petctl.yaml")
+	os.WriteFile(cfg, []byte("server:\n  timeouts: {read: 60s, write: 60s, shutdown: 60s}\n"), 0o600)
+	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--config", cfg, "--api-key", "sig-key")
+	cmd.Env = append(os.Environ(), "PETCTL_TEST_BE_PETCTL=1")
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	base := ""
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == "base" {
+			base = f[2]
+			break
+		}
+	}
+	if base == "" {
+		t.Fatalf("no base URL in the banner; stderr: %s", stderr.String())
+	}
+	go io.Copy(io.Discard, stdout)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	host := strings.TrimPrefix(strings.TrimSuffix(base, "/v1"), "http://")
+	conn, err := net.DialTimeout("tcp", host, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Headers and 10 of the 1,000 bytes of the body: the handler is now
+	// waiting for the rest, and the clean stop waits for the handler.
+	fmt.Fprintf(conn, "POST /v1/pets HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer sig-key\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"name\":\"", host)
+	time.Sleep(200 * time.Millisecond)
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		t.Fatalf("petctl exited (%v) at the first signal with a request in flight; the test proves nothing", err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	signalled := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.Success() {
+			t.Errorf("petctl exited with %v at the second signal, want a failure", err)
+		}
+		if d := time.Since(signalled); d > 2*time.Second {
+			t.Errorf("exit took %v after the second signal", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("petctl still running 5s after a second SIGTERM")
 	}
 }
