@@ -56,6 +56,10 @@ func (s *Server) adminAllowed(r *http.Request) *Error {
 		why = fmt.Sprintf("from a web page of origin %q", truncate(r.Header.Get("Origin"), 100))
 	case r.Header.Get("Sec-Fetch-Site") == "cross-site":
 		why = "from a web page of another site"
+	case forwarded(r.Header) != "":
+		// A proxy or tunnel on this machine (ngrok, a dev server's proxy)
+		// connects from loopback on behalf of someone who may be anywhere.
+		why = fmt.Sprintf("forwarded by a proxy (%s)", forwarded(r.Header))
 	default:
 		return nil
 	}
@@ -71,6 +75,21 @@ func (s *Server) adminAllowed(r *http.Request) *Error {
 		return Errorf(CodeUnauthorized, "the admin key is not valid")
 	}
 	return nil
+}
+
+// forwardingHeaders are those a proxy adds for the client it forwards
+// (RFC 7239, RFC 9110 Via, and the common de facto ones).
+var forwardingHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Real-Ip", "Via"}
+
+// forwarded names the first forwarding header the request carries, "" when
+// none.
+func forwarded(h http.Header) string {
+	for _, name := range forwardingHeaders {
+		if _, ok := h[name]; ok {
+			return name
+		}
+	}
+	return ""
 }
 
 func isLoopback(remoteAddr string) bool {

@@ -208,6 +208,15 @@ func TestAdminAccess(t *testing.T) {
 		// ...nor one whose own name resolves to 127.0.0.1 (DNS rebinding).
 		{open, "GET", "127.0.0.1:5000", "rebind.evil.example:4010", nil, 403},
 		{open, "GET", "127.0.0.1:5000", "localhost.evil.example", nil, 403},
+		// Nor a request a proxy or tunnel on this machine forwards for
+		// someone else (ngrok, a dev server's proxy rewriting Host).
+		{open, "POST", "127.0.0.1:5000", local, http.Header{"X-Forwarded-For": {"203.0.113.9"}}, 403},
+		{open, "GET", "127.0.0.1:5000", local, http.Header{"Forwarded": {"for=203.0.113.9;host=x.ngrok.app"}}, 403},
+		{open, "GET", "127.0.0.1:5000", local, http.Header{"X-Forwarded-Host": {"x.ngrok.app"}}, 403},
+		{open, "GET", "127.0.0.1:5000", local, http.Header{"X-Real-Ip": {"203.0.113.9"}}, 403},
+		{open, "GET", "127.0.0.1:5000", local, http.Header{"Via": {"1.1 proxy"}}, 403},
+		{keyed, "GET", "127.0.0.1:5000", local, http.Header{"X-Forwarded-For": {"203.0.113.9"}}, 401},
+		{keyed, "GET", "127.0.0.1:5000", local, http.Header{"X-Forwarded-For": {"203.0.113.9"}, "Authorization": {"Bearer admin-secret"}}, 200},
 		// With the admin key, they may.
 		{keyed, "POST", "127.0.0.1:5000", local, http.Header{"Origin": {"https://evil.example"}, "Authorization": {"Bearer admin-secret"}}, 200},
 		{keyed, "GET", "127.0.0.1:5000", "rebind.evil.example:4010", nil, 401},
