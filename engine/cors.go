@@ -162,16 +162,31 @@ func (c *cors) preflight(r *http.Request, rt *route) *response {
 	return res
 }
 
-// decorate adds the CORS response headers when the request's origin is allowed.
+// varyOrigin is shared by responses: Header.Add appends to a copy, since
+// its length is its capacity.
+var varyOrigin = []string{"Origin"}
+
+// decorate adds the CORS response headers when the request's origin is
+// allowed, and Vary: Origin to every response when some origin may be: the
+// answer depends on the Origin header, so a cache must not give the answer
+// to a request without one to a later request with one (Fetch standard,
+// "CORS protocol and HTTP caches").
 func (c *cors) decorate(r *http.Request, res *response) {
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return
+	if !c.any && len(c.patterns) == 0 {
+		return // no origin is allowed: the answer does not depend on Origin
 	}
 	if res.header == nil {
 		res.header = http.Header{}
 	}
-	res.header.Add("Vary", "Origin")
+	if _, ok := res.header["Vary"]; ok {
+		res.header.Add("Vary", "Origin")
+	} else {
+		res.header["Vary"] = varyOrigin
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return
+	}
 	if !c.allowed(origin) {
 		return
 	}

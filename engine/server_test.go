@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -416,6 +417,36 @@ func TestCORS(t *testing.T) {
 	r = env.do(request{method: http.MethodOptions, path: "/pets", key: "-"})
 	if r.status != http.StatusNoContent || r.header.Get("Allow") != "GET, POST, OPTIONS" {
 		t.Errorf("OPTIONS: %d Allow %q", r.status, r.header.Get("Allow"))
+	}
+}
+
+// TestCORSVary: every answer varies by Origin when some origin may read it,
+// those to requests without one included, so a cache never hands a
+// browser's request the answer made for a request without Origin.
+func TestCORSVary(t *testing.T) {
+	env := newPetstore(t)
+	for _, r := range []result{
+		env.get("/pets?limit=1"),
+		env.get("/pets/1"),
+		env.do(request{path: "/pets", key: "-"}),
+		env.do(request{path: "/pets", headers: map[string]string{"Origin": "http://localhost:3000"}}),
+		env.do(request{path: "/pets", headers: map[string]string{"Origin": "https://evil.example"}}),
+	} {
+		if vary := r.header.Values("Vary"); !slices.Contains(vary, "Origin") {
+			t.Errorf("%d answer: Vary %q, want Origin", r.status, vary)
+		}
+	}
+	// Vary is kept apart between answers: one response's headers never
+	// leak into the next one's.
+	pre := env.do(request{method: http.MethodOptions, path: "/pets", key: "-", headers: map[string]string{
+		"Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST",
+	}})
+	if after := env.get("/pets?limit=1"); len(after.header.Values("Vary")) != 1 {
+		t.Errorf("Vary after a preflight (%q): %q, want only Origin", pre.header.Values("Vary"), after.header.Values("Vary"))
+	}
+	none := newPetstore(t, func(o *Options) { o.CORS.Origins = []string{} })
+	if r := none.get("/pets?limit=1"); len(r.header.Values("Vary")) != 0 {
+		t.Errorf("with no origin allowed: Vary %q, want none", r.header.Values("Vary"))
 	}
 }
 
