@@ -30,13 +30,13 @@ func (s *Server) handle(r *http.Request) *response {
 			return s.cors.preflight(r, rt)
 		}
 		res := &response{status: http.StatusNoContent}
-		res.set("Allow", strings.Join(append(rt.methods, http.MethodOptions), ", "))
+		res.set("Allow", rt.allow)
 		return res
 	}
 	op, ok := rt.ops[r.Method]
 	if !ok {
-		res := errorResponse(Errorf(CodeMethodNotAllowed, "%s is not declared for %s%s; allowed: %s", r.Method, s.spec.BasePath, rt.template, strings.Join(rt.methods, ", ")))
-		res.set("Allow", strings.Join(rt.methods, ", "))
+		res := errorResponse(Errorf(CodeMethodNotAllowed, "%s is not declared for %s%s; allowed: %s", r.Method, s.spec.BasePath, rt.template, rt.allow))
+		res.set("Allow", rt.allow)
 		return res
 	}
 	o := s.ops[op]

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/petctl/petctl/spec"
@@ -18,7 +20,16 @@ type route struct {
 	template string
 	segs     []segment
 	ops      map[string]*spec.Operation // by method
-	methods  []string                   // for Allow, in a stable order
+	methods  []string                   // the declared methods, in a stable order
+	// allow is the Allow header: the declared methods, HEAD where GET is
+	// declared (RFC 9110 §9.3.2), and OPTIONS.
+	allow string
+}
+
+// headAsGet reports whether a HEAD request to this route is answered by its
+// GET: the document declares GET and no HEAD.
+func (r *route) headAsGet() bool {
+	return r.ops[http.MethodGet] != nil && r.ops[http.MethodHead] == nil
 }
 
 type segment struct {
@@ -44,6 +55,16 @@ func newRouter(s *spec.Spec) *router {
 			rt.routes = append(rt.routes, r)
 		}
 		r.ops[op.Method] = op
+	}
+	for _, r := range rt.routes {
+		allow := slices.Clone(r.methods)
+		if r.headAsGet() {
+			allow = slices.Insert(allow, slices.Index(allow, http.MethodGet)+1, http.MethodHead)
+		}
+		if r.ops[http.MethodOptions] == nil {
+			allow = append(allow, http.MethodOptions)
+		}
+		r.allow = strings.Join(allow, ", ")
 	}
 	return rt
 }

@@ -403,12 +403,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
-	res := s.safeHandle(r)
+	// RFC 9110 §9.3.2: HEAD is GET without the content. Where the document
+	// declares GET and no HEAD, the GET answers, validated as the GET; the
+	// body is left out below.
+	req := r
+	if r.Method == http.MethodHead {
+		if rt, _, ok := s.router.match(r.URL.EscapedPath()); ok && rt.headAsGet() {
+			req = r.WithContext(r.Context())
+			req.Method = http.MethodGet
+		}
+	}
+	res := s.safeHandle(req)
 	if res.body != nil && res.header.Get("Content-Type") == "" {
 		res.set("Content-Type", spec.JSON)
 	}
-	s.checkResponse(r, res)
-	s.cors.decorate(r, res)
+	s.checkResponse(req, res)
+	s.cors.decorate(req, res)
 	if res.op != nil {
 		if d, waited := s.wait(r.Context(), s.ops[res.op]); waited == d && d > 0 {
 			res.notes = append(res.notes, "latency "+d.Round(time.Millisecond).String()+" injected")

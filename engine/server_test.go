@@ -328,9 +328,9 @@ func TestRoutingErrors(t *testing.T) {
 		{"dot segment", "GET", "/pets/../pets", 404, CodeRouteNotFound, ""},
 		{"encoded dot segment", "GET", "/pets/%2e%2e/pets", 404, CodeRouteNotFound, ""},
 		{"too deep", "GET", "/pets/1/toys", 404, CodeRouteNotFound, ""},
-		{"delete an item", "DELETE", "/pets/1", 405, CodeMethodNotAllowed, "GET"},
-		{"put a collection", "PUT", "/pets", 405, CodeMethodNotAllowed, "GET, POST"},
-		{"post orders", "POST", "/store/orders", 405, CodeMethodNotAllowed, "GET"},
+		{"delete an item", "DELETE", "/pets/1", 405, CodeMethodNotAllowed, "GET, HEAD, OPTIONS"},
+		{"put a collection", "PUT", "/pets", 405, CodeMethodNotAllowed, "GET, HEAD, POST, OPTIONS"},
+		{"post orders", "POST", "/store/orders", 405, CodeMethodNotAllowed, "GET, HEAD, OPTIONS"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -415,8 +415,35 @@ func TestCORS(t *testing.T) {
 	}
 	// A plain OPTIONS says what the path allows.
 	r = env.do(request{method: http.MethodOptions, path: "/pets", key: "-"})
-	if r.status != http.StatusNoContent || r.header.Get("Allow") != "GET, POST, OPTIONS" {
+	if r.status != http.StatusNoContent || r.header.Get("Allow") != "GET, HEAD, POST, OPTIONS" {
 		t.Errorf("OPTIONS: %d Allow %q", r.status, r.header.Get("Allow"))
+	}
+}
+
+// TestHead: HEAD is answered as the GET without its content (RFC 9110
+// §9.3.2), with the GET's headers, the same checks and the same errors.
+func TestHead(t *testing.T) {
+	env := newPetstore(t)
+	for _, path := range []string{"/pets?limit=3", "/pets/1", "/pets/999999", "/pets?limit=0"} {
+		get := env.get(path)
+		head := env.do(request{method: http.MethodHead, path: path})
+		if head.status != get.status || len(head.body) != 0 {
+			t.Errorf("HEAD %s: %d with %d bytes, want %d and no body", path, head.status, len(head.body), get.status)
+		}
+		for _, h := range []string{"Content-Type", "Content-Length", "Deprecation", "Sunset", "Link"} {
+			if head.header.Get(h) != get.header.Get(h) {
+				t.Errorf("HEAD %s: %s %q, the GET's is %q", path, h, head.header.Get(h), get.header.Get(h))
+			}
+		}
+	}
+	if r := env.do(request{method: http.MethodHead, path: "/pets/1"}); r.header.Get("Deprecation") == "" || r.header.Get("Sunset") == "" {
+		t.Errorf("HEAD of the deprecated getPet: Deprecation %q, Sunset %q", r.header.Get("Deprecation"), r.header.Get("Sunset"))
+	}
+	if r := env.do(request{method: http.MethodHead, path: "/pets", key: "-"}); r.status != 401 || r.header.Get("WWW-Authenticate") == "" {
+		t.Errorf("HEAD without a key: %d, challenge %q", r.status, r.header.Get("WWW-Authenticate"))
+	}
+	if !strings.Contains(env.log.String(), "method=HEAD") {
+		t.Errorf("the log does not record the HEAD: %s", env.log.String())
 	}
 }
 
