@@ -203,3 +203,48 @@ func TestValidatorProblems(t *testing.T) {
 		})
 	}
 }
+
+// TestInvalidDocumentRefused: a document of one's own that breaks the
+// OpenAPI schema is refused, each violation named by line and place; a
+// valid one (the library's, 3.1, apiKey auth) is not.
+func TestInvalidDocumentRefused(t *testing.T) {
+	doc := `openapi: 3.1.0
+info:
+  title: typo
+paths:
+  /pets:
+    get:
+      operationId: listPets
+      responses:
+        '200':
+          descriptionn: ok
+`
+	s, err := Parse([]byte(doc), "typo.yaml")
+	if err != nil {
+		t.Fatal(err) // libopenapi builds it: only the schema check catches it
+	}
+	_, err = s.NewValidator()
+	if err == nil {
+		t.Fatal("an invalid document was accepted")
+	}
+	for _, want := range []string{
+		"spec typo.yaml is not a valid OpenAPI 3.1.0 document",
+		"line 2 (info): missing property 'version'",
+		"line 9 (paths./pets.get.responses.200): missing property 'description'",
+		"line 10 (paths./pets.get.responses.200.descriptionn): 'descriptionn' is not allowed here",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("error is not one line: %q", err)
+	}
+	lib, err := Load("../fixtures/library/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lib.NewValidator(); err != nil {
+		t.Errorf("the library document was refused: %v", err)
+	}
+}

@@ -49,6 +49,8 @@ func TestUsageErrors(t *testing.T) {
 	os.WriteFile(badSpec, []byte("openapi: 3.1.0\ninfo: [\n"), 0o600)
 	swagger := filepath.Join(dir, "swagger.yaml")
 	os.WriteFile(swagger, []byte("swagger: '2.0'\ninfo: {title: x, version: '1'}\npaths: {}\n"), 0o600)
+	typoSpec := filepath.Join(dir, "typo.yaml")
+	os.WriteFile(typoSpec, []byte("openapi: 3.1.0\ninfo: {title: x, version: '1'}\npaths:\n  /pets:\n    get:\n      responses:\n        '200': {descriptionn: ok}\n"), 0o600)
 	badFixture := filepath.Join(dir, "pets.json")
 	os.WriteFile(badFixture, []byte(`[{"id":1,"name":"x","categoryId":1,"status":"adopted"}]`), 0o600)
 	tests := []struct {
@@ -62,6 +64,8 @@ func TestUsageErrors(t *testing.T) {
 		{"missing spec", []string{"serve", "--spec", filepath.Join(dir, "none.yaml")}, "no such file"},
 		{"malformed spec", []string{"serve", "--spec", badSpec}, "bad.yaml"},
 		{"swagger 2", []string{"serve", "--spec", swagger}, "not supported"},
+		{"spec breaking the OpenAPI schema", []string{"serve", "--spec", typoSpec}, "line 7 (paths./pets.get.responses.200.descriptionn)"},
+		{"the same, conform", []string{"conform", "--url", "http://127.0.0.1:9/v1", "--api-key", "k", "--spec", typoSpec}, "is not a valid OpenAPI 3.1.0 document"},
 		{"missing fixtures", []string{"serve", "--fixtures", filepath.Join(dir, "none.json")}, "no such file"},
 		{"bad fixture record", []string{"serve", "--fixtures", badFixture}, "pets[0]"},
 		{"bad max body", []string{"serve", "--max-body", "0"}, "--max-body"},
