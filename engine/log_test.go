@@ -57,8 +57,20 @@ func TestRedactQuery(t *testing.T) {
 		{long, long[:256] + "…"},
 	}
 	for _, tc := range tests {
-		if got := redactQuery(tc.in); got != tc.want {
+		if got := redactQuery(tc.in, nil); got != tc.want {
 			t.Errorf("redactQuery(%.40q) = %.60q, want %.60q", tc.in, got, tc.want)
+		}
+	}
+	// Names an apiKey scheme gives are redacted whatever they look like.
+	keys := []string{"appid", "x-library-key"}
+	for _, tc := range []struct{ in, want string }{
+		{"limit=1&appid=k1", "limit=1&appid=REDACTED"},
+		{"AppId=k1&app%69d=k2&appidx=3", "AppId=REDACTED&app%69d=REDACTED&appidx=3"},
+		{"X-Library-Key=k1", "X-Library-Key=REDACTED"},
+		{"limit=1&status=sold", "limit=1&status=sold"},
+	} {
+		if got := redactQuery(tc.in, keys); got != tc.want {
+			t.Errorf("redactQuery(%q, %q) = %q, want %q", tc.in, keys, got, tc.want)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/petctl/petctl/spec"
 )
 
 // TestSecretsNeverLeak: API keys, Authorization headers and the admin key
@@ -80,5 +82,62 @@ func TestCORSNeverReflectsArbitraryOriginsWithCredentials(t *testing.T) {
 	}
 	if _, err := newCORS(CORSOptions{Origins: []string{"*"}, Credentials: true}); err == nil {
 		t.Error("* with credentials accepted")
+	}
+}
+
+// appidEnv serves the Petstore with its bearer scheme replaced by an apiKey
+// read from the query parameter appid, a name no heuristic takes for a
+// credential (OpenWeatherMap uses it).
+func appidEnv(t *testing.T) *testEnv {
+	t.Helper()
+	const bearer = "    bearerAuth:\n      type: http\n      scheme: bearer\n"
+	doc := petstoreDoc(t)
+	if !strings.Contains(doc, bearer) {
+		t.Fatal("the Petstore no longer declares bearerAuth as expected")
+	}
+	doc = strings.Replace(doc, bearer, "    bearerAuth:\n      type: apiKey\n      in: query\n      name: appid\n", 1)
+	s, err := spec.Parse([]byte(doc), "appid.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return start(t, Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{embeddedFixture(t, "petstore/pets.json")}}, "X-Unused", "")
+}
+
+// TestQueryAPIKeyNeverLogged: a key sent in the query parameter an apiKey
+// scheme names is redacted in the log and the request log, whether it is
+// accepted or not, however the name is spelled.
+func TestQueryAPIKeyNeverLogged(t *testing.T) {
+	env := appidEnv(t)
+	for _, c := range []struct {
+		path   string
+		status int
+	}{
+		{"/pets?limit=1&appid=" + testKey, 200},
+		{"/pets?appid=wrong-key-SECRET-1", 401},
+		{"/pets?app%69d=" + testKey + "&limit=1", 200}, // Go decodes the name, so this is a credential
+		{"/pets?appid=" + testKey + "&appid=wrong-key-SECRET-1", 200},
+		{"/pets?APPID=upper-SECRET-5", 401},
+		{"/pets/abc?appid=" + testKey, 400},
+	} {
+		if r := env.do(request{path: c.path, key: "-"}); r.status != c.status {
+			t.Errorf("GET %s: status %d, want %d: %s", c.path, r.status, c.status, r.body)
+		}
+	}
+	logs := env.log.String()
+	reqs := string(env.admin("GET", "requests", "", "").body)
+	for _, s := range []string{testKey, "wrong-key-SECRET-1", "upper-SECRET-5"} {
+		if strings.Contains(logs, s) {
+			t.Errorf("the log contains %q:\n%s", s, logs)
+		}
+		if strings.Contains(reqs, s) {
+			t.Errorf("the request log contains %q: %s", s, reqs)
+		}
+	}
+	// The requests were logged, with the parameter kept and its value hidden.
+	if got := strings.Count(logs, "appid=REDACTED"); got < 4 {
+		t.Errorf("the log shows appid=REDACTED %d times, want at least 4:\n%s", got, logs)
+	}
+	if !strings.Contains(reqs, `app%69d=REDACTED`) || !strings.Contains(reqs, `APPID=REDACTED`) {
+		t.Errorf("the request log does not show the redacted spellings: %s", reqs)
 	}
 }

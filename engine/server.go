@@ -105,6 +105,8 @@ type Server struct {
 	adminMu     sync.Mutex
 	reqlog      *requestLog
 	maxImport   int64
+	// keyParams are the query parameters always redacted in logs.
+	keyParams []string
 }
 
 // opKind is what the engine does for an operation.
@@ -158,6 +160,7 @@ func New(o Options) (*Server, error) {
 		dice:       newDice(o.Seed),
 		reqlog:     newRequestLog(o.RequestLogSize),
 		maxImport:  o.MaxImportBytes,
+		keyParams:  keyParams(o.Spec),
 	}
 	if s.maxImport <= 0 {
 		s.maxImport = DefaultMaxImportBytes
@@ -482,7 +485,7 @@ func (s *Server) checkResponse(r *http.Request, res *response) {
 }
 
 func (s *Server) logRequest(r *http.Request, res *response, latency time.Duration) {
-	query := redactQuery(r.URL.RawQuery)
+	query := redactQuery(r.URL.RawQuery, s.keyParams)
 	level := slog.LevelInfo
 	if res.status == http.StatusInternalServerError {
 		level = slog.LevelError
@@ -539,18 +542,36 @@ func (s *Server) logRequest(r *http.Request, res *response, latency time.Duratio
 	}
 }
 
-// redactQuery hides the values of parameters that may carry credentials.
-func redactQuery(raw string) string {
+// keyParams are the lower-cased names of the query parameters whose values
+// are API keys by the document's own word: the name of every apiKey scheme.
+// A header or cookie scheme's name is included too, so that a key put in the
+// query by mistake is not logged either.
+func keyParams(s *spec.Spec) []string {
+	var names []string
+	for _, sc := range s.SecuritySchemes {
+		if sc != nil && strings.EqualFold(sc.Type, "apiKey") && sc.Name != "" {
+			if n := strings.ToLower(sc.Name); !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// redactQuery hides the values of parameters that may carry credentials:
+// those named in keys (see keyParams) and those whose names look like one.
+func redactQuery(raw string, keys []string) string {
 	if raw == "" {
 		return ""
 	}
 	q := raw
 	// Most queries name no secret; they are kept as they are, unsplit.
-	if hasSecretName(raw) {
+	if hasSecretName(raw, keys) {
 		parts := strings.Split(raw, "&")
 		for i, p := range parts {
 			name, _, _ := strings.Cut(p, "=")
-			if secretName(name) {
+			if secretName(name, keys) {
 				parts[i] = name + "=REDACTED"
 			}
 		}
@@ -562,11 +583,11 @@ func redactQuery(raw string) string {
 	return q
 }
 
-func hasSecretName(raw string) bool {
+func hasSecretName(raw string, keys []string) bool {
 	for rest := raw; rest != ""; {
 		var p string
 		p, rest, _ = strings.Cut(rest, "&")
-		if name, _, _ := strings.Cut(p, "="); secretName(name) {
+		if name, _, _ := strings.Cut(p, "="); secretName(name, keys) {
 			return true
 		}
 	}
@@ -574,14 +595,19 @@ func hasSecretName(raw string) bool {
 }
 
 // secretName reports whether a query parameter's name (as sent, possibly
-// percent-encoded) looks as if its value were a credential.
-func secretName(name string) bool {
+// percent-encoded) is one of keys or looks as if its value were a
+// credential. Names are compared without regard to case: redacting a value
+// that was no key costs less than logging one that was.
+func secretName(name string, keys []string) bool {
 	if strings.ContainsAny(name, "%+") {
 		if u, err := url.QueryUnescape(name); err == nil {
 			name = u
 		}
 	}
 	l := strings.ToLower(name)
+	if slices.Contains(keys, l) {
+		return true
+	}
 	for _, secret := range []string{"key", "token", "secret", "password", "auth", "signature", "bearer", "credential", "session", "jwt"} {
 		if strings.Contains(l, secret) {
 			return true
