@@ -55,6 +55,13 @@ func TestRedactQuery(t *testing.T) {
 		{"a=1&b=key", "a=1&b=key"},
 		{"bearer=x&Credentials=y&sessionid=z&jwt=w", "bearer=REDACTED&Credentials=REDACTED&sessionid=REDACTED&jwt=REDACTED"},
 		{long, long[:256] + "…"},
+		// Go refuses ';' as a separator (400), but the pair after it is
+		// still a credential to whoever reads the log.
+		{"limit=1;access_token=s1", "limit=1;access_token=REDACTED"},
+		{"a=1;b=2&token=s1;x=3", "a=1;b=2&token=REDACTED;x=3"},
+		{";;token=s1;", ";;token=REDACTED;"},
+		// A name Go cannot decode may be a mangled credential name.
+		{"to%ZZken=s1&limit=1", "to%ZZken=REDACTED&limit=1"},
 	}
 	for _, tc := range tests {
 		if got := redactQuery(tc.in, nil); got != tc.want {
@@ -68,6 +75,7 @@ func TestRedactQuery(t *testing.T) {
 		{"AppId=k1&app%69d=k2&appidx=3", "AppId=REDACTED&app%69d=REDACTED&appidx=3"},
 		{"X-Library-Key=k1", "X-Library-Key=REDACTED"},
 		{"limit=1&status=sold", "limit=1&status=sold"},
+		{"limit=1;appid=k1", "limit=1;appid=REDACTED"},
 	} {
 		if got := redactQuery(tc.in, keys); got != tc.want {
 			t.Errorf("redactQuery(%q, %q) = %q, want %q", tc.in, keys, got, tc.want)

@@ -141,3 +141,35 @@ func TestQueryAPIKeyNeverLogged(t *testing.T) {
 		t.Errorf("the request log does not show the redacted spellings: %s", reqs)
 	}
 }
+
+// TestSemicolonQueryRedacted: a query that uses ';' as a separator gets a
+// 400 (or a 401, the key not being read), and the credential after the ';'
+// is in neither log.
+func TestSemicolonQueryRedacted(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		env    func(*testing.T) *testEnv
+		path   string
+		key    string
+		status int
+	}{
+		{"bearer", func(t *testing.T) *testEnv { return newPetstore(t) }, "/pets?limit=1;access_token=semi-SECRET-6", "", 400},
+		{"appid", appidEnv, "/pets?limit=1;appid=" + testKey, "-", 401},
+		{"appid", appidEnv, "/pets?appid=" + testKey + "&limit=1;appid=semi-SECRET-6", "-", 400},
+	} {
+		env := c.env(t)
+		if r := env.do(request{path: c.path, key: c.key}); r.status != c.status {
+			t.Errorf("%s: GET %s: status %d, want %d: %s", c.name, c.path, r.status, c.status, r.body)
+		}
+		logs := env.log.String()
+		reqs := string(env.admin("GET", "requests", "", "").body)
+		for _, s := range []string{testKey, "semi-SECRET-6"} {
+			if strings.Contains(logs, s) || strings.Contains(reqs, s) {
+				t.Errorf("%s: GET %s: %q is logged:\n%s\n%s", c.name, c.path, s, logs, reqs)
+			}
+		}
+		if !strings.Contains(logs, "=REDACTED") {
+			t.Errorf("%s: GET %s: the log shows no redacted value:\n%s", c.name, c.path, logs)
+		}
+	}
+}

@@ -561,6 +561,8 @@ func keyParams(s *spec.Spec) []string {
 
 // redactQuery hides the values of parameters that may carry credentials:
 // those named in keys (see keyParams) and those whose names look like one.
+// Pairs are split at ';' as well as '&': Go refuses ';' (the request gets a
+// 400), but what follows it is still a credential to whoever reads the log.
 func redactQuery(raw string, keys []string) string {
 	if raw == "" {
 		return ""
@@ -568,14 +570,27 @@ func redactQuery(raw string, keys []string) string {
 	q := raw
 	// Most queries name no secret; they are kept as they are, unsplit.
 	if hasSecretName(raw, keys) {
-		parts := strings.Split(raw, "&")
-		for i, p := range parts {
-			name, _, _ := strings.Cut(p, "=")
-			if secretName(name, keys) {
-				parts[i] = name + "=REDACTED"
+		var b strings.Builder
+		b.Grow(len(raw))
+		for rest := raw; ; {
+			i := strings.IndexAny(rest, "&;")
+			p := rest
+			if i >= 0 {
+				p = rest[:i]
 			}
+			if name, _, _ := strings.Cut(p, "="); secretName(name, keys) {
+				b.WriteString(name)
+				b.WriteString("=REDACTED")
+			} else {
+				b.WriteString(p)
+			}
+			if i < 0 {
+				break
+			}
+			b.WriteByte(rest[i])
+			rest = rest[i+1:]
 		}
-		q = strings.Join(parts, "&")
+		q = b.String()
 	}
 	if len(q) > 256 {
 		q = q[:256] + "…"
@@ -585,8 +600,12 @@ func redactQuery(raw string, keys []string) string {
 
 func hasSecretName(raw string, keys []string) bool {
 	for rest := raw; rest != ""; {
-		var p string
-		p, rest, _ = strings.Cut(rest, "&")
+		p := rest
+		if i := strings.IndexAny(rest, "&;"); i >= 0 {
+			p, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
 		if name, _, _ := strings.Cut(p, "="); secretName(name, keys) {
 			return true
 		}
@@ -595,14 +614,18 @@ func hasSecretName(raw string, keys []string) bool {
 }
 
 // secretName reports whether a query parameter's name (as sent, possibly
-// percent-encoded) is one of keys or looks as if its value were a
-// credential. Names are compared without regard to case: redacting a value
+// percent-encoded) is one of keys, looks as if its value were a credential,
+// or cannot be decoded. Names are compared without regard to case: redacting a value
 // that was no key costs less than logging one that was.
 func secretName(name string, keys []string) bool {
 	if strings.ContainsAny(name, "%+") {
-		if u, err := url.QueryUnescape(name); err == nil {
-			name = u
+		u, err := url.QueryUnescape(name)
+		if err != nil {
+			// Go drops such a pair unread, but it may be a credential
+			// whose name was mangled on its way here.
+			return true
 		}
+		name = u
 	}
 	l := strings.ToLower(name)
 	if slices.Contains(keys, l) {
