@@ -85,22 +85,33 @@ func TestCORSNeverReflectsArbitraryOriginsWithCredentials(t *testing.T) {
 	}
 }
 
+// bearerScheme is how the Petstore declares its scheme; variants replace it.
+const bearerScheme = "    bearerAuth:\n      type: http\n      scheme: bearer\n"
+
+// petstoreVariant serves the Petstore document with each old string
+// replaced by the new one that follows it.
+func petstoreVariant(t *testing.T, name string, oldNew ...string) *testEnv {
+	t.Helper()
+	doc := petstoreDoc(t)
+	for i := 0; i+1 < len(oldNew); i += 2 {
+		if !strings.Contains(doc, oldNew[i]) {
+			t.Fatalf("the Petstore no longer contains %q", oldNew[i])
+		}
+		doc = strings.Replace(doc, oldNew[i], oldNew[i+1], 1)
+	}
+	s, err := spec.Parse([]byte(doc), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return start(t, Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{embeddedFixture(t, "petstore/pets.json")}}, "X-Unused", "")
+}
+
 // appidEnv serves the Petstore with its bearer scheme replaced by an apiKey
 // read from the query parameter appid, a name no heuristic takes for a
 // credential (OpenWeatherMap uses it).
 func appidEnv(t *testing.T) *testEnv {
 	t.Helper()
-	const bearer = "    bearerAuth:\n      type: http\n      scheme: bearer\n"
-	doc := petstoreDoc(t)
-	if !strings.Contains(doc, bearer) {
-		t.Fatal("the Petstore no longer declares bearerAuth as expected")
-	}
-	doc = strings.Replace(doc, bearer, "    bearerAuth:\n      type: apiKey\n      in: query\n      name: appid\n", 1)
-	s, err := spec.Parse([]byte(doc), "appid.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return start(t, Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{embeddedFixture(t, "petstore/pets.json")}}, "X-Unused", "")
+	return petstoreVariant(t, "appid.yaml", bearerScheme, "    bearerAuth:\n      type: apiKey\n      in: query\n      name: appid\n")
 }
 
 // TestQueryAPIKeyNeverLogged: a key sent in the query parameter an apiKey

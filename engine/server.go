@@ -135,6 +135,8 @@ type operation struct {
 	proven bool
 	// stub is the configured answer of an operation the store cannot serve.
 	stub *response
+	// advice is what a 401 says: where the key goes, and the challenges.
+	advice advice
 	// delay and fault are what Latency and Faults inject; nil for none.
 	delay *Delay
 	fault *Fault
@@ -299,6 +301,7 @@ func (s *Server) prepareOperations() {
 			}
 		}
 		o.headers = s.deprecationHeaders(op)
+		o.advice = newAdvice(s.spec, op)
 		if o.coll != nil && !s.revalidate {
 			o.proven = proveComposition(o)
 		}
