@@ -97,7 +97,7 @@ func (s *Server) serveValid(r *http.Request, o *operation, params map[string]str
 		ps = s.val.Request(r, o.op)
 	}
 	if len(ps) > 0 {
-		return errorResponse(Errorf(CodeValidation, "%s", describeProblems(ps)))
+		return errorResponse(Errorf(CodeValidation, "%s", s.scrub(r, describeProblems(ps))))
 	}
 	if res := s.injectFault(o); res != nil {
 		res.notes = append(res.notes, "fault injected")

@@ -82,3 +82,22 @@ func TestRedactQuery(t *testing.T) {
 		}
 	}
 }
+
+func TestScrub(t *testing.T) {
+	env := appidEnv(t)
+	for _, c := range []struct{ query, auth, msg, want string }{
+		{"appid=k1", "", "'k1' does not match", "'REDACTED' does not match"},
+		{"token=1&limit=500", "", "got 500, want 100", "got 500, want 100"},
+		{"api_key=a%2Bb%2Fc", "", `"a+b/c" is bad, so is a%2Bb%2Fc`, `"REDACTED" is bad, so is REDACTED`},
+		{"", "Bearer sekrit-77", "'Bearer sekrit-77' and sekrit-77", "'REDACTED' and REDACTED"},
+		{"limit=5", "", "'5' is not allowed", "'5' is not allowed"},
+	} {
+		r := httptest.NewRequest("GET", "/v1/pets?"+c.query, nil)
+		if c.auth != "" {
+			r.Header.Set("Authorization", c.auth)
+		}
+		if got := env.srv.scrub(r, c.msg); got != c.want {
+			t.Errorf("scrub(?%s, %q) = %q, want %q", c.query, c.msg, got, c.want)
+		}
+	}
+}

@@ -184,3 +184,31 @@ func TestSemicolonQueryRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclaredKeyParameterNotEchoed: a document may also declare its key
+// parameter, with a pattern; the validator's message then quotes the value.
+// The key is in neither log nor the Error body, as a query or a header key.
+func TestDeclaredKeyParameterNotEchoed(t *testing.T) {
+	const list = "      parameters:\n        - name: limit\n"
+	for _, c := range []struct{ in, name string }{{"query", "appid"}, {"header", "X-Api-Key"}} {
+		t.Run(c.in, func(t *testing.T) {
+			env := petstoreVariant(t, c.in+".yaml",
+				bearerScheme, "    bearerAuth:\n      type: apiKey\n      in: "+c.in+"\n      name: "+c.name+"\n",
+				list, "      parameters:\n        - name: "+c.name+"\n          in: "+c.in+"\n          schema:\n            type: string\n            pattern: '^[a-z]+$'\n"+list[len("      parameters:\n"):])
+			rq := request{path: "/pets?limit=1", key: "-", headers: map[string]string{c.name: testKey}}
+			if c.in == "query" {
+				rq = request{path: "/pets?limit=1&" + c.name + "=" + testKey, key: "-"}
+			}
+			r := env.do(rq)
+			if r.status != 400 || !strings.Contains(r.message(t), c.name) {
+				t.Fatalf("a key that breaks the declared pattern: %d %s, want 400 naming %s", r.status, r.body, c.name)
+			}
+			logs, reqs := env.log.String(), string(env.admin("GET", "requests", "", "").body)
+			for what, text := range map[string]string{"the log": logs, "the request log": reqs, "the Error body": string(r.body)} {
+				if strings.Contains(text, testKey) {
+					t.Errorf("%s contains the key: %s", what, text)
+				}
+			}
+		})
+	}
+}

@@ -105,8 +105,10 @@ type Server struct {
 	adminMu     sync.Mutex
 	reqlog      *requestLog
 	maxImport   int64
-	// keyParams are the query parameters always redacted in logs.
-	keyParams []string
+	// keyParams are the query parameters always redacted in logs;
+	// keyHeaders and keyCookies carry keys too (see scrub).
+	keyParams              []string
+	keyHeaders, keyCookies []string
 }
 
 // opKind is what the engine does for an operation.
@@ -164,6 +166,7 @@ func New(o Options) (*Server, error) {
 		maxImport:  o.MaxImportBytes,
 		keyParams:  keyParams(o.Spec),
 	}
+	s.keyHeaders, s.keyCookies = keyCarriers(o.Spec)
 	if s.maxImport <= 0 {
 		s.maxImport = DefaultMaxImportBytes
 	}
@@ -560,6 +563,77 @@ func keyParams(s *spec.Spec) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// keyCarriers are the headers and cookies that carry API keys: Authorization
+// and those the document's apiKey schemes name.
+func keyCarriers(s *spec.Spec) (headers, cookies []string) {
+	headers = []string{"Authorization"}
+	for _, sc := range s.SecuritySchemes {
+		if sc == nil || !strings.EqualFold(sc.Type, "apiKey") || sc.Name == "" {
+			continue
+		}
+		switch sc.In {
+		case "header":
+			headers = append(headers, sc.Name)
+		case "cookie":
+			cookies = append(cookies, sc.Name)
+		}
+	}
+	return headers, cookies
+}
+
+// scrub replaces in msg every credential r carries by REDACTED: a document
+// that also declares its key parameter, with a pattern, gets a validation
+// message that quotes the key, and the message goes to the client and the
+// logs. Quoted values are always replaced; bare ones from 4 bytes on, so
+// that a one-character token does not mangle the message.
+func (s *Server) scrub(r *http.Request, msg string) string {
+	var vals []string
+	add := func(v string) {
+		if v = strings.TrimSpace(v); v != "" {
+			vals = append(vals, v)
+		}
+	}
+	for _, h := range s.keyHeaders {
+		for _, v := range r.Header.Values(h) {
+			add(v)
+			if _, token, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+				add(token)
+			}
+		}
+	}
+	for _, c := range s.keyCookies {
+		for _, ck := range r.CookiesNamed(c) {
+			add(ck.Value)
+		}
+	}
+	for rest := r.URL.RawQuery; rest != ""; {
+		p := rest
+		if i := strings.IndexAny(rest, "&;"); i >= 0 {
+			p, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		name, v, _ := strings.Cut(p, "=")
+		if !secretName(name, s.keyParams) {
+			continue
+		}
+		add(v)
+		if u, err := url.QueryUnescape(v); err == nil {
+			add(u)
+		}
+	}
+	// Longest first, so that a key that contains another is replaced whole.
+	slices.SortFunc(vals, func(a, b string) int { return len(b) - len(a) })
+	for _, v := range vals {
+		msg = strings.ReplaceAll(msg, "'"+v+"'", "'REDACTED'")
+		msg = strings.ReplaceAll(msg, `"`+v+`"`, `"REDACTED"`)
+		if len(v) >= 4 {
+			msg = strings.ReplaceAll(msg, v, "REDACTED")
+		}
+	}
+	return msg
 }
 
 // redactQuery hides the values of parameters that may carry credentials:
