@@ -53,14 +53,7 @@ func (s *Server) serveOperation(r *http.Request, o *operation, params map[string
 		return errorResponse(Errorf(CodeGone, "%s was removed on %s%s", o.op, sunset.UTC().Format("2 January 2006"), s.replacementHint(o.op)))
 	}
 	if f := s.auth.check(r, o.op); f != "" {
-		res := errorResponse(Errorf(CodeUnauthorized, "a valid API key is required: send it as 'Authorization: Bearer <API_KEY>' (%s)", f))
-		res.auth = f
-		challenge := `Bearer realm="petctl"`
-		if f == authUnknownKey || f == authEmptyToken {
-			challenge += `, error="invalid_token"`
-		}
-		res.set("WWW-Authenticate", challenge)
-		return res
+		return s.auth.unauthorized(r, o, f)
 	}
 	// The query is parsed once, here, for every step that reads it. A pair
 	// Go cannot decode (a bad %-escape, a ';' separator) would otherwise be
@@ -104,7 +97,7 @@ func (s *Server) serveValid(r *http.Request, o *operation, params map[string]str
 		ps = s.val.Request(r, o.op)
 	}
 	if len(ps) > 0 {
-		return errorResponse(Errorf(CodeValidation, "%s", describeProblems(ps)))
+		return errorResponse(Errorf(CodeValidation, "%s", s.scrub(r, describeProblems(ps))))
 	}
 	if res := s.injectFault(o); res != nil {
 		res.notes = append(res.notes, "fault injected")

@@ -55,10 +55,49 @@ func TestRedactQuery(t *testing.T) {
 		{"a=1&b=key", "a=1&b=key"},
 		{"bearer=x&Credentials=y&sessionid=z&jwt=w", "bearer=REDACTED&Credentials=REDACTED&sessionid=REDACTED&jwt=REDACTED"},
 		{long, long[:256] + "…"},
+		// Go refuses ';' as a separator (400), but the pair after it is
+		// still a credential to whoever reads the log.
+		{"limit=1;access_token=s1", "limit=1;access_token=REDACTED"},
+		{"a=1;b=2&token=s1;x=3", "a=1;b=2&token=REDACTED;x=3"},
+		{";;token=s1;", ";;token=REDACTED;"},
+		// A name Go cannot decode may be a mangled credential name.
+		{"to%ZZken=s1&limit=1", "to%ZZken=REDACTED&limit=1"},
 	}
 	for _, tc := range tests {
-		if got := redactQuery(tc.in); got != tc.want {
+		if got := redactQuery(tc.in, nil); got != tc.want {
 			t.Errorf("redactQuery(%.40q) = %.60q, want %.60q", tc.in, got, tc.want)
+		}
+	}
+	// Names an apiKey scheme gives are redacted whatever they look like.
+	keys := []string{"appid", "x-library-key"}
+	for _, tc := range []struct{ in, want string }{
+		{"limit=1&appid=k1", "limit=1&appid=REDACTED"},
+		{"AppId=k1&app%69d=k2&appidx=3", "AppId=REDACTED&app%69d=REDACTED&appidx=3"},
+		{"X-Library-Key=k1", "X-Library-Key=REDACTED"},
+		{"limit=1&status=sold", "limit=1&status=sold"},
+		{"limit=1;appid=k1", "limit=1;appid=REDACTED"},
+	} {
+		if got := redactQuery(tc.in, keys); got != tc.want {
+			t.Errorf("redactQuery(%q, %q) = %q, want %q", tc.in, keys, got, tc.want)
+		}
+	}
+}
+
+func TestScrub(t *testing.T) {
+	env := appidEnv(t)
+	for _, c := range []struct{ query, auth, msg, want string }{
+		{"appid=k1", "", "'k1' does not match", "'REDACTED' does not match"},
+		{"token=1&limit=500", "", "got 500, want 100", "got 500, want 100"},
+		{"api_key=a%2Bb%2Fc", "", `"a+b/c" is bad, so is a%2Bb%2Fc`, `"REDACTED" is bad, so is REDACTED`},
+		{"", "Bearer sekrit-77", "'Bearer sekrit-77' and sekrit-77", "'REDACTED' and REDACTED"},
+		{"limit=5", "", "'5' is not allowed", "'5' is not allowed"},
+	} {
+		r := httptest.NewRequest("GET", "/v1/pets?"+c.query, nil)
+		if c.auth != "" {
+			r.Header.Set("Authorization", c.auth)
+		}
+		if got := env.srv.scrub(r, c.msg); got != c.want {
+			t.Errorf("scrub(?%s, %q) = %q, want %q", c.query, c.msg, got, c.want)
 		}
 	}
 }

@@ -105,6 +105,10 @@ type Server struct {
 	adminMu     sync.Mutex
 	reqlog      *requestLog
 	maxImport   int64
+	// keyParams are the query parameters always redacted in logs;
+	// keyHeaders and keyCookies carry keys too (see scrub).
+	keyParams              []string
+	keyHeaders, keyCookies []string
 }
 
 // opKind is what the engine does for an operation.
@@ -133,6 +137,8 @@ type operation struct {
 	proven bool
 	// stub is the configured answer of an operation the store cannot serve.
 	stub *response
+	// advice is what a 401 says: where the key goes, and the challenges.
+	advice advice
 	// delay and fault are what Latency and Faults inject; nil for none.
 	delay *Delay
 	fault *Fault
@@ -158,7 +164,9 @@ func New(o Options) (*Server, error) {
 		dice:       newDice(o.Seed),
 		reqlog:     newRequestLog(o.RequestLogSize),
 		maxImport:  o.MaxImportBytes,
+		keyParams:  keyParams(o.Spec),
 	}
+	s.keyHeaders, s.keyCookies = keyCarriers(o.Spec)
 	if s.maxImport <= 0 {
 		s.maxImport = DefaultMaxImportBytes
 	}
@@ -296,6 +304,7 @@ func (s *Server) prepareOperations() {
 			}
 		}
 		o.headers = s.deprecationHeaders(op)
+		o.advice = newAdvice(s.spec, op)
 		if o.coll != nil && !s.revalidate {
 			o.proven = proveComposition(o)
 		}
@@ -492,7 +501,7 @@ func (s *Server) checkResponse(r *http.Request, res *response) {
 }
 
 func (s *Server) logRequest(r *http.Request, res *response, latency time.Duration) {
-	query := redactQuery(r.URL.RawQuery)
+	query := redactQuery(r.URL.RawQuery, s.keyParams)
 	level := slog.LevelInfo
 	if res.status == http.StatusInternalServerError {
 		level = slog.LevelError
@@ -549,22 +558,126 @@ func (s *Server) logRequest(r *http.Request, res *response, latency time.Duratio
 	}
 }
 
-// redactQuery hides the values of parameters that may carry credentials.
-func redactQuery(raw string) string {
+// keyParams are the lower-cased names of the query parameters whose values
+// are API keys by the document's own word: the name of every apiKey scheme.
+// A header or cookie scheme's name is included too, so that a key put in the
+// query by mistake is not logged either.
+func keyParams(s *spec.Spec) []string {
+	var names []string
+	for _, sc := range s.SecuritySchemes {
+		if sc != nil && strings.EqualFold(sc.Type, "apiKey") && sc.Name != "" {
+			if n := strings.ToLower(sc.Name); !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// keyCarriers are the headers and cookies that carry API keys: Authorization
+// and those the document's apiKey schemes name.
+func keyCarriers(s *spec.Spec) (headers, cookies []string) {
+	headers = []string{"Authorization"}
+	for _, sc := range s.SecuritySchemes {
+		if sc == nil || !strings.EqualFold(sc.Type, "apiKey") || sc.Name == "" {
+			continue
+		}
+		switch sc.In {
+		case "header":
+			headers = append(headers, sc.Name)
+		case "cookie":
+			cookies = append(cookies, sc.Name)
+		}
+	}
+	return headers, cookies
+}
+
+// scrub replaces in msg every credential r carries by REDACTED: a document
+// that also declares its key parameter, with a pattern, gets a validation
+// message that quotes the key, and the message goes to the client and the
+// logs. Quoted values are always replaced; bare ones from 4 bytes on, so
+// that a one-character token does not mangle the message.
+func (s *Server) scrub(r *http.Request, msg string) string {
+	var vals []string
+	add := func(v string) {
+		if v = strings.TrimSpace(v); v != "" {
+			vals = append(vals, v)
+		}
+	}
+	for _, h := range s.keyHeaders {
+		for _, v := range r.Header.Values(h) {
+			add(v)
+			if _, token, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+				add(token)
+			}
+		}
+	}
+	for _, c := range s.keyCookies {
+		for _, ck := range r.CookiesNamed(c) {
+			add(ck.Value)
+		}
+	}
+	for rest := r.URL.RawQuery; rest != ""; {
+		p := rest
+		if i := strings.IndexAny(rest, "&;"); i >= 0 {
+			p, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		name, v, _ := strings.Cut(p, "=")
+		if !secretName(name, s.keyParams) {
+			continue
+		}
+		add(v)
+		if u, err := url.QueryUnescape(v); err == nil {
+			add(u)
+		}
+	}
+	// Longest first, so that a key that contains another is replaced whole.
+	slices.SortFunc(vals, func(a, b string) int { return len(b) - len(a) })
+	for _, v := range vals {
+		msg = strings.ReplaceAll(msg, "'"+v+"'", "'REDACTED'")
+		msg = strings.ReplaceAll(msg, `"`+v+`"`, `"REDACTED"`)
+		if len(v) >= 4 {
+			msg = strings.ReplaceAll(msg, v, "REDACTED")
+		}
+	}
+	return msg
+}
+
+// redactQuery hides the values of parameters that may carry credentials:
+// those named in keys (see keyParams) and those whose names look like one.
+// Pairs are split at ';' as well as '&': Go refuses ';' (the request gets a
+// 400), but what follows it is still a credential to whoever reads the log.
+func redactQuery(raw string, keys []string) string {
 	if raw == "" {
 		return ""
 	}
 	q := raw
 	// Most queries name no secret; they are kept as they are, unsplit.
-	if hasSecretName(raw) {
-		parts := strings.Split(raw, "&")
-		for i, p := range parts {
-			name, _, _ := strings.Cut(p, "=")
-			if secretName(name) {
-				parts[i] = name + "=REDACTED"
+	if hasSecretName(raw, keys) {
+		var b strings.Builder
+		b.Grow(len(raw))
+		for rest := raw; ; {
+			i := strings.IndexAny(rest, "&;")
+			p := rest
+			if i >= 0 {
+				p = rest[:i]
 			}
+			if name, _, _ := strings.Cut(p, "="); secretName(name, keys) {
+				b.WriteString(name)
+				b.WriteString("=REDACTED")
+			} else {
+				b.WriteString(p)
+			}
+			if i < 0 {
+				break
+			}
+			b.WriteByte(rest[i])
+			rest = rest[i+1:]
 		}
-		q = strings.Join(parts, "&")
+		q = b.String()
 	}
 	if len(q) > 256 {
 		q = q[:256] + "…"
@@ -572,11 +685,15 @@ func redactQuery(raw string) string {
 	return q
 }
 
-func hasSecretName(raw string) bool {
+func hasSecretName(raw string, keys []string) bool {
 	for rest := raw; rest != ""; {
-		var p string
-		p, rest, _ = strings.Cut(rest, "&")
-		if name, _, _ := strings.Cut(p, "="); secretName(name) {
+		p := rest
+		if i := strings.IndexAny(rest, "&;"); i >= 0 {
+			p, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		if name, _, _ := strings.Cut(p, "="); secretName(name, keys) {
 			return true
 		}
 	}
@@ -584,14 +701,23 @@ func hasSecretName(raw string) bool {
 }
 
 // secretName reports whether a query parameter's name (as sent, possibly
-// percent-encoded) looks as if its value were a credential.
-func secretName(name string) bool {
+// percent-encoded) is one of keys, looks as if its value were a credential,
+// or cannot be decoded. Names are compared without regard to case: redacting a value
+// that was no key costs less than logging one that was.
+func secretName(name string, keys []string) bool {
 	if strings.ContainsAny(name, "%+") {
-		if u, err := url.QueryUnescape(name); err == nil {
-			name = u
+		u, err := url.QueryUnescape(name)
+		if err != nil {
+			// Go drops such a pair unread, but it may be a credential
+			// whose name was mangled on its way here.
+			return true
 		}
+		name = u
 	}
 	l := strings.ToLower(name)
+	if slices.Contains(keys, l) {
+		return true
+	}
 	for _, secret := range []string{"key", "token", "secret", "password", "auth", "signature", "bearer", "credential", "session", "jwt"} {
 		if strings.Contains(l, secret) {
 			return true

@@ -265,7 +265,7 @@ func printBanner(a *app, p *prepared, base string) {
 	}
 	switch {
 	case c.Auth.Mode == "open":
-		fmt.Fprintf(w, "  API keys   open: any non-empty bearer token is accepted\n")
+		fmt.Fprintf(w, "  API keys   open: any non-empty key is accepted\n")
 	case c.UsesDevKey():
 		fmt.Fprintf(w, "  API key    %s (development key; set --api-key or PETCTL_API_KEY for your own)\n", devKey)
 	default:
@@ -289,8 +289,31 @@ func printBanner(a *app, p *prepared, base string) {
 		if c.UsesDevKey() {
 			key = devKey
 		}
-		coll := s.Collections[0]
-		fmt.Fprintf(w, "  try        curl -H 'Authorization: Bearer %s' '%s%s'\n", key, base, coll.Path)
+		fmt.Fprintf(w, "  try        %s\n", tryCommand(s, s.Collections[0], base, key))
 	}
 	fmt.Fprintln(w, "  stop       Ctrl-C")
+}
+
+// tryCommand is a curl command that lists coll, carrying key where the list
+// operation's first security alternative takes it.
+func tryCommand(s *spec.Spec, coll *spec.Collection, base, key string) string {
+	target := base + coll.Path
+	var headers []string
+	if op := coll.List; op != nil {
+		if alts := engine.Credentials(s, op); len(alts) > 0 {
+			for _, c := range alts[0] {
+				ex := c.Example(key)
+				if q, ok := strings.CutPrefix(ex, "?"); ok {
+					sep := "?"
+					if strings.Contains(target, "?") {
+						sep = "&"
+					}
+					target += sep + q
+				} else {
+					headers = append(headers, "-H '"+ex+"' ")
+				}
+			}
+		}
+	}
+	return "curl " + strings.Join(headers, "") + "'" + target + "'"
 }
