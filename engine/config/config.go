@@ -56,7 +56,7 @@ type Timeouts struct {
 
 // Auth decides who may call.
 type Auth struct {
-	Mode     string   `yaml:"mode" env:"PETCTL_AUTH_MODE" enum:"keys,open" doc:"keys: only the listed keys are accepted (with none listed, the development key petctl-dev-key is, and printed at start-up). open: any non-empty bearer token is accepted, for solo offline work; requests without one still get 401. Both are meant for loopback: served on another address, serve warns on stderr."`
+	Mode     string   `yaml:"mode" env:"PETCTL_AUTH_MODE" enum:"keys,open" doc:"keys: only the listed keys are accepted (with none listed, the development key petctl-dev-key is, and printed at start-up). open: any non-empty key is accepted, sent where the document's scheme takes it (a bearer token for the Petstore), for solo offline work; requests without one still get 401. Both are meant for loopback: served on another address, serve warns on stderr."`
 	Keys     []string `yaml:"keys" env:"PETCTL_API_KEYS" flag:"api-key" secret:"true" doc:"Accepted API keys (PETCTL_API_KEYS is comma-separated; PETCTL_API_KEY holds one). A PETCTL_API_KEYS that names no key (',') is an error, not the development key."`
 	AdminKey string   `yaml:"adminKey" env:"PETCTL_ADMIN_KEY" secret:"true" doc:"Key for the admin endpoints (sent as a bearer token) from hosts other than loopback, from web pages of other origins, and through proxies or tunnels; without it they answer direct loopback callers only."`
 }
