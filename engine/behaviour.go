@@ -208,15 +208,18 @@ func (o *operation) serveStub() *response {
 
 // clampLimit returns r with an out-of-range page size replaced by the
 // nearest bound, and a note for the log; a value that is not an integer is
-// left for validation to refuse. values is r's parsed query; it is updated
-// to match the returned request.
+// left for validation to refuse. An integer beyond int64 is out of range
+// too, and clamped like any other. values is r's parsed query; it is
+// updated to match the returned request.
 func clampLimit(r *http.Request, values url.Values, l *spec.Limit) (*http.Request, string) {
 	raw := values.Get(l.Param)
 	if raw == "" {
 		return r, ""
 	}
+	// On ErrRange, ParseInt gives the int64 bound on the value's side.
 	n, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil {
+	beyond := errors.Is(err, strconv.ErrRange)
+	if err != nil && !beyond {
 		return r, ""
 	}
 	clamped := n
@@ -226,7 +229,7 @@ func clampLimit(r *http.Request, values url.Values, l *spec.Limit) (*http.Reques
 	if l.Max > 0 && n > l.Max {
 		clamped = l.Max
 	}
-	if clamped == n {
+	if clamped == n && !beyond {
 		return r, ""
 	}
 	values.Set(l.Param, strconv.FormatInt(clamped, 10))
@@ -234,7 +237,7 @@ func clampLimit(r *http.Request, values url.Values, l *spec.Limit) (*http.Reques
 	u.RawQuery = values.Encode()
 	r2 := *r
 	r2.URL = &u
-	return &r2, fmt.Sprintf("%s=%d clamped to %d", l.Param, n, clamped)
+	return &r2, fmt.Sprintf("%s=%s clamped to %d", l.Param, truncate(raw, 40), clamped)
 }
 
 // Cursors are opaque to clients: "c1." and the seq of the last item of the

@@ -37,6 +37,10 @@ func TestOutOfRangeLimit(t *testing.T) {
 		{true, "?limit=-5", 200, 1},
 		{true, "?limit=101", 200, 100},
 		{true, "?limit=99999999999", 200, 100},
+		// Beyond int64 is still an integer out of range: clamped, not refused.
+		{true, "?limit=99999999999999999999", 200, 100},
+		{true, "?limit=-99999999999999999999", 200, 1},
+		{false, "?limit=99999999999999999999", 400, 0},
 		{true, "?limit=abc", 400, 0}, // not a number: nothing to clamp
 		{true, "?limit=1&limit=200", 400, 0},
 		{true, "?limit=50", 200, 50},
@@ -55,8 +59,11 @@ func TestOutOfRangeLimit(t *testing.T) {
 	}
 	env := newPetstore(t, func(o *Options) { o.Lists.ClampLimit = true })
 	env.get("/pets?limit=500")
-	if !strings.Contains(env.log.String(), "limit=500 clamped to 100") {
-		t.Errorf("the log does not say the limit was clamped:\n%s", env.log)
+	env.get("/pets?limit=99999999999999999999")
+	for _, want := range []string{"limit=500 clamped to 100", "limit=99999999999999999999 clamped to 100"} {
+		if !strings.Contains(env.log.String(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, env.log)
+		}
 	}
 }
 
