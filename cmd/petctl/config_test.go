@@ -280,7 +280,7 @@ func TestEveryProblemListed(t *testing.T) {
 		"5 problems",
 		path + `:1: seed: "x": want an integer`,
 		path + `:2: latency.getPets: no operation "getPets"`,
-		path + `:4: cors.origins: origin "nope": want scheme://host[:port]`,
+		path + `:4: cors.origins[0]: "nope": want scheme://host[:port]`,
 		path + `:6: faults.createPet.rate: 1.5: want at most 1`,
 		path + `:8: fixtures.files: fixtures ` + fixture + `: pets[0] (id 1): field 'status'`,
 	} {
@@ -290,6 +290,21 @@ func TestEveryProblemListed(t *testing.T) {
 	}
 	if n := strings.Count(errOut, "faults.createPet"); n != 1 {
 		t.Errorf("the fault rate is reported %d times:\n%s", n, errOut)
+	}
+	// Several bad origins are all listed, each at its own key and line;
+	// "*" with credentials, which the file's checks and the engine both
+	// see, once.
+	os.WriteFile(path, []byte("cors:\n  credentials: true\n  origins:\n    - ftp://x\n    - http://localhost:*\n    - http://a:99999\n    - '*'\n"), 0o600)
+	code, _, errOut = runCLI(t, nil, "config", "validate", path)
+	for _, w := range []string{
+		"3 problems",
+		path + `:4: cors.origins[0]: "ftp://x": want scheme://host[:port]`,
+		path + `:6: cors.origins[2]: "http://a:99999": port "99999" is not a number`,
+		path + `:7: cors.origins[3]: "*" cannot be combined with credentials`,
+	} {
+		if code != exitUsage || !strings.Contains(errOut, w) {
+			t.Errorf("exit %d, stderr lacks %q:\n%s", code, w, errOut)
+		}
 	}
 	// serve reports the same, before it listens.
 	if code, _, serveErr := runCLI(t, nil, "serve", "--config", path, "--addr", "127.0.0.1:0"); code != exitUsage || serveErr != errOut {

@@ -613,9 +613,11 @@ func (l *Loaded) Check() error {
 			bad(fmt.Sprintf("auth.keys[%d]", i), "a key must be non-empty and without spaces")
 		}
 	}
-	for _, o := range c.CORS.Origins {
+	for i, o := range c.CORS.Origins {
 		if o == "*" && c.CORS.Credentials {
-			bad("cors.origins", "* cannot be combined with credentials: name the origins that may send credentials")
+			// The entry's own key: the engine reports the other origins
+			// at theirs, and a problem at the whole list would hide them.
+			bad(fmt.Sprintf("cors.origins[%d]", i), `"*" cannot be combined with credentials: name the origins that may send credentials`)
 		}
 	}
 	for _, id := range sortedKeys(c.Latency) {
