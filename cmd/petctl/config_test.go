@@ -312,6 +312,34 @@ func TestEveryProblemListed(t *testing.T) {
 	}
 }
 
+// TestBadClockReportedOnce: a clock.now that is not an instant is one
+// problem, with its key and source, whether it comes from the environment,
+// a flag or the file; and it does not hide the settings checked after it.
+func TestBadClockReportedOnce(t *testing.T) {
+	t.Chdir(t.TempDir()) // no petctl.yaml here
+	path := filepath.Join(t.TempDir(), "petctl.yaml")
+	os.WriteFile(path, []byte("clock:\n  now: soon\nresponses:\n  nope: {status: 200}\n"), 0o600)
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+		want []string
+	}{
+		{map[string]string{"PETCTL_NOW": "tomorrow"}, []string{"config", "validate"}, []string{`configuration: PETCTL_NOW: clock.now: "tomorrow": want an RFC 3339 instant`}},
+		{nil, []string{"serve", "--now", "y", "--addr", "127.0.0.1:0"}, []string{`configuration: --now: clock.now: "y": want an RFC 3339 instant`}},
+		{nil, []string{"config", "validate", path}, []string{"2 problems", path + `:2: clock.now: "soon": want an RFC 3339 instant`, path + `:4: responses.nope: no such operation`}},
+	} {
+		code, _, errOut := runCLI(t, c.env, c.args...)
+		for _, w := range c.want {
+			if code != exitUsage || !strings.Contains(errOut, w) {
+				t.Errorf("%v: exit %d, stderr lacks %q:\n%s", c.args, code, w, errOut)
+			}
+		}
+		if n := strings.Count(errOut, "want an RFC 3339 instant"); n != 1 {
+			t.Errorf("%v: the clock is reported %d times:\n%s", c.args, n, errOut)
+		}
+	}
+}
+
 // TestPathsRelativeToTheFile: spec and fixture paths written in a
 // configuration file are relative to the file's directory; those from the
 // environment and flags, to the working directory.
