@@ -340,6 +340,48 @@ func TestBadClockReportedOnce(t *testing.T) {
 	}
 }
 
+// TestConfiguredResponseProblems: a configured answer HTTP cannot carry, or
+// an error answer without the Error body, stops validate and serve with
+// every problem at its key and line; the 1xx status that both the file's
+// checks and the engine refuse is reported once.
+func TestConfiguredResponseProblems(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, c := range []struct {
+		file string
+		want []string
+	}{
+		{"seed: 3\nresponses:\n  listStoreOrders:\n    status: 204\n    headers:\n      Content-Length: \"100\"\n      Connection: close\n    body: {hello: world}\n", []string{
+			"3 problems",
+			"petctl.yaml:6: responses.listStoreOrders.headers.Content-Length: a framing header",
+			"petctl.yaml:7: responses.listStoreOrders.headers.Connection: a hop-by-hop header",
+			"petctl.yaml:8: responses.listStoreOrders.body: a 204 answer has no content",
+		}},
+		{"responses:\n  listStoreOrders:\n    status: 101\n", []string{"configuration: petctl.yaml:3: responses.listStoreOrders.status: 101: want at least 200"}},
+		{"responses:\n  listStoreOrders:\n    status: 500\n    body: {hello: world}\n", []string{
+			"configuration: petctl.yaml:4: responses.listStoreOrders.body: a 500 answer is the Error body {code, message, status}",
+		}},
+	} {
+		os.WriteFile("petctl.yaml", []byte(c.file), 0o600)
+		code, _, errOut := runCLI(t, nil, "config", "validate")
+		for _, w := range c.want {
+			if code != exitUsage || !strings.Contains(errOut, w) {
+				t.Errorf("exit %d, stderr lacks %q:\n%s", code, w, errOut)
+			}
+		}
+		if code != exitUsage {
+			continue // serve would start, and serve until the test times out
+		}
+		if code, _, serveErr := runCLI(t, nil, "serve", "--addr", "127.0.0.1:0"); code != exitUsage || serveErr != errOut {
+			t.Errorf("serve: %d\n%s", code, serveErr)
+		}
+	}
+	// The example of docs/configuration.md is valid.
+	os.WriteFile("petctl.yaml", []byte("responses:\n  listStoreOrders:\n    status: 503\n    headers: {Retry-After: \"120\"}\n    body: {code: maintenance, message: orders are down for maintenance, status: 503}\n"), 0o600)
+	if code, out, errOut := runCLI(t, nil, "config", "validate"); code != 0 {
+		t.Errorf("the documented 503: exit %d %s %s", code, out, errOut)
+	}
+}
+
 // TestPathsRelativeToTheFile: spec and fixture paths written in a
 // configuration file are relative to the file's directory; those from the
 // environment and flags, to the working directory.
