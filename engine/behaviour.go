@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"mime"
 	"net/http"
 	"net/url"
 	"sort"
@@ -78,9 +79,7 @@ func (s *Server) checkOptions(o Options) error {
 		}
 	}
 	for _, id := range sortedKeys(o.Responses) {
-		if err := s.checkStub(id, o.Responses[id]); err != nil {
-			bad("responses: %s: %v", id, err)
-		}
+		errs = append(errs, s.checkStub(id, o.Responses[id])...)
 	}
 	for _, id := range sortedKeys(o.Latency) {
 		d := o.Latency[id]
@@ -152,31 +151,77 @@ func (s *Server) checkDefault(c *collection, field string, raw json.RawMessage) 
 	return nil
 }
 
-// checkStub proves a configured response is one the document allows, so it
-// never becomes a 500 at request time.
-func (s *Server) checkStub(id string, st Stub) error {
+// checkStub proves a configured response is one the document allows and
+// HTTP can carry, so it never becomes a 500, a hung client or a lie at
+// request time. Each problem is one error, "responses: <id>[.field]: ...",
+// so that configuration problems name the key. See docs/configuration.md.
+func (s *Server) checkStub(id string, st Stub) []error {
 	op := s.spec.Operation(id)
 	if op == nil {
-		return fmt.Errorf("no such operation; the operations are %s", s.operationIDs())
+		return []error{fmt.Errorf("responses: %s: no such operation; the operations are %s", id, s.operationIDs())}
 	}
 	if o := s.ops[op]; o != nil && o.kind != kindUnpublished && o.kind != kindUnserved {
-		return fmt.Errorf("%s is served from the store; a configured response would hide it", op)
+		return []error{fmt.Errorf("responses: %s: %s is served from the store; a configured response would hide it", id, op)}
 	}
-	if st.Status < 100 || st.Status > 599 {
-		return fmt.Errorf("status %d: want an HTTP status, 100 to 599", st.Status)
+	switch {
+	case st.Status >= 100 && st.Status <= 199:
+		// RFC 9110 §15.2: 1xx are interim; net/http would send a final 200
+		// after it, or (101) leave the client waiting for a protocol switch.
+		return []error{fmt.Errorf("responses: %s.status: %d: a 1xx status is an interim answer (RFC 9110 §15.2), never the final one; want 200 to 599", id, st.Status)}
+	case st.Status < 200 || st.Status > 599:
+		return []error{fmt.Errorf("responses: %s.status: %d: want an HTTP status, 200 to 599", id, st.Status)}
+	case !op.Declares(st.Status):
+		return []error{fmt.Errorf("responses: %s.status: %d is not declared for %s", id, st.Status, op)}
 	}
-	if !op.Declares(st.Status) {
-		return fmt.Errorf("status %d is not declared for %s", st.Status, op)
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("responses: %s.%s: %s", id, field, fmt.Sprintf(format, args...)))
 	}
 	res := &response{status: st.Status, op: op}
-	for k, v := range st.Headers {
-		res.set(k, v)
+	seen := map[string]string{}
+	for _, name := range sortedKeys(st.Headers) {
+		v := st.Headers[name]
+		key := "headers." + name
+		canon := http.CanonicalHeaderKey(name)
+		switch {
+		case !isToken(name):
+			bad(key, "%q is not a header name (RFC 9110 §5.1: letters, digits and !#$%%&'*+-.^_`|~)", name)
+			continue
+		case strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }):
+			bad(key, "the value holds a control character (a line break, NUL); HTTP cannot carry it")
+			continue
+		case seen[canon] != "":
+			bad(key, "given twice (%s, %s): header names are case-insensitive", seen[canon], name)
+			continue
+		}
+		seen[canon] = name
+		if why := refusedHeader(canon); why != "" {
+			bad(key, "%s", why)
+			continue
+		}
+		res.set(name, v)
 	}
 	if st.Body != nil {
 		res.body = bytes.TrimSpace(st.Body)
+		if !json.Valid(res.body) {
+			bad("body", "not JSON")
+		}
 		if res.header.Get("Content-Type") == "" {
 			res.set("Content-Type", spec.JSON)
 		}
+	}
+	switch st.Status {
+	case http.StatusNoContent, http.StatusResetContent, http.StatusNotModified:
+		// RFC 9110 §15.3.5, §15.3.6, §15.4.5; net/http drops such a body.
+		if st.Body != nil {
+			bad("body", "a %d answer has no content (RFC 9110); remove the body", st.Status)
+		}
+	}
+	if st.Status >= 400 && len(errs) == 0 {
+		errs = append(errs, s.checkStubError(id, st, res)...)
+	}
+	if len(errs) > 0 {
+		return errs
 	}
 	path := s.spec.BasePath + op.Path
 	for _, p := range op.Params {
@@ -186,13 +231,89 @@ func (s *Server) checkStub(id string, st Stub) error {
 	}
 	r, err := http.NewRequest(op.Method, path, nil)
 	if err != nil {
-		return err
+		return []error{fmt.Errorf("responses: %s: %v", id, err)}
 	}
 	if ps := s.val.Response(r, op, res.status, res.header, res.body); len(ps) > 0 {
-		return fmt.Errorf("the response does not match the document: %s", describeProblems(ps))
+		return []error{fmt.Errorf("responses: %s: the response does not match the document: %s", id, describeProblems(ps))}
 	}
 	s.ops[op].stub = res
 	return nil
+}
+
+// checkStubError holds a configured 4xx or 5xx to the promise every other
+// error keeps: the Error body, application/json, with status equal to the
+// HTTP status, accepted by the document's error schema.
+func (s *Server) checkStubError(id string, st Stub, res *response) []error {
+	what := fmt.Sprintf("a %d answer is the Error body {code, message, status}", st.Status)
+	if st.Body == nil {
+		return []error{fmt.Errorf("responses: %s.body: %s; give one", id, what)}
+	}
+	var errs []error
+	if mt, _, err := mime.ParseMediaType(res.header.Get("Content-Type")); err != nil || !isJSONMediaType(mt) {
+		name := "Content-Type"
+		for k := range st.Headers {
+			if http.CanonicalHeaderKey(k) == name {
+				name = k
+			}
+		}
+		errs = append(errs, fmt.Errorf("responses: %s.headers.%s: a %d answer is the Error body, %s", id, name, st.Status, spec.JSON))
+	}
+	var reasons []string
+	dec := json.NewDecoder(bytes.NewReader(res.body))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil || m == nil {
+		reasons = append(reasons, "want a JSON object")
+	} else {
+		if code, ok := m["code"].(string); !ok || code == "" {
+			reasons = append(reasons, "code: want a non-empty string")
+		}
+		if _, ok := m["message"].(string); !ok {
+			reasons = append(reasons, "message: want a string")
+		}
+		if n, ok := m["status"].(json.Number); !ok || n.String() != strconv.Itoa(st.Status) {
+			reasons = append(reasons, fmt.Sprintf("status: want %d, the HTTP status", st.Status))
+		}
+	}
+	if len(reasons) > 0 {
+		errs = append(errs, fmt.Errorf("responses: %s.body: %s: %s", id, what, strings.Join(reasons, "; ")))
+	} else if s.errorSchema != nil {
+		if ps := s.val.Schema(s.errorSchema, res.body); len(ps) > 0 {
+			errs = append(errs, fmt.Errorf("responses: %s.body: does not match the document's error schema: %s", id, describeProblems(ps)))
+		}
+	}
+	return errs
+}
+
+// refusedHeader says why a configured response may not set a header, or
+// "" when it may. The list is in docs/configuration.md (responses).
+func refusedHeader(canon string) string {
+	switch canon {
+	case "Content-Length", "Transfer-Encoding", "Trailer":
+		return "a framing header: net/http writes the message's framing from the body; remove it"
+	case "Connection", "Keep-Alive", "Proxy-Connection", "Te", "Upgrade":
+		return "a hop-by-hop header (RFC 9110 §7.6.1): it is about the connection, which net/http manages; remove it"
+	case "Content-Encoding":
+		return "the body is sent as written, never encoded, so a content coding would make clients fail to decode it; remove it"
+	}
+	if strings.HasPrefix(canon, "Access-Control-") {
+		return "the cors settings decide the Access-Control-* headers; a configured one would bypass them"
+	}
+	return ""
+}
+
+// isToken reports whether s is an RFC 9110 token, the form of a header name.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // serveStub answers with a copy of the configured response.
@@ -208,15 +329,18 @@ func (o *operation) serveStub() *response {
 
 // clampLimit returns r with an out-of-range page size replaced by the
 // nearest bound, and a note for the log; a value that is not an integer is
-// left for validation to refuse. values is r's parsed query; it is updated
-// to match the returned request.
+// left for validation to refuse. An integer beyond int64 is out of range
+// too, and clamped like any other. values is r's parsed query; it is
+// updated to match the returned request.
 func clampLimit(r *http.Request, values url.Values, l *spec.Limit) (*http.Request, string) {
 	raw := values.Get(l.Param)
 	if raw == "" {
 		return r, ""
 	}
+	// On ErrRange, ParseInt gives the int64 bound on the value's side.
 	n, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil {
+	beyond := errors.Is(err, strconv.ErrRange)
+	if err != nil && !beyond {
 		return r, ""
 	}
 	clamped := n
@@ -226,7 +350,7 @@ func clampLimit(r *http.Request, values url.Values, l *spec.Limit) (*http.Reques
 	if l.Max > 0 && n > l.Max {
 		clamped = l.Max
 	}
-	if clamped == n {
+	if clamped == n && !beyond {
 		return r, ""
 	}
 	values.Set(l.Param, strconv.FormatInt(clamped, 10))
@@ -234,7 +358,7 @@ func clampLimit(r *http.Request, values url.Values, l *spec.Limit) (*http.Reques
 	u.RawQuery = values.Encode()
 	r2 := *r
 	r2.URL = &u
-	return &r2, fmt.Sprintf("%s=%d clamped to %d", l.Param, n, clamped)
+	return &r2, fmt.Sprintf("%s=%s clamped to %d", l.Param, truncate(raw, 40), clamped)
 }
 
 // Cursors are opaque to clients: "c1." and the seq of the last item of the

@@ -37,6 +37,10 @@ func TestOutOfRangeLimit(t *testing.T) {
 		{true, "?limit=-5", 200, 1},
 		{true, "?limit=101", 200, 100},
 		{true, "?limit=99999999999", 200, 100},
+		// Beyond int64 is still an integer out of range: clamped, not refused.
+		{true, "?limit=99999999999999999999", 200, 100},
+		{true, "?limit=-99999999999999999999", 200, 1},
+		{false, "?limit=99999999999999999999", 400, 0},
 		{true, "?limit=abc", 400, 0}, // not a number: nothing to clamp
 		{true, "?limit=1&limit=200", 400, 0},
 		{true, "?limit=50", 200, 50},
@@ -55,8 +59,11 @@ func TestOutOfRangeLimit(t *testing.T) {
 	}
 	env := newPetstore(t, func(o *Options) { o.Lists.ClampLimit = true })
 	env.get("/pets?limit=500")
-	if !strings.Contains(env.log.String(), "limit=500 clamped to 100") {
-		t.Errorf("the log does not say the limit was clamped:\n%s", env.log)
+	env.get("/pets?limit=99999999999999999999")
+	for _, want := range []string{"limit=500 clamped to 100", "limit=99999999999999999999 clamped to 100"} {
+		if !strings.Contains(env.log.String(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, env.log)
+		}
 	}
 }
 
@@ -236,7 +243,7 @@ func TestOptionsRejected(t *testing.T) {
 		`defaults: pets.id: the server assigns id`,
 		`defaults: pets.colour: the item schema has no field "colour"`,
 		`defaults: no collection "cats"`,
-		`responses: listStoreOrders: the response does not match the document`,
+		`responses: listStoreOrders.body: a 401 answer is the Error body`,
 		`responses: listPets: listPets (GET /pets) is served from the store`,
 		`responses: nope: no such operation`,
 		`latency: getPet: want 0 <= min <= max`,
@@ -271,6 +278,111 @@ func TestConfiguredResponse(t *testing.T) {
 	}
 	if r := newPetstore(t).get("/store/orders"); r.code(t) != string(CodeNotPublished) {
 		t.Errorf("without configuration: %d %s", r.status, r.body)
+	}
+}
+
+// TestConfiguredResponseRefused: a configured answer that would break
+// HTTP, or a 4xx or 5xx that is not the Error body, is refused at start-up,
+// each problem on its own line at its key. Every case is refused alone, so
+// each check is seen to work by itself.
+func TestConfiguredResponseRefused(t *testing.T) {
+	hello := json.RawMessage(`{"hello": "world"}`)
+	cases := []struct {
+		name string
+		stub Stub
+		want []string
+	}{
+		{"1xx switching", Stub{Status: 101, Body: hello}, []string{`listStoreOrders.status: 101: a 1xx status is an interim answer`}},
+		{"1xx early hints", Stub{Status: 103}, []string{`listStoreOrders.status: 103: a 1xx status`}},
+		{"no status", Stub{Status: 0}, []string{`listStoreOrders.status: 0: want an HTTP status, 200 to 599`}},
+		{"204 with a body", Stub{Status: 204, Body: hello}, []string{`listStoreOrders.body: a 204 answer has no content`}},
+		{"205 with a body", Stub{Status: 205, Body: json.RawMessage(`[]`)}, []string{`listStoreOrders.body: a 205 answer has no content`}},
+		{"304 with a body", Stub{Status: 304, Body: hello}, []string{`listStoreOrders.body: a 304 answer has no content`}},
+		{"framing and hop-by-hop headers", Stub{Status: 200, Body: hello, Headers: map[string]string{
+			"Content-Length": "100", "transfer-encoding": "chunked", "Connection": "close", "Keep-Alive": "timeout=5",
+			"Upgrade": "websocket", "TE": "trailers", "Trailer": "X-Sum", "Proxy-Connection": "keep-alive",
+		}}, []string{
+			"listStoreOrders.headers.Content-Length: a framing header", "listStoreOrders.headers.transfer-encoding: a framing header",
+			"listStoreOrders.headers.Trailer: a framing header", "listStoreOrders.headers.Connection: a hop-by-hop header",
+			"listStoreOrders.headers.Keep-Alive: a hop-by-hop header", "listStoreOrders.headers.Upgrade: a hop-by-hop header",
+			"listStoreOrders.headers.TE: a hop-by-hop header", "listStoreOrders.headers.Proxy-Connection: a hop-by-hop header",
+		}},
+		{"content coding", Stub{Status: 200, Body: hello, Headers: map[string]string{"Content-Encoding": "gzip"}}, []string{"listStoreOrders.headers.Content-Encoding: the body is sent as written"}},
+		{"CORS header", Stub{Status: 200, Headers: map[string]string{"Access-Control-Allow-Origin": "*"}}, []string{"listStoreOrders.headers.Access-Control-Allow-Origin: the cors settings decide"}},
+		{"bad header name", Stub{Status: 200, Headers: map[string]string{"X Mock": "yes"}}, []string{`listStoreOrders.headers.X Mock: "X Mock" is not a header name`}},
+		{"bad header value", Stub{Status: 200, Headers: map[string]string{"X-Mock": "a\r\nSet-Cookie: x=1"}}, []string{`listStoreOrders.headers.X-Mock: the value holds a control character`}},
+		{"one header twice", Stub{Status: 200, Headers: map[string]string{"X-Mock": "a", "x-mock": "b"}}, []string{`listStoreOrders.headers.x-mock: given twice (X-Mock, x-mock)`}},
+		{"not JSON", Stub{Status: 200, Body: json.RawMessage(`{"a":`)}, []string{`listStoreOrders.body: not JSON`}},
+		{"500 without the Error body", Stub{Status: 500, Body: hello}, []string{"listStoreOrders.body: a 500 answer is the Error body {code, message, status}: code: want a non-empty string; message: want a string; status: want 500"}},
+		{"503 without a body", Stub{Status: 503}, []string{"listStoreOrders.body: a 503 answer is the Error body {code, message, status}; give one"}},
+		{"status differs", Stub{Status: 503, Body: json.RawMessage(`{"code":"down","message":"m","status":500}`)}, []string{"listStoreOrders.body: a 503 answer is the Error body {code, message, status}: status: want 503, the HTTP status"}},
+		{"status as text", Stub{Status: 418, Body: json.RawMessage(`{"code":"tea","message":"m","status":"418"}`)}, []string{"listStoreOrders.body: a 418 answer is the Error body {code, message, status}: status: want 418"}},
+		{"error content type", Stub{Status: 503, Body: json.RawMessage(`{"code":"down","message":"m","status":503}`), Headers: map[string]string{"Content-Type": "text/plain"}}, []string{"listStoreOrders.headers.Content-Type: a 503 answer is the Error body, application/json"}},
+		{"error schema", Stub{Status: 503, Body: json.RawMessage(`{"code":"down","message":"m","status":503,"retry":"soon"}`)}, []string{"listStoreOrders.body: does not match the document's error schema"}},
+		{"document", Stub{Status: 200, Body: hello}, []string{"listStoreOrders: the response does not match the document"}},
+	}
+	// The Petstore's Error allows more properties, and its orders may
+	// answer anything; here Error allows no more, and a 200 is an array,
+	// so the last cases fail the error schema, or the document, and
+	// nothing else.
+	doc := strings.NewReplacer(
+		"    Error:\n      type: object\n", "    Error:\n      type: object\n      additionalProperties: false\n",
+		"        default:\n          description: Not shown in the description.\n", "        default:\n          description: Not shown in the description.\n        '200':\n          description: The orders.\n          content:\n            application/json:\n              schema: {type: array}\n",
+	).Replace(petstoreDoc(t))
+	strict, err := spec.Parse([]byte(doc), "strict.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := New(Options{Spec: strict, Keys: []string{testKey}, Responses: map[string]Stub{"listStoreOrders": c.stub}})
+			if err == nil {
+				t.Fatal("New accepted it")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), "responses: "+w) {
+					t.Errorf("the error does not say %q:\n%v", "responses: "+w, err)
+				}
+			}
+			if got := strings.Count(err.Error(), "\n") + 1; got != len(c.want) {
+				t.Errorf("%d problems, want %d:\n%v", got, len(c.want), err)
+			}
+		})
+	}
+}
+
+// TestConfiguredErrorAndRedirect: a 4xx or 5xx that is the Error body is
+// served as configured; a 3xx is not an error, so a redirect needs none;
+// a 304 needs no body.
+func TestConfiguredErrorAndRedirect(t *testing.T) {
+	env := newPetstore(t, func(o *Options) {
+		o.Responses = map[string]Stub{"listStoreOrders": {
+			Status:  503,
+			Headers: map[string]string{"Retry-After": "120"},
+			Body:    json.RawMessage(`{"code": "maintenance", "message": "orders are down", "status": 503}`),
+		}}
+	})
+	r := env.get("/store/orders") // env.do checks the Error body
+	if r.status != 503 || r.code(t) != "maintenance" || r.header.Get("Retry-After") != "120" {
+		t.Errorf("configured 503: %d %v %s", r.status, r.header, r.body)
+	}
+	moved := newPetstore(t, func(o *Options) {
+		o.Responses = map[string]Stub{"listStoreOrders": {Status: 307, Headers: map[string]string{"Location": "/v1/pets"}}}
+	})
+	client := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, _ := http.NewRequest("GET", moved.base+"/store/orders", nil)
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 307 || res.Header.Get("Location") != "/v1/pets" {
+		t.Errorf("configured redirect: %d %v", res.StatusCode, res.Header)
+	}
+	s, _ := spec.Default()
+	if _, err := New(Options{Spec: s, Keys: []string{testKey}, Responses: map[string]Stub{"listStoreOrders": {Status: 304}}}); err != nil {
+		t.Errorf("a 304 without a body: %v", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -51,25 +52,32 @@ type originPattern struct {
 	subdomain bool
 }
 
+// newCORS checks every origin and reports each bad one, on its own line,
+// as "cors: origins[i]: ...", so configuration problems can name the entry.
 func newCORS(o CORSOptions) (*cors, error) {
 	c := &cors{credentials: o.Credentials}
 	origins := o.Origins
 	if origins == nil {
 		origins = DefaultCORSOrigins
 	}
-	for _, p := range origins {
+	var errs []error
+	for i, p := range origins {
 		if p == "*" {
 			if o.Credentials {
-				return nil, fmt.Errorf("cors: origin \"*\" cannot be combined with credentials: name the origins that may send credentials")
+				errs = append(errs, fmt.Errorf("cors: origins[%d]: \"*\" cannot be combined with credentials: name the origins that may send credentials", i))
 			}
 			c.any = true
 			continue
 		}
 		pat, err := parseOriginPattern(p)
 		if err != nil {
-			return nil, err
+			errs = append(errs, fmt.Errorf("cors: origins[%d]: %q: %v", i, p, err))
+			continue
 		}
 		c.patterns = append(c.patterns, pat)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	expose := o.ExposeHeaders
 	if expose == nil {
@@ -87,7 +95,7 @@ func newCORS(o CORSOptions) (*cors, error) {
 func parseOriginPattern(p string) (originPattern, error) {
 	scheme, rest, ok := strings.Cut(p, "://")
 	if !ok || (scheme != "http" && scheme != "https") || rest == "" || strings.ContainsAny(rest, "/?#") {
-		return originPattern{}, fmt.Errorf("cors: origin %q: want scheme://host[:port], for example http://localhost:* or https://app.example.com", p)
+		return originPattern{}, errors.New("want scheme://host[:port], for example http://localhost:* or https://app.example.com")
 	}
 	host, port := rest, ""
 	if h, pt, err := net.SplitHostPort(rest); err == nil {
@@ -100,11 +108,11 @@ func parseOriginPattern(p string) (originPattern, error) {
 	if strings.HasPrefix(host, "*.") {
 		pat.subdomain, pat.host = true, host[1:] // ".example.com"
 	} else if strings.Contains(host, "*") {
-		return originPattern{}, fmt.Errorf("cors: origin %q: a wildcard may only stand for the port or a leading subdomain", p)
+		return originPattern{}, errors.New("a wildcard may only stand for the port or a leading subdomain")
 	}
 	if port != "" && port != "*" {
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return originPattern{}, fmt.Errorf("cors: origin %q: port %q is not a number from 1 to 65535", p, port)
+			return originPattern{}, fmt.Errorf("port %q is not a number from 1 to 65535", port)
 		}
 	}
 	return pat, nil

@@ -523,16 +523,25 @@ func (c *collection) buildPending(set *fixtureSet, cols *columns, pending []map[
 			}
 		}
 	}
-	next := maxSeq + 1
+	// maxSeq is at least 0, so this cannot overflow; past the largest int64
+	// there is no id to give (as for a create: ids_exhausted), and a record
+	// that would need one is refused rather than wrapped to a negative id.
+	left := math.MaxInt64 - maxSeq
 	var a arena
 	fw := c.newFixtureWorker(cols, &a)
-	for _, i := range idx {
+	var errs []error
+	nbad := 0
+	for k, i := range idx {
 		p := isPending[i]
-		seq := next
+		seq := maxSeq + 1 + int64(k)
 		if c.def.IDType != "integer" {
 			seq = int64(set.refs[i].index + 1)
+		} else if int64(k) >= left {
+			if nbad++; len(errs) < maxFixtureProblems {
+				errs = append(errs, fmt.Errorf("%s: no id left: the record has no %s, and the largest id, %d, is taken; give it an id", set.where(&set.refs[i]), c.def.IDField, int64(math.MaxInt64)))
+			}
+			continue
 		}
-		next++
 		if c.idPos < 0 {
 			return nil, fmt.Errorf("%s: the id field '%s' is missing", set.where(&set.refs[i]), c.def.IDField)
 		}
@@ -540,9 +549,17 @@ func (c *collection) buildPending(set *fixtureSet, cols *columns, pending []map[
 		fw.sc.in = p.in
 		b, err := c.buildChecked(&fw.sc, p.extra, seq, now)
 		if err != nil {
-			return nil, fmt.Errorf("%s%v", set.where(&set.refs[i]), err)
+			if nbad++; len(errs) < maxFixtureProblems {
+				errs = append(errs, fmt.Errorf("%s%v", set.where(&set.refs[i]), err))
+			}
+			continue
 		}
-		fw.store(i, b)
+		if nbad == 0 {
+			fw.store(i, b)
+		}
+	}
+	if err := fixtureProblems(set, errs, nbad); err != nil {
+		return nil, err
 	}
 	base := cols.data.adopt(&a)
 	for _, i := range idx {

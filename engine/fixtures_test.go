@@ -276,3 +276,38 @@ func TestLargeFixtures(t *testing.T) {
 		t.Errorf("err = %v, want the duplicate of id 8 named", err)
 	}
 }
+
+// TestNoIDLeftForFixtures: a record without an id gets the one after the
+// largest; when the largest is the largest int64 there is none, and the
+// load (or an import) is refused, never given a negative id.
+func TestNoIDLeftForFixtures(t *testing.T) {
+	s, _ := spec.Default()
+	load := func(recs string) error {
+		_, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{"pets.json", []byte(recs)}}})
+		return err
+	}
+	err := load(`[{"id":9223372036854775807,"name":"Last","categoryId":1},{"name":"noid","categoryId":1},{"name":"noid2","categoryId":1}]`)
+	got := problemLines(err)
+	if len(got) != 2 || !strings.Contains(got[0], "fixtures pets.json: pets[1]: no id left") || !strings.Contains(got[1], "pets[2]: no id left") {
+		t.Errorf("err = %v, want pets[1] and pets[2] refused: no id left", err)
+	}
+	// One id is left: the first record without an id takes it, the second
+	// has none.
+	err = load(`[{"id":9223372036854775806,"name":"Last","categoryId":1},{"name":"noid","categoryId":1},{"name":"noid2","categoryId":1}]`)
+	if got := problemLines(err); len(got) != 1 || !strings.Contains(got[0], "pets[2]: no id left") {
+		t.Errorf("err = %v, want only pets[2] refused", err)
+	}
+	if err := load(`[{"id":9223372036854775806,"name":"Last","categoryId":1},{"name":"noid","categoryId":1}]`); err != nil {
+		t.Errorf("the last id is free, yet: %v", err)
+	}
+
+	env := newPetstore(t)
+	before := string(env.admin("GET", "store", "", "").body)
+	r := env.admin("PUT", "store", `{"pets":[{"id":9223372036854775807,"name":"Last","categoryId":1},{"name":"noid","categoryId":1}]}`, "application/json")
+	if r.status != 400 || !strings.Contains(r.message(t), "pets[1]: no id left") {
+		t.Errorf("import: %d %s, want 400 naming pets[1]", r.status, r.body)
+	}
+	if after := string(env.admin("GET", "store", "", "").body); after != before || strings.Contains(after, "-9223372036854775808") {
+		t.Errorf("a refused import changed the store")
+	}
+}

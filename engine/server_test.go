@@ -514,6 +514,26 @@ func TestCORSOptions(t *testing.T) {
 	}
 }
 
+// TestCORSEveryProblem: every bad origin is reported at once, each with
+// its place in the list, and "*" with credentials among them.
+func TestCORSEveryProblem(t *testing.T) {
+	_, err := newCORS(CORSOptions{Origins: []string{"ftp://x", "http://localhost:*", "http://a:99999", "http://*x.com", "*"}, Credentials: true})
+	want := []string{
+		`cors: origins[0]: "ftp://x": want scheme://host[:port]`,
+		`cors: origins[2]: "http://a:99999": port "99999" is not a number from 1 to 65535`,
+		`cors: origins[3]: "http://*x.com": a wildcard may only stand for the port or a leading subdomain`,
+		`cors: origins[4]: "*" cannot be combined with credentials`,
+	}
+	if got := problemLines(err); len(got) != len(want) {
+		t.Errorf("%d problems, want %d:\n%v", len(got), len(want), err)
+	}
+	for _, w := range want {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("the error does not say %q:\n%v", w, err)
+		}
+	}
+}
+
 func TestRequestLog(t *testing.T) {
 	env := newPetstore(t)
 	env.get("/pets?limit=0&api_key=hunter2")

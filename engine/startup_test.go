@@ -30,7 +30,7 @@ func TestStartupReportsEveryProblem(t *testing.T) {
 	}
 	got := err.Error()
 	for _, want := range []string{
-		`cors: origin "nope"`,
+		`cors: origins[0]: "nope": want scheme://host`,
 		"auth: keys: API key 2 contains white space",
 		`latency: no operation "nope"`,
 		"faults: getPet: rate 2",

@@ -280,7 +280,7 @@ func TestEveryProblemListed(t *testing.T) {
 		"5 problems",
 		path + `:1: seed: "x": want an integer`,
 		path + `:2: latency.getPets: no operation "getPets"`,
-		path + `:4: cors.origins: origin "nope": want scheme://host[:port]`,
+		path + `:4: cors.origins[0]: "nope": want scheme://host[:port]`,
 		path + `:6: faults.createPet.rate: 1.5: want at most 1`,
 		path + `:8: fixtures.files: fixtures ` + fixture + `: pets[0] (id 1): field 'status'`,
 	} {
@@ -291,9 +291,94 @@ func TestEveryProblemListed(t *testing.T) {
 	if n := strings.Count(errOut, "faults.createPet"); n != 1 {
 		t.Errorf("the fault rate is reported %d times:\n%s", n, errOut)
 	}
+	// Several bad origins are all listed, each at its own key and line;
+	// "*" with credentials, which the file's checks and the engine both
+	// see, once.
+	os.WriteFile(path, []byte("cors:\n  credentials: true\n  origins:\n    - ftp://x\n    - http://localhost:*\n    - http://a:99999\n    - '*'\n"), 0o600)
+	code, _, errOut = runCLI(t, nil, "config", "validate", path)
+	for _, w := range []string{
+		"3 problems",
+		path + `:4: cors.origins[0]: "ftp://x": want scheme://host[:port]`,
+		path + `:6: cors.origins[2]: "http://a:99999": port "99999" is not a number`,
+		path + `:7: cors.origins[3]: "*" cannot be combined with credentials`,
+	} {
+		if code != exitUsage || !strings.Contains(errOut, w) {
+			t.Errorf("exit %d, stderr lacks %q:\n%s", code, w, errOut)
+		}
+	}
 	// serve reports the same, before it listens.
 	if code, _, serveErr := runCLI(t, nil, "serve", "--config", path, "--addr", "127.0.0.1:0"); code != exitUsage || serveErr != errOut {
 		t.Errorf("serve: %d\n%s", code, serveErr)
+	}
+}
+
+// TestBadClockReportedOnce: a clock.now that is not an instant is one
+// problem, with its key and source, whether it comes from the environment,
+// a flag or the file; and it does not hide the settings checked after it.
+func TestBadClockReportedOnce(t *testing.T) {
+	t.Chdir(t.TempDir()) // no petctl.yaml here
+	path := filepath.Join(t.TempDir(), "petctl.yaml")
+	os.WriteFile(path, []byte("clock:\n  now: soon\nresponses:\n  nope: {status: 200}\n"), 0o600)
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+		want []string
+	}{
+		{map[string]string{"PETCTL_NOW": "tomorrow"}, []string{"config", "validate"}, []string{`configuration: PETCTL_NOW: clock.now: "tomorrow": want an RFC 3339 instant`}},
+		{nil, []string{"serve", "--now", "y", "--addr", "127.0.0.1:0"}, []string{`configuration: --now: clock.now: "y": want an RFC 3339 instant`}},
+		{nil, []string{"config", "validate", path}, []string{"2 problems", path + `:2: clock.now: "soon": want an RFC 3339 instant`, path + `:4: responses.nope: no such operation`}},
+	} {
+		code, _, errOut := runCLI(t, c.env, c.args...)
+		for _, w := range c.want {
+			if code != exitUsage || !strings.Contains(errOut, w) {
+				t.Errorf("%v: exit %d, stderr lacks %q:\n%s", c.args, code, w, errOut)
+			}
+		}
+		if n := strings.Count(errOut, "want an RFC 3339 instant"); n != 1 {
+			t.Errorf("%v: the clock is reported %d times:\n%s", c.args, n, errOut)
+		}
+	}
+}
+
+// TestConfiguredResponseProblems: a configured answer HTTP cannot carry, or
+// an error answer without the Error body, stops validate and serve with
+// every problem at its key and line; the 1xx status that both the file's
+// checks and the engine refuse is reported once.
+func TestConfiguredResponseProblems(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, c := range []struct {
+		file string
+		want []string
+	}{
+		{"seed: 3\nresponses:\n  listStoreOrders:\n    status: 204\n    headers:\n      Content-Length: \"100\"\n      Connection: close\n    body: {hello: world}\n", []string{
+			"3 problems",
+			"petctl.yaml:6: responses.listStoreOrders.headers.Content-Length: a framing header",
+			"petctl.yaml:7: responses.listStoreOrders.headers.Connection: a hop-by-hop header",
+			"petctl.yaml:8: responses.listStoreOrders.body: a 204 answer has no content",
+		}},
+		{"responses:\n  listStoreOrders:\n    status: 101\n", []string{"configuration: petctl.yaml:3: responses.listStoreOrders.status: 101: want at least 200"}},
+		{"responses:\n  listStoreOrders:\n    status: 500\n    body: {hello: world}\n", []string{
+			"configuration: petctl.yaml:4: responses.listStoreOrders.body: a 500 answer is the Error body {code, message, status}",
+		}},
+	} {
+		os.WriteFile("petctl.yaml", []byte(c.file), 0o600)
+		code, _, errOut := runCLI(t, nil, "config", "validate")
+		for _, w := range c.want {
+			if code != exitUsage || !strings.Contains(errOut, w) {
+				t.Errorf("exit %d, stderr lacks %q:\n%s", code, w, errOut)
+			}
+		}
+		if code != exitUsage {
+			continue // serve would start, and serve until the test times out
+		}
+		if code, _, serveErr := runCLI(t, nil, "serve", "--addr", "127.0.0.1:0"); code != exitUsage || serveErr != errOut {
+			t.Errorf("serve: %d\n%s", code, serveErr)
+		}
+	}
+	// The example of docs/configuration.md is valid.
+	os.WriteFile("petctl.yaml", []byte("responses:\n  listStoreOrders:\n    status: 503\n    headers: {Retry-After: \"120\"}\n    body: {code: maintenance, message: orders are down for maintenance, status: 503}\n"), 0o600)
+	if code, out, errOut := runCLI(t, nil, "config", "validate"); code != 0 {
+		t.Errorf("the documented 503: exit %d %s %s", code, out, errOut)
 	}
 }
 

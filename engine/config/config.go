@@ -29,7 +29,7 @@ type Config struct {
 	Seed      int64                     `yaml:"seed" env:"PETCTL_SEED" flag:"seed" doc:"Seed of generated records, injected latency and injected faults: the same seed gives the same data and the same sequence of delays and faults."`
 	Lists     Lists                     `yaml:"lists" doc:"Behaviour of list operations where the description says 'not shown'."`
 	Defaults  map[string]map[string]any `yaml:"defaults" example:"pets:\n  status: available" doc:"Values given to fields a create request leaves out, per collection and field (for the Petstore: the status of a new animal sent without one). Without an entry the field stays absent, as the spec allows."`
-	Responses map[string]Response       `yaml:"responses" example:"listStoreOrders:\n  status: 200\n  body: []" doc:"Configured answers for operations the store cannot serve, by operationId: for the Petstore, GET /store/orders, whose interface is not published. Checked against the spec at start-up."`
+	Responses map[string]Response       `yaml:"responses" example:"listStoreOrders:\n  status: 200\n  body: []" doc:"Configured answers for operations the store cannot serve, by operationId: for the Petstore, GET /store/orders, whose interface is not published. Each has a status (default 200), headers and a body (JSON, written in YAML). Checked at start-up against the spec and against what HTTP can carry: a 4xx or 5xx must be the Error body, and some statuses and headers are refused (docs/configuration.md, Configured responses)."`
 	Clock     Clock                     `yaml:"clock" doc:"The server's clock."`
 	Latency   map[string]Range          `yaml:"latency" example:"'*': 20ms\ngetPet: 50ms..400ms" doc:"Delay before answering, by operationId, or '*' for every operation without its own entry: a fixed duration (50ms) or a range to draw from (50ms..400ms). At most 20s."`
 	Faults    map[string]Fault          `yaml:"faults" example:"createPet:\n  rate: 0.1\n  status: 503" doc:"Injected failures, by operationId or '*': the share of requests that fail (after authentication and validation) and their status. Failures carry the Error body with code fault_injected and change nothing."`
@@ -77,9 +77,9 @@ type Lists struct {
 
 // Response is a configured answer.
 type Response struct {
-	Status  int               `yaml:"status" min:"100" max:"599" doc:"HTTP status; the operation must declare it (or a default response)."`
-	Headers map[string]string `yaml:"headers" doc:"Response headers."`
-	Body    any               `yaml:"body" doc:"JSON body, written in YAML; absent sends no body."`
+	Status  int               `yaml:"status" min:"200" max:"599" doc:"HTTP status, 200 to 599 (a 1xx is an interim answer, never the final one); the operation must declare it (or a default response). A 4xx or 5xx answer is the Error body, as every other error is: give a body {code, message, status} with status equal to this status; it is checked against the spec's error schema."`
+	Headers map[string]string `yaml:"headers" doc:"Response headers. Refused, because they would break the answer: the framing headers Content-Length, Transfer-Encoding and Trailer (written from the body); the hop-by-hop headers Connection, Keep-Alive, Proxy-Connection, TE and Upgrade; Content-Encoding (the body is sent as written); Access-Control-* (the cors settings decide them); names that are not tokens, values with control characters, and a name given twice."`
+	Body    any               `yaml:"body" doc:"JSON body, written in YAML; absent sends no body. A 204, 205 or 304 answer has none; a 4xx or 5xx answer must have the Error body."`
 }
 
 // Clock is the server's clock.

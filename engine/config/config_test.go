@@ -276,7 +276,7 @@ server2: {}
 		"petctl.yaml:11: latency.listPets: 25s is longer than the limit of 20s",
 		"petctl.yaml:14: auth.keys: keys are given but auth.mode is open",
 		`petctl.yaml:15: clock.now: "tomorrow": want an RFC 3339 instant`,
-		"petctl.yaml:16: cors.origins: * cannot be combined with credentials",
+		`petctl.yaml:16: cors.origins[0]: "*" cannot be combined with credentials`,
 		"petctl.yaml:18: fixtures.generate: -3: want at least 0",
 	} {
 		if !strings.Contains(got, w) {

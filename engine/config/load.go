@@ -64,12 +64,15 @@ func (l *Loaded) Source(key string) string {
 	if s, ok := l.sources[key]; ok {
 		return s
 	}
-	for k, s := range l.sources { // a value inside a map or list
-		if strings.HasPrefix(key, k+".") {
-			return s
+	// A value inside a map or list: the innermost key that has a source
+	// (responses.x, not responses), whatever the map's order.
+	best, src := "", "default"
+	for k, s := range l.sources {
+		if len(k) > len(best) && (strings.HasPrefix(key, k+".") || strings.HasPrefix(key, k+"[")) {
+			best, src = k, s
 		}
 	}
-	return "default"
+	return src
 }
 
 // Load layers the defaults, the file and the environment. path "" looks
@@ -303,7 +306,9 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, key string) {
 				elem.Set(reflect.ValueOf(zeroWithDefaults(t.Elem())))
 			}
 			d.decode(vn, elem, join(key, kn.Value))
-			d.atKey(kn, join(key, kn.Value))
+			// Every entry came from this line, a struct one too (its
+			// problems are located here, and its unset fields with it).
+			d.sources[join(key, kn.Value)] = fmt.Sprintf("%s:%d", d.file, kn.Line)
 			m.SetMapIndex(reflect.ValueOf(kn.Value), elem)
 		}
 		v.Set(m)
@@ -613,9 +618,11 @@ func (l *Loaded) Check() error {
 			bad(fmt.Sprintf("auth.keys[%d]", i), "a key must be non-empty and without spaces")
 		}
 	}
-	for _, o := range c.CORS.Origins {
+	for i, o := range c.CORS.Origins {
 		if o == "*" && c.CORS.Credentials {
-			bad("cors.origins", "* cannot be combined with credentials: name the origins that may send credentials")
+			// The entry's own key: the engine reports the other origins
+			// at theirs, and a problem at the whole list would hide them.
+			bad(fmt.Sprintf("cors.origins[%d]", i), `"*" cannot be combined with credentials: name the origins that may send credentials`)
 		}
 	}
 	for _, id := range sortedKeys(c.Latency) {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net"
@@ -24,8 +25,12 @@ func (c *Config) UsesDevKey() bool { return c.Auth.Mode == "keys" && len(c.Auth.
 
 // EngineOptions turns the configuration into engine options. The caller
 // adds the spec, the fixtures and the logger. start is when the clock of
-// clock.now starts running.
+// clock.now starts running. A value it cannot convert is reported, one
+// line each, in the engine's form ("clock: now: ..."), so Combine locates
+// it and merges it with the same problem found by Check; the other
+// settings are converted even so, and the engine checks them.
 func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
+	var errs []error
 	o := engine.Options{
 		Keys:           c.Auth.Keys,
 		OpenAuth:       c.Auth.Mode == "open",
@@ -56,12 +61,12 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 		o.Lists.CursorParam = c.Lists.CursorParam
 	}
 	if c.Clock.Now != "" {
-		at, err := ParseNow(c.Clock.Now)
-		if err != nil {
-			return o, err
+		if at, err := ParseNow(c.Clock.Now); err != nil {
+			errs = append(errs, fmt.Errorf("clock: now: %v", err))
+		} else {
+			offset := at.Sub(start)
+			o.Now = func() time.Time { return time.Now().Add(offset) }
 		}
-		offset := at.Sub(start)
-		o.Now = func() time.Time { return time.Now().Add(offset) }
 	}
 	for coll, fields := range c.Defaults {
 		if o.Defaults == nil {
@@ -71,7 +76,8 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 		for f, v := range fields {
 			raw, err := json.Marshal(v)
 			if err != nil {
-				return o, fmt.Errorf("defaults.%s.%s: %v", coll, f, err)
+				errs = append(errs, fmt.Errorf("defaults: %s.%s: %v", coll, f, err))
+				continue
 			}
 			o.Defaults[coll][f] = raw
 		}
@@ -84,7 +90,8 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 		if r.Body != nil {
 			raw, err := json.Marshal(r.Body)
 			if err != nil {
-				return o, fmt.Errorf("responses.%s.body: %v", id, err)
+				errs = append(errs, fmt.Errorf("responses: %s.body: %v", id, err))
+				continue
 			}
 			st.Body = raw
 		}
@@ -102,7 +109,7 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 		}
 		o.Faults[id] = engine.Fault{Rate: f.Rate, Status: f.Status}
 	}
-	return o, nil
+	return o, errors.Join(errs...)
 }
 
 // Timeouts are the server's connection time-outs.
