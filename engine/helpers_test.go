@@ -108,15 +108,6 @@ type result struct {
 	body   []byte
 }
 
-func (r result) json(t *testing.T) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(r.body, &v); err != nil {
-		t.Fatalf("body is not JSON: %v: %q", err, r.body)
-	}
-	return v
-}
-
 func (r result) list(t *testing.T) []map[string]any {
 	t.Helper()
 	var v []map[string]any

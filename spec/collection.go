@@ -251,9 +251,6 @@ func (c *Collection) inferQuery() {
 	}
 }
 
-// EnumStrings returns the schema's enum values as strings, nil when it has none.
-func EnumStrings(s *base.Schema) []string { return enumStrings(s) }
-
 func enumStrings(s *base.Schema) []string {
 	if s == nil {
 		return nil
