@@ -52,18 +52,21 @@ func (s *Server) serveOperation(r *http.Request, o *operation, params map[string
 	if sunset := o.op.Sunset; !sunset.IsZero() && !s.now().Before(sunset) {
 		return errorResponse(Errorf(CodeGone, "%s was removed on %s%s", o.op, sunset.UTC().Format("2 January 2006"), s.replacementHint(o.op)))
 	}
-	if f := s.auth.check(r, o.op); f != "" {
-		return s.auth.unauthorized(r, o, f)
-	}
 	// The query is parsed once, here, for every step that reads it. A pair
 	// Go cannot decode (a bad %-escape, a ';' separator) would otherwise be
 	// dropped without a word, and the request answered as if it were absent.
+	// It comes before the key is looked for: a key the scheme takes in the
+	// query may sit in the pair Go could not read ('?limit=1;appid=KEY'),
+	// and a 401 would send the client looking in the wrong place.
 	var values url.Values
 	if r.URL.RawQuery != "" || o.kind == kindList {
 		var err error
 		if values, err = url.ParseQuery(r.URL.RawQuery); err != nil {
 			return errorResponse(Errorf(CodeValidation, "the query string cannot be decoded: %s", truncate(err.Error(), 200)))
 		}
+	}
+	if f := s.auth.check(r, o.op); f != "" {
+		return s.auth.unauthorized(r, o, f)
 	}
 	for _, name := range o.scalarQuery {
 		if vs := values[name]; len(vs) > 1 {
