@@ -105,6 +105,8 @@ func TestHostileRequests(t *testing.T) {
 		{"encoded slash in petId", hostile("GET", "/v1/pets/1%2F2", "", ""), 400, CodeValidation},
 		{"dot segments before petId", hostile("GET", "/v1/pets/../pets/1", "", ""), 404, CodeRouteNotFound},
 		{"encoded dot segment as petId", hostile("GET", "/v1/pets/%2e%2e", "", ""), 404, CodeRouteNotFound},
+		{"empty segment after the base path", hostile("GET", "/v1//pets", "", ""), 404, CodeRouteNotFound},
+		{"empty segment before an item", hostile("GET", "/v1//pets/1", "", ""), 404, CodeRouteNotFound},
 		{"petId beyond int64", hostile("GET", "/v1/pets/99999999999999999999", "", ""), 400, CodeValidation},
 		{"petId not an integer", hostile("GET", "/v1/pets/1.0", "", ""), 400, CodeValidation},
 		{"oversized headers", hostile("GET", "/v1/pets", "", "", "X-Filler: "+strings.Repeat("f", 64<<10)), 431, CodeHeadersTooLarge},

@@ -70,17 +70,15 @@ func newRouter(s *spec.Spec) *router {
 }
 
 // match finds the route for an escaped request path. Literal segments win
-// over parameters, as OpenAPI requires. Dot segments never match: a client
-// must not reach a resource by a path the document does not declare.
+// over parameters, as OpenAPI requires. Dot segments and empty segments
+// ("/v1//pets", "/pets/") never match: a client must not reach a resource
+// by a path the document does not declare, and the validator pairs the
+// request's segments with the template's one by one.
 func (rt *router) match(escapedPath string) (*route, map[string]string, bool) {
 	if !strings.HasPrefix(escapedPath, rt.base+"/") {
 		return nil, nil, false
 	}
-	rest := strings.Trim(escapedPath[len(rt.base):], "/")
-	if strings.HasSuffix(escapedPath, "/") && rest != "" {
-		return nil, nil, false // "/pets/" is not "/pets"
-	}
-	raw := strings.Split(rest, "/")
+	raw := strings.Split(escapedPath[len(rt.base)+1:], "/")
 	segs := make([]string, len(raw))
 	for i, s := range raw {
 		u, err := url.PathUnescape(s)
