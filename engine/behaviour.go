@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/petctl/petctl/spec"
+	"golang.org/x/net/http/httpguts"
 )
 
 // ListOptions decide what the description leaves open about lists.
@@ -184,10 +185,10 @@ func (s *Server) checkStub(id string, st Stub) []error {
 		key := "headers." + name
 		canon := http.CanonicalHeaderKey(name)
 		switch {
-		case !isToken(name):
+		case !httpguts.ValidHeaderFieldName(name):
 			bad(key, "%q is not a header name (RFC 9110 §5.1: letters, digits and !#$%%&'*+-.^_`|~)", name)
 			continue
-		case strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }):
+		case !httpguts.ValidHeaderFieldValue(v):
 			bad(key, "the value holds a control character (a line break, NUL); HTTP cannot carry it")
 			continue
 		case seen[canon] != "":
@@ -300,20 +301,6 @@ func refusedHeader(canon string) string {
 		return "the cors settings decide the Access-Control-* headers; a configured one would bypass them"
 	}
 	return ""
-}
-
-// isToken reports whether s is an RFC 9110 token, the form of a header name.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		b := s[i]
-		if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // serveStub answers with a copy of the configured response.

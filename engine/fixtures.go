@@ -307,8 +307,7 @@ func (c *collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 	// records is reported at once; each keeps the first of its bad records
 	// and counts the rest. The workers' ranges ascend, so their lists in
 	// worker order are in file order, however the work was scheduled.
-	errs := make([][]error, workers)
-	nbad := make([]int, workers)
+	bads := make([]badRecords, workers)
 	var wg sync.WaitGroup
 	chunk := (n + workers - 1) / workers
 	for w := 0; w < workers; w++ {
@@ -321,12 +320,10 @@ func (c *collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 			for i := lo; i < hi; i++ {
 				p, err := fw.build(set, i, now)
 				if err != nil {
-					if nbad[w]++; len(errs[w]) < maxFixtureProblems {
-						errs[w] = append(errs[w], fmt.Errorf("%s%v", set.where(&set.refs[i]), err))
-					}
+					bads[w].add(set, i, err)
 					continue
 				}
-				if nbad[w] > 0 {
+				if bads[w].n > 0 {
 					continue // the load fails; nothing more to build
 				}
 				if p != nil {
@@ -339,7 +336,12 @@ func (c *collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 		}()
 	}
 	wg.Wait()
-	if err := fixtureProblems(set, slices.Concat(errs...), sumInts(nbad)); err != nil {
+	var bad badRecords
+	for w := range bads {
+		bad.first = append(bad.first, bads[w].first...)
+		bad.n += bads[w].n
+	}
+	if err := bad.err(set); err != nil {
 		return nil, err
 	}
 	for w := range arenas {
@@ -375,25 +377,32 @@ func (c *collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 // maxFixtureProblems is how many bad records one load reports.
 const maxFixtureProblems = 20
 
-// fixtureProblems joins the first bad records, one per line, and says how
-// many more there are; nil when there are none.
-func fixtureProblems(set *fixtureSet, errs []error, total int) error {
-	if total == 0 {
+// badRecords keeps the first maxFixtureProblems bad records of a load, in
+// the order they are added, and counts them all.
+type badRecords struct {
+	first []error
+	n     int
+}
+
+// add records that the record at index i of set is bad; why's text follows
+// the record's place (": reason").
+func (b *badRecords) add(set *fixtureSet, i int, why error) {
+	if b.n++; len(b.first) < maxFixtureProblems {
+		b.first = append(b.first, fmt.Errorf("%s%v", set.where(&set.refs[i]), why))
+	}
+}
+
+// err joins the first bad records, one per line, and says how many more
+// there are; nil when there are none.
+func (b *badRecords) err(set *fixtureSet) error {
+	if b.n == 0 {
 		return nil
 	}
-	errs = errs[:min(len(errs), maxFixtureProblems)]
-	if more := total - len(errs); more > 0 {
+	errs := slices.Clip(b.first[:min(len(b.first), maxFixtureProblems)])
+	if more := b.n - len(errs); more > 0 {
 		errs = append(errs, fmt.Errorf("fixtures: %s: %d more bad records after these %d", set.segs[0].coll, more, len(errs)))
 	}
 	return errors.Join(errs...)
-}
-
-func sumInts(xs []int) int {
-	t := 0
-	for _, x := range xs {
-		t += x
-	}
-	return t
 }
 
 func sortLists(index []map[string][]int32) {
@@ -529,17 +538,14 @@ func (c *collection) buildPending(set *fixtureSet, cols *columns, pending []map[
 	left := math.MaxInt64 - maxSeq
 	var a arena
 	fw := c.newFixtureWorker(cols, &a)
-	var errs []error
-	nbad := 0
+	var bad badRecords
 	for k, i := range idx {
 		p := isPending[i]
 		seq := maxSeq + 1 + int64(k)
 		if c.def.IDType != "integer" {
 			seq = int64(set.refs[i].index + 1)
 		} else if int64(k) >= left {
-			if nbad++; len(errs) < maxFixtureProblems {
-				errs = append(errs, fmt.Errorf("%s: no id left: the record has no %s, and the largest id, %d, is taken; give it an id", set.where(&set.refs[i]), c.def.IDField, int64(math.MaxInt64)))
-			}
+			bad.add(set, i, fmt.Errorf(": no id left: the record has no %s, and the largest id, %d, is taken; give it an id", c.def.IDField, int64(math.MaxInt64)))
 			continue
 		}
 		if c.idPos < 0 {
@@ -549,16 +555,14 @@ func (c *collection) buildPending(set *fixtureSet, cols *columns, pending []map[
 		fw.sc.in = p.in
 		b, err := c.buildChecked(&fw.sc, p.extra, seq, now)
 		if err != nil {
-			if nbad++; len(errs) < maxFixtureProblems {
-				errs = append(errs, fmt.Errorf("%s%v", set.where(&set.refs[i]), err))
-			}
+			bad.add(set, i, err)
 			continue
 		}
-		if nbad == 0 {
+		if bad.n == 0 {
 			fw.store(i, b)
 		}
 	}
-	if err := fixtureProblems(set, errs, nbad); err != nil {
+	if err := bad.err(set); err != nil {
 		return nil, err
 	}
 	base := cols.data.adopt(&a)
@@ -614,16 +618,17 @@ func (c *collection) orderColumns(set *fixtureSet, cols *columns) error {
 	}
 	if len(dups) > 0 {
 		slices.SortFunc(dups, func(a, b [2]int) int { return a[0] - b[0] })
-		var errs []error
+		var bad badRecords
 		for _, d := range dups[:min(len(dups), maxFixtureProblems)] {
 			i, j := d[0], d[1]
 			key := strconv.FormatInt(cols.seqs[i], 10)
 			if cols.keys != nil {
 				key = cols.keys[i]
 			}
-			errs = append(errs, fmt.Errorf("%s: id %s is already used by %s", set.where(&set.refs[i]), key, set.where(&set.refs[j])))
+			bad.add(set, i, fmt.Errorf(": id %s is already used by %s", key, set.where(&set.refs[j])))
 		}
-		return fixtureProblems(set, errs, len(dups))
+		bad.n = len(dups) // the rest are counted, not described
+		return bad.err(set)
 	}
 	if order == nil {
 		return nil

@@ -106,7 +106,7 @@ type Server struct {
 	reqlog      *requestLog
 	maxImport   int64
 	// keyParams are the query parameters always redacted in logs;
-	// keyHeaders and keyCookies carry keys too (see scrub).
+	// keyHeaders and keyCookies carry keys too (see keyNames and scrub).
 	keyParams              []string
 	keyHeaders, keyCookies []string
 }
@@ -164,9 +164,8 @@ func New(o Options) (*Server, error) {
 		dice:       newDice(o.Seed),
 		reqlog:     newRequestLog(o.RequestLogSize),
 		maxImport:  o.MaxImportBytes,
-		keyParams:  keyParams(o.Spec),
 	}
-	s.keyHeaders, s.keyCookies = keyCarriers(o.Spec)
+	s.keyParams, s.keyHeaders, s.keyCookies = keyNames(o.Spec)
 	if s.maxImport <= 0 {
 		s.maxImport = DefaultMaxImportBytes
 	}
@@ -558,30 +557,19 @@ func (s *Server) logRequest(r *http.Request, res *response, latency time.Duratio
 	}
 }
 
-// keyParams are the lower-cased names of the query parameters whose values
-// are API keys by the document's own word: the name of every apiKey scheme.
-// A header or cookie scheme's name is included too, so that a key put in the
-// query by mistake is not logged either.
-func keyParams(s *spec.Spec) []string {
-	var names []string
-	for _, sc := range s.SecuritySchemes {
-		if sc != nil && strings.EqualFold(sc.Type, "apiKey") && sc.Name != "" {
-			if n := strings.ToLower(sc.Name); !slices.Contains(names, n) {
-				names = append(names, n)
-			}
-		}
-	}
-	slices.Sort(names)
-	return names
-}
-
-// keyCarriers are the headers and cookies that carry API keys: Authorization
-// and those the document's apiKey schemes name.
-func keyCarriers(s *spec.Spec) (headers, cookies []string) {
+// keyNames are where requests carry API keys by the document's own word.
+// params are the lower-cased names of every apiKey scheme, whatever its
+// place, so that a key put in the query by mistake is not logged either;
+// headers are Authorization and the apiKey header names; cookies the
+// apiKey cookie names.
+func keyNames(s *spec.Spec) (params, headers, cookies []string) {
 	headers = []string{"Authorization"}
 	for _, sc := range s.SecuritySchemes {
 		if sc == nil || !strings.EqualFold(sc.Type, "apiKey") || sc.Name == "" {
 			continue
+		}
+		if n := strings.ToLower(sc.Name); !slices.Contains(params, n) {
+			params = append(params, n)
 		}
 		switch sc.In {
 		case "header":
@@ -590,7 +578,8 @@ func keyCarriers(s *spec.Spec) (headers, cookies []string) {
 			cookies = append(cookies, sc.Name)
 		}
 	}
-	return headers, cookies
+	slices.Sort(params)
+	return params, headers, cookies
 }
 
 // scrub replaces in msg every credential r carries by REDACTED: a document
@@ -619,12 +608,8 @@ func (s *Server) scrub(r *http.Request, msg string) string {
 		}
 	}
 	for rest := r.URL.RawQuery; rest != ""; {
-		p := rest
-		if i := strings.IndexAny(rest, "&;"); i >= 0 {
-			p, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
+		var p string
+		p, rest, _ = cutPair(rest)
 		name, v, _ := strings.Cut(p, "=")
 		if !secretName(name, s.keyParams) {
 			continue
@@ -647,7 +632,7 @@ func (s *Server) scrub(r *http.Request, msg string) string {
 }
 
 // redactQuery hides the values of parameters that may carry credentials:
-// those named in keys (see keyParams) and those whose names look like one.
+// those named in keys (see keyNames) and those whose names look like one.
 // Pairs are split at ';' as well as '&': Go refuses ';' (the request gets a
 // 400), but what follows it is still a credential to whoever reads the log.
 func redactQuery(raw string, keys []string) string {
@@ -660,22 +645,18 @@ func redactQuery(raw string, keys []string) string {
 		var b strings.Builder
 		b.Grow(len(raw))
 		for rest := raw; ; {
-			i := strings.IndexAny(rest, "&;")
-			p := rest
-			if i >= 0 {
-				p = rest[:i]
-			}
+			p, next, sep := cutPair(rest)
 			if name, _, _ := strings.Cut(p, "="); secretName(name, keys) {
 				b.WriteString(name)
 				b.WriteString("=REDACTED")
 			} else {
 				b.WriteString(p)
 			}
-			if i < 0 {
+			if sep == 0 {
 				break
 			}
-			b.WriteByte(rest[i])
-			rest = rest[i+1:]
+			b.WriteByte(sep)
+			rest = next
 		}
 		q = b.String()
 	}
@@ -685,14 +666,21 @@ func redactQuery(raw string, keys []string) string {
 	return q
 }
 
+// cutPair cuts the first name=value pair off a raw query. Pairs end at '&'
+// or at ';': Go refuses ';', but what follows it may still be a credential.
+// sep is the separator that ended the pair, 0 for the last one.
+func cutPair(raw string) (pair, rest string, sep byte) {
+	i := strings.IndexAny(raw, "&;")
+	if i < 0 {
+		return raw, "", 0
+	}
+	return raw[:i], raw[i+1:], raw[i]
+}
+
 func hasSecretName(raw string, keys []string) bool {
 	for rest := raw; rest != ""; {
-		p := rest
-		if i := strings.IndexAny(rest, "&;"); i >= 0 {
-			p, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
+		var p string
+		p, rest, _ = cutPair(rest)
 		if name, _, _ := strings.Cut(p, "="); secretName(name, keys) {
 			return true
 		}

@@ -27,22 +27,28 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestSIGTERMUnderLoad: with requests in flight, SIGTERM lets them finish,
-// refuses new connections, and the process exits 0 in bounded time.
-func TestSIGTERMUnderLoad(t *testing.T) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "petctl.yaml")
-	// Every list takes 300ms, so requests are in flight when the signal lands.
-	os.WriteFile(cfg, []byte("latency:\n  listPets: 300ms\nserver:\n  timeouts: {shutdown: 5s}\n"), 0o600)
+// startProcess runs this test binary as `petctl serve` with the config
+// text and the API key sig-key, on a free port, and returns the process,
+// the base URL, its host:port and standard error. The process is killed
+// when the test ends, if it is still running.
+func startProcess(t *testing.T, config string) (*exec.Cmd, string, string, *safeBuffer) {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "petctl.yaml")
+	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--config", cfg, "--api-key", "sig-key")
 	cmd.Env = append(os.Environ(), "PETCTL_TEST_BE_PETCTL=1")
-	stdout, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &safeBuffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
+	t.Cleanup(func() { cmd.Process.Kill() })
 	base := ""
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
@@ -55,6 +61,14 @@ func TestSIGTERMUnderLoad(t *testing.T) {
 		t.Fatalf("no base URL in the banner; stderr: %s", stderr.String())
 	}
 	go io.Copy(io.Discard, stdout)
+	return cmd, base, strings.TrimPrefix(strings.TrimSuffix(base, "/v1"), "http://"), stderr
+}
+
+// TestSIGTERMUnderLoad: with requests in flight, SIGTERM lets them finish,
+// refuses new connections, and the process exits 0 in bounded time.
+func TestSIGTERMUnderLoad(t *testing.T) {
+	// Every list takes 300ms, so requests are in flight when the signal lands.
+	cmd, base, host, stderr := startProcess(t, "latency:\n  listPets: 300ms\nserver:\n  timeouts: {shutdown: 5s}\n")
 
 	client := &http.Client{Timeout: 10 * time.Second}
 	type outcome struct {
@@ -90,7 +104,6 @@ func TestSIGTERMUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond)
-	host := strings.TrimPrefix(strings.TrimSuffix(base, "/v1"), "http://")
 	if c, err := net.DialTimeout("tcp", host, time.Second); err == nil {
 		c.Close()
 		t.Error("a new connection was accepted after SIGTERM")
@@ -126,34 +139,10 @@ func TestSIGTERMUnderLoad(t *testing.T) {
 // (a body that never finishes arriving) does not keep the process alive
 // against a second signal.
 func TestSecondSignalExitsAtOnce(t *testing.T) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "petctl.yaml")
-	os.WriteFile(cfg, []byte("server:\n  timeouts: {read: 60s, write: 60s, shutdown: 60s}\n"), 0o600)
-	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--config", cfg, "--api-key", "sig-key")
-	cmd.Env = append(os.Environ(), "PETCTL_TEST_BE_PETCTL=1")
-	stdout, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	base := ""
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == "base" {
-			base = f[2]
-			break
-		}
-	}
-	if base == "" {
-		t.Fatalf("no base URL in the banner; stderr: %s", stderr.String())
-	}
-	go io.Copy(io.Discard, stdout)
+	cmd, _, host, _ := startProcess(t, "server:\n  timeouts: {read: 60s, write: 60s, shutdown: 60s}\n")
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
-	host := strings.TrimPrefix(strings.TrimSuffix(base, "/v1"), "http://")
 	conn, err := net.DialTimeout("tcp", host, time.Second)
 	if err != nil {
 		t.Fatal(err)
