@@ -126,20 +126,33 @@ func (s *Server) serveValid(r *http.Request, o *operation, params map[string]str
 	return errorResponse(Errorf(CodeNotImplemented, "petctl cannot infer what %s does from the document (it serves create, list and read of collections)", o.op))
 }
 
-// readBody reads, bounds and decodes the request body, and puts it back for
-// the validator once it has read it whole. cut is set when it began to read
-// and stopped before the end: the rest of the body may still be on its way.
+// readBody reads, bounds, decodes (Content-Encoding) and parses the
+// request body, and puts the bytes back for the validator once it has read
+// them whole. cut is set when it began to read and stopped before the end:
+// the rest of the body may still be on its way.
 func (s *Server) readBody(r *http.Request, op *spec.Operation) (doc any, cut bool, e *Error) {
 	if r.ContentLength > s.maxBody {
 		return nil, false, Errorf(CodePayloadTooLarge, "the request body has %d bytes; the limit is %d", r.ContentLength, s.maxBody)
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.maxBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, true, Errorf(CodePayloadTooLarge, "the request body exceeds the limit of %d bytes", s.maxBody)
+	var coding *contentCoding
+	if r.ContentLength != 0 {
+		if coding, e = requestCoding(r.Header); e != nil {
+			return nil, false, e
 		}
-		return nil, true, Errorf(CodeMalformedJSON, "the request body could not be read: %v", err)
+	}
+	// The limit holds for the body as sent and, when it is encoded, once
+	// decoded.
+	src := http.MaxBytesReader(nil, r.Body, s.maxBody)
+	var body []byte
+	if coding != nil {
+		if body, e = coding.decode(src, s.maxBody); e != nil {
+			return nil, true, e
+		}
+	} else {
+		var err error
+		if body, err = io.ReadAll(src); err != nil {
+			return nil, true, readError(err, s.maxBody)
+		}
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if len(bytes.TrimSpace(body)) == 0 {

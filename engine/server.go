@@ -411,7 +411,11 @@ type response struct {
 }
 
 func errorResponse(e *Error) *response {
-	return &response{status: e.Status(), body: e.Body(), problem: e.Message}
+	res := &response{status: e.Status(), body: e.Body(), problem: e.Message}
+	if e.Code == CodeUnsupportedContentEncoding {
+		res.set("Accept-Encoding", acceptEncoding)
+	}
+	return res
 }
 
 func jsonResponse(status int, body []byte) *response {
