@@ -154,7 +154,7 @@ func (s *Server) readBody(r *http.Request, op *spec.Operation) (doc any, cut boo
 			return nil, true, readError(err, s.maxBody)
 		}
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.Body = wholeBody{bytes.NewReader(body)}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if op.Body.Required {
 			return nil, false, Errorf(CodeBodyRequired, "%s needs a request body (%s)", op.ID, strings.Join(op.Body.MediaTypes, ", "))
@@ -178,6 +178,14 @@ func (s *Server) readBody(r *http.Request, op *spec.Operation) (doc any, cut boo
 	}
 	return doc, false, nil
 }
+
+// wholeBody is a request body readBody has read to its end, put back for
+// the validator. Its type says so to ServeHTTP, which must not wait for
+// more of the body.
+type wholeBody struct{ *bytes.Reader }
+
+// Close does nothing: the bytes are in memory.
+func (wholeBody) Close() error { return nil }
 
 func declaredMediaType(declared []string, mt string) bool {
 	for _, d := range declared {

@@ -40,8 +40,7 @@ const (
 )
 
 // unreadBody decides the leftover of r. readWhole says that petctl read the
-// body to its end (readBody puts the bytes back as the request's body once
-// it has); cut, that it began to read it and stopped.
+// body to its end (a wholeBody); cut, that it began to read it and stopped.
 func unreadBody(r *http.Request, readWhole, cut bool) leftover {
 	if r.ContentLength == 0 || readWhole {
 		return leftNothing

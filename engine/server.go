@@ -468,7 +468,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if res.body != nil {
 		h.Set("Content-Length", strconv.Itoa(len(res.body)))
 	}
-	left := unreadBody(r, req.Body != body, res.bodyCut)
+	_, whole := req.Body.(wholeBody)
+	left := unreadBody(r, whole, res.bodyCut)
 	var rc *http.ResponseController
 	if left != leftNothing {
 		h.Set("Connection", "close")
