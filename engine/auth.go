@@ -60,6 +60,9 @@ const (
 	authEmptyToken  authFailure = "empty bearer token"
 	authUnknownKey  authFailure = "unknown key"
 	authUnsupported authFailure = "unsupported security scheme"
+	// authRepeated: which of two Authorization headers counts is not for
+	// the server to guess (RFC 9110 §5.3 does not allow the field twice).
+	authRepeated authFailure = "the Authorization header is repeated; send it once"
 )
 
 // authenticator checks an operation's security requirements.
@@ -128,7 +131,7 @@ func (a *authenticator) bearer(values []string) authFailure {
 		return authMissing
 	}
 	if len(values) > 1 {
-		return authWrongScheme // two Authorization headers are never valid
+		return authRepeated
 	}
 	scheme, token, _ := strings.Cut(strings.TrimLeft(values[0], " "), " ")
 	if !strings.EqualFold(scheme, "Bearer") {

@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"io"
+	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestUnauthorizedNamesTheScheme: a 401 says where the operation's security
@@ -95,4 +98,64 @@ func follow(t *testing.T, path, hint, key string) request {
 		t.Fatalf("instruction %s is neither a header nor a query", hint)
 	}
 	return request{path: path, key: "-", headers: map[string]string{name: value}}
+}
+
+// TestRepeatedAuthorizationHeader: two Authorization headers are refused
+// with a 401 that says the header is repeated, whatever they hold; no
+// credential appears in the answer or the log.
+func TestRepeatedAuthorizationHeader(t *testing.T) {
+	const other = "other-key-SECRET-7"
+	env := newPetstore(t, func(o *Options) { o.Keys = []string{testKey, other} })
+	tests := []struct {
+		name   string
+		values []string
+	}{
+		{"two valid keys", []string{"Bearer " + testKey, "Bearer " + other}},
+		{"the same valid key twice", []string{"Bearer " + testKey, "Bearer " + testKey}},
+		{"valid, then unknown", []string{"Bearer " + testKey, "Bearer unknown-SECRET-8"}},
+		{"unknown, then valid", []string{"Bearer unknown-SECRET-8", "Bearer " + testKey}},
+		{"basic and bearer", []string{"Basic YmFzaWMtU0VDUkVULTk=", "Bearer " + testKey}},
+	}
+	secrets := []string{testKey, other, "unknown-SECRET-8", "YmFzaWMtU0VDUkVULTk="}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodGet, env.base+"/pets?limit=1", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range tc.values {
+				req.Header.Add("Authorization", v)
+			}
+			res, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			r := result{status: res.StatusCode, header: res.Header, body: body}
+			checkErrorBody(t, r)
+			if r.status != http.StatusUnauthorized || r.code(t) != string(CodeUnauthorized) {
+				t.Fatalf("got %d %s, want 401 unauthorized", r.status, r.body)
+			}
+			msg := r.message(t)
+			if !strings.Contains(msg, "Authorization header is repeated") || strings.Contains(msg, string(authWrongScheme)) {
+				t.Errorf("message %q, want it to say that the header is repeated", msg)
+			}
+			answer := string(body) + strings.Join(res.Header.Values("WWW-Authenticate"), " ")
+			for _, s := range secrets {
+				if strings.Contains(answer, s) {
+					t.Errorf("the answer contains the credential %q: %s", s, answer)
+				}
+			}
+		})
+	}
+	logs := env.log.String()
+	if want := `auth="` + string(authRepeated) + `"`; strings.Count(logs, want) != len(tests) {
+		t.Errorf("the log records %s %d times, want %d:\n%s", want, strings.Count(logs, want), len(tests), logs)
+	}
+	for _, s := range secrets {
+		if strings.Contains(logs, s) {
+			t.Errorf("the log contains the credential %q", s)
+		}
+	}
 }

@@ -31,6 +31,9 @@ const (
 	CodeFaultInjected        Code = "fault_injected"
 	CodeForbidden            Code = "forbidden"
 	CodeIDsExhausted         Code = "ids_exhausted"
+
+	CodeUnsupportedContentEncoding Code = "unsupported_content_encoding"
+	CodeMalformedContentEncoding   Code = "malformed_content_encoding"
 )
 
 // codeStatus is the one table from code to HTTP status.
@@ -54,6 +57,9 @@ var codeStatus = map[Code]int{
 	CodeFaultInjected:        http.StatusServiceUnavailable, // the configured status, 503 unless set
 	CodeForbidden:            http.StatusForbidden,
 	CodeIDsExhausted:         http.StatusInsufficientStorage,
+
+	CodeUnsupportedContentEncoding: http.StatusUnsupportedMediaType,
+	CodeMalformedContentEncoding:   http.StatusBadRequest,
 }
 
 // Codes returns every code the engine can answer with, for documentation checks.

@@ -89,8 +89,11 @@ func (s *Server) serveValid(r *http.Request, o *operation, params map[string]str
 	var doc any
 	if o.op.Body != nil {
 		var e *Error
-		if doc, e = s.readBody(r, o.op); e != nil {
-			return errorResponse(e)
+		var cut bool
+		if doc, cut, e = s.readBody(r, o.op); e != nil {
+			res := errorResponse(e)
+			res.bodyCut = cut
+			return res
 		}
 	}
 	var ps spec.Problems
@@ -123,44 +126,66 @@ func (s *Server) serveValid(r *http.Request, o *operation, params map[string]str
 	return errorResponse(Errorf(CodeNotImplemented, "petctl cannot infer what %s does from the document (it serves create, list and read of collections)", o.op))
 }
 
-// readBody reads, bounds and decodes the request body, and puts it back for
-// the validator.
-func (s *Server) readBody(r *http.Request, op *spec.Operation) (any, *Error) {
+// readBody reads, bounds, decodes (Content-Encoding) and parses the
+// request body, and puts the bytes back for the validator once it has read
+// them whole. cut is set when it began to read and stopped before the end:
+// the rest of the body may still be on its way.
+func (s *Server) readBody(r *http.Request, op *spec.Operation) (doc any, cut bool, e *Error) {
 	if r.ContentLength > s.maxBody {
-		return nil, Errorf(CodePayloadTooLarge, "the request body has %d bytes; the limit is %d", r.ContentLength, s.maxBody)
+		return nil, false, Errorf(CodePayloadTooLarge, "the request body has %d bytes; the limit is %d", r.ContentLength, s.maxBody)
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.maxBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, Errorf(CodePayloadTooLarge, "the request body exceeds the limit of %d bytes", s.maxBody)
+	var coding *contentCoding
+	if r.ContentLength != 0 {
+		if coding, e = requestCoding(r.Header); e != nil {
+			return nil, false, e
 		}
-		return nil, Errorf(CodeMalformedJSON, "the request body could not be read: %v", err)
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	// The limit holds for the body as sent and, when it is encoded, once
+	// decoded.
+	src := http.MaxBytesReader(nil, r.Body, s.maxBody)
+	var body []byte
+	if coding != nil {
+		if body, e = coding.decode(src, s.maxBody); e != nil {
+			return nil, true, e
+		}
+	} else {
+		var err error
+		if body, err = io.ReadAll(src); err != nil {
+			return nil, true, readError(err, s.maxBody)
+		}
+	}
+	r.Body = wholeBody{bytes.NewReader(body)}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if op.Body.Required {
-			return nil, Errorf(CodeBodyRequired, "%s needs a request body (%s)", op.ID, strings.Join(op.Body.MediaTypes, ", "))
+			return nil, false, Errorf(CodeBodyRequired, "%s needs a request body (%s)", op.ID, strings.Join(op.Body.MediaTypes, ", "))
 		}
-		return nil, nil
+		return nil, false, nil
 	}
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
-		return nil, Errorf(CodeUnsupportedMediaType, "the request has a body but no Content-Type; send Content-Type: %s", strings.Join(op.Body.MediaTypes, ", "))
+		return nil, false, Errorf(CodeUnsupportedMediaType, "the request has a body but no Content-Type; send Content-Type: %s", strings.Join(op.Body.MediaTypes, ", "))
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || !declaredMediaType(op.Body.MediaTypes, mt) {
-		return nil, Errorf(CodeUnsupportedMediaType, "Content-Type %q is not accepted by %s; send %s", truncate(ct, 100), op.ID, strings.Join(op.Body.MediaTypes, ", "))
+		return nil, false, Errorf(CodeUnsupportedMediaType, "Content-Type %q is not accepted by %s; send %s", truncate(ct, 100), op.ID, strings.Join(op.Body.MediaTypes, ", "))
 	}
 	if !isJSONMediaType(mt) {
-		return nil, nil
+		return nil, false, nil
 	}
-	doc, err := decodeStrict(body)
+	doc, err = decodeStrict(body)
 	if err != nil {
-		return nil, Errorf(CodeMalformedJSON, "request body: %v", err)
+		return nil, false, Errorf(CodeMalformedJSON, "request body: %v", err)
 	}
-	return doc, nil
+	return doc, false, nil
 }
+
+// wholeBody is a request body readBody has read to its end, put back for
+// the validator. Its type says so to ServeHTTP, which must not wait for
+// more of the body.
+type wholeBody struct{ *bytes.Reader }
+
+// Close does nothing: the bytes are in memory.
+func (wholeBody) Close() error { return nil }
 
 func declaredMediaType(declared []string, mt string) bool {
 	for _, d := range declared {

@@ -28,6 +28,12 @@ import (
 const (
 	DefaultMaxBodyBytes   = 1 << 20
 	DefaultMaxHeaderBytes = 32 << 10
+	// A request body petctl answers without reading to the end (over the
+	// limit, refused before it was read) is read and discarded after the
+	// answer for up to DefaultLingerBytes and DefaultLingerTime, then the
+	// connection is closed; see linger.go.
+	DefaultLingerBytes = 32 << 20
+	DefaultLingerTime  = 5 * time.Second
 )
 
 // Options configure a Server.
@@ -82,6 +88,11 @@ type Options struct {
 	RequestLogSize int
 	// MaxImportBytes bounds a store import; 0 means DefaultMaxImportBytes.
 	MaxImportBytes int64
+	// LingerBytes and LingerTime bound how much of an unread request body
+	// is discarded after the answer, so that the client can read it; 0
+	// means DefaultLingerBytes and DefaultLingerTime.
+	LingerBytes int64
+	LingerTime  time.Duration
 }
 
 // Server is an http.Handler that serves a document. It is safe for concurrent use.
@@ -105,6 +116,8 @@ type Server struct {
 	adminMu     sync.Mutex
 	reqlog      *requestLog
 	maxImport   int64
+	lingerBytes int64
+	lingerTime  time.Duration
 	// keyParams are the query parameters always redacted in logs;
 	// keyHeaders and keyCookies carry keys too (see keyNames and scrub).
 	keyParams              []string
@@ -184,6 +197,12 @@ func New(o Options) (*Server, error) {
 	}
 	if s.maxHeader <= 0 {
 		s.maxHeader = DefaultMaxHeaderBytes
+	}
+	if s.lingerBytes = o.LingerBytes; s.lingerBytes <= 0 {
+		s.lingerBytes = DefaultLingerBytes
+	}
+	if s.lingerTime = o.LingerTime; s.lingerTime <= 0 {
+		s.lingerTime = DefaultLingerTime
 	}
 	// Every problem with the options is gathered and reported at once; only
 	// a document that cannot be compiled stops the checks early.
@@ -386,10 +405,17 @@ type response struct {
 	// badResponse is set when it found a violation.
 	check       string
 	badResponse bool
+	// bodyCut is set when the request body was read in part: the client
+	// was sending it, and the rest may be on its way.
+	bodyCut bool
 }
 
 func errorResponse(e *Error) *response {
-	return &response{status: e.Status(), body: e.Body(), problem: e.Message}
+	res := &response{status: e.Status(), body: e.Body(), problem: e.Message}
+	if e.Code == CodeUnsupportedContentEncoding {
+		res.set("Accept-Encoding", acceptEncoding)
+	}
+	return res
 }
 
 func jsonResponse(status int, body []byte) *response {
@@ -411,6 +437,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
+	body := r.Body // what is left of it may need reading after the answer
 	// RFC 9110 §9.3.2: HEAD is GET without the content. Where the document
 	// declares GET and no HEAD, the GET answers, validated as the GET; the
 	// body is left out below.
@@ -441,11 +468,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if res.body != nil {
 		h.Set("Content-Length", strconv.Itoa(len(res.body)))
 	}
+	_, whole := req.Body.(wholeBody)
+	left := unreadBody(r, whole, res.bodyCut)
+	var rc *http.ResponseController
+	if left != leftNothing {
+		h.Set("Connection", "close")
+		rc = http.NewResponseController(w)
+		if left == leftLinger {
+			_ = rc.EnableFullDuplex() // the body is read after the answer
+		}
+	}
 	w.WriteHeader(res.status)
 	if res.body != nil && r.Method != http.MethodHead {
 		_, _ = w.Write(res.body)
 	}
 	s.logRequest(r, res, time.Since(start))
+	switch left {
+	case leftWaiting:
+		closeNow(rc)
+	case leftLinger:
+		s.linger(r.Context(), rc, body)
+	}
 }
 
 func (s *Server) safeHandle(r *http.Request) (res *response) {
