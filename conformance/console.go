@@ -30,6 +30,9 @@ func (s *suite) describe(ex *Exchange) string {
 		fmt.Fprintf(&b, " (after waiting out 429 for %s)", ex.Waited)
 	}
 	fmt.Fprintf(&b, "\n  headers:  %s\n", headerLine(ex.Header))
+	if ex.Redirect != "" {
+		fmt.Fprintf(&b, "  redirect: %s\n", ex.Redirect)
+	}
 	fmt.Fprintf(&b, "  body:     %s\n", s.excerpt(ex))
 	return b.String()
 }

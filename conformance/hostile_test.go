@@ -319,3 +319,46 @@ func TestTransportFailuresDoNotCover(t *testing.T) {
 		t.Errorf("suite failures %q: want the coverage requirement naming listStoreOrders", o.res.SuiteFailures)
 	}
 }
+
+// TestRedirectToAnotherOrigin: a deployment that redirects its item reads
+// to another port of its host, where a copy of it answers, gets no
+// credential there: the redirect is not followed, and the failure
+// messages, the observations and both reports say so and why.
+func TestRedirectToAnotherOrigin(t *testing.T) {
+	var reached atomic.Int64
+	copyOf := petstore(t)
+	other := serveRaw(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		copyOf.ServeHTTP(w, r)
+	}))
+	engine := petstore(t)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/pets/") {
+			http.Redirect(w, r, other+r.URL.RequestURI(), http.StatusFound)
+			return
+		}
+		engine.ServeHTTP(w, r)
+	})
+	dir := t.TempDir()
+	junit, jsonReport := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.json")
+	o := conform(t, serve(t, h), func(c *conformance.Config) {
+		c.LabelFilter = "getPet"
+		c.JUnitReport, c.JSONReport = junit, jsonReport
+	})
+	if n := reached.Load(); n > 0 {
+		t.Errorf("the other origin was sent %d requests", n)
+	}
+	if o.res.OK() {
+		t.Fatalf("the run passed:\n%s", o.out)
+	}
+	want := "not followed: " + other + "/v1/pets/"
+	if v, ok := o.observation("redirect of getPet to another origin"); !ok || !strings.Contains(v, want) {
+		t.Errorf("observation of the redirect: %q, %t; want it to say %q", v, ok, want)
+	}
+	texts := map[string]string{"console": o.out, "JUnit report": readFile(t, junit), "JSON report": readFile(t, jsonReport)}
+	for name, text := range texts {
+		if !strings.Contains(text, "redirect: "+want) || !strings.Contains(text, "the only one the credentials are sent to") {
+			t.Errorf("the %s does not say the redirect was not followed, and why", name)
+		}
+	}
+}

@@ -53,6 +53,10 @@ type suite struct {
 	populations  map[*spec.Collection]string // "" when there are enough items
 	populated    map[*spec.Collection]bool
 	final        types.Report
+
+	// redirected marks the operations whose redirect to another origin
+	// the report observed already.
+	redirected map[*spec.Operation]bool
 }
 
 // check is one Ginkgo spec: a group ("auth"), an operation and what it checks.
@@ -96,6 +100,7 @@ func newSuite(cfg Config, base *url.URL, doc *spec.Spec, val *spec.Validator) *s
 		creations:   map[*spec.Collection]*creation{},
 		populations: map[*spec.Collection]string{},
 		populated:   map[*spec.Collection]bool{},
+		redirected:  map[*spec.Operation]bool{},
 		byText:      map[string]*check{},
 	}
 	s.cfg.Out = redactingWriter{w: cfg.Out, redact: s.client.redact}
@@ -258,6 +263,16 @@ func (t *T) try(r *request) (*Exchange, error) {
 		s.created = append(s.created, Record{Name: r.recordName, ID: s.client.redact(idOf(ex, c)), Check: t.name()})
 	}
 	s.mu.Unlock()
+	s.mu.Lock()
+	// Once an operation: a deployment that redirects it does so to every check.
+	first := ex.Redirect != "" && !s.redirected[r.op]
+	if first {
+		s.redirected[r.op] = true
+	}
+	s.mu.Unlock()
+	if first {
+		t.observe(fmt.Sprintf("redirect of %s to another origin", r.op.ID), fmt.Sprintf("%s %s → %d, %s", ex.Method, ex.URL, ex.Status, ex.Redirect))
+	}
 	if ex.RateLimited != "" && ex.Status == http.StatusTooManyRequests {
 		// Not the deployment's answer to the check: judging it would
 		// report a status mismatch the check did not find.
@@ -399,6 +414,9 @@ func (s *suite) probe(ctx context.Context) error {
 	}
 	if ex.Status == http.StatusUnauthorized || ex.Status == http.StatusForbidden {
 		fmt.Fprintf(s.cfg.Err, "warning: the deployment answered %d to %s %s with the API key given; the checks that need the key will fail\n", ex.Status, op.Method, ex.URL)
+	}
+	if ex.Redirect != "" {
+		fmt.Fprintf(s.cfg.Err, "warning: the deployment answered %d to %s %s, a redirect %s\n", ex.Status, op.Method, ex.URL, ex.Redirect)
 	}
 	return nil
 }
