@@ -111,9 +111,11 @@ type client struct {
 	budgetMu sync.Mutex
 	budget   time.Duration
 	sleep    func(context.Context, time.Duration) error
-	// secrets replaces every spelling of key, forms (see redact).
+	// forms are the spellings of key (see redact); secrets replaces them
+	// wherever they are, for a key that is not short.
 	secrets *strings.Replacer
 	forms   []string
+	short   bool
 }
 
 func newClient(base *url.URL, key string, timeout, retryAfterMax, budget time.Duration) *client {
@@ -128,6 +130,7 @@ func newClient(base *url.URL, key string, timeout, retryAfterMax, budget time.Du
 		budget:        budget,
 		sleep:         sleepCtx,
 		forms:         secretForms(key),
+		short:         shortKey(key),
 	}
 	c.secrets = newSecretReplacer(c.forms)
 	c.http = &http.Client{

@@ -274,6 +274,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, &UsageError{Err: fmt.Errorf("%s: %v", f.flag, err)}
 		}
 	}
+	s.warnShortKey()
 	s.warnBasePath()
 	start := time.Now()
 	if err := s.probe(ctx); err != nil {

@@ -421,6 +421,14 @@ func (s *suite) probe(ctx context.Context) error {
 	return nil
 }
 
+// warnShortKey says once that a short key is easy to guess and that the
+// output hides it only where it stands alone (see redact).
+func (s *suite) warnShortKey() {
+	if shortKey(s.cfg.APIKey) {
+		fmt.Fprintf(s.cfg.Err, "warning: the API key is shorter than %d characters: easy to guess, and hidden in the output only where it stands alone, not inside longer words or paths\n", minKeyLength)
+	}
+}
+
 func (s *suite) warnBasePath() {
 	bp := s.spec.BasePath
 	if bp != "" && !strings.HasSuffix(s.base.Path, bp) {
