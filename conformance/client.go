@@ -212,7 +212,7 @@ func (c *client) do(ctx context.Context, r *request, schemes map[string]schemeIn
 		if res.StatusCode == http.StatusTooManyRequests && ok && ex.RateLimited == "" {
 			drain(res)
 			if err := c.sleep(ctx, wait); err != nil {
-				return ex, err
+				return ex, describeTransportError(ctx, err, c.timeout)
 			}
 			ex.Waited += wait
 			continue
@@ -224,7 +224,7 @@ func (c *client) do(ctx context.Context, r *request, schemes map[string]schemeIn
 		res.Body.Close()
 		ex.Duration = time.Since(start) - ex.Waited
 		if err != nil {
-			return ex, fmt.Errorf("reading the response body: %w", describeTransportError(err, c.timeout))
+			return ex, fmt.Errorf("reading the response body: %w", describeTransportError(ctx, err, c.timeout))
 		}
 		if res.Request != nil && res.Request.URL.String() != target {
 			ex.URL = c.redact(redactURL(res.Request.URL.String()))
@@ -272,12 +272,12 @@ func origin(u *url.URL) string {
 }
 
 func (c *client) once(ctx context.Context, r *request, target string, headers []secretHeader) (*http.Response, *http.Request, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	reqCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	var body io.Reader
 	if r.body != nil {
 		body = bytes.NewReader(r.body)
 	}
-	req, err := http.NewRequestWithContext(ctx, r.op.Method, target, body)
+	req, err := http.NewRequestWithContext(reqCtx, r.op.Method, target, body)
 	if err != nil {
 		cancel()
 		return nil, nil, err
@@ -288,7 +288,7 @@ func (c *client) once(ctx context.Context, r *request, target string, headers []
 	res, err := c.http.Do(req)
 	if err != nil {
 		cancel()
-		return nil, nil, describeTransportError(err, c.timeout)
+		return nil, nil, describeTransportError(ctx, err, c.timeout)
 	}
 	// The time-out covers reading the body too; cancel when it is closed.
 	res.Body = &cancelOnClose{ReadCloser: res.Body, cancel: cancel}
@@ -337,7 +337,13 @@ func readCapped(r io.Reader, limit int64) ([]byte, bool, error) {
 	return b, false, err
 }
 
-func describeTransportError(err error, timeout time.Duration) error {
+// describeTransportError says why a request got no complete answer: the
+// run stopped (ctx, the request's without its time-out, ended) or the
+// request's time-out passed.
+func describeTransportError(ctx context.Context, err error, timeout time.Duration) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w before the answer was complete", stopCause(ctx))
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err

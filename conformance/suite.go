@@ -57,6 +57,8 @@ type suite struct {
 	// redirected marks the operations whose redirect to another origin
 	// the report observed already.
 	redirected map[*spec.Operation]bool
+	// stopped is why the run's end cut it short ("" when it did not).
+	stopped string
 }
 
 // check is one Ginkgo spec: a group ("auth"), an operation and what it checks.
@@ -208,6 +210,10 @@ func (s *suite) runCheck(ctx context.Context, c *check) {
 	if c.skip != "" {
 		s.skip(c.skip, 0)
 	}
+	if s.ctx != nil && s.ctx.Err() != nil {
+		s.noteStop()
+		s.skip(s.notRunReason(), 0)
+	}
 	c.fn(t)
 }
 
@@ -233,13 +239,17 @@ func (t *T) try(r *request) (*Exchange, error) {
 	s.client.credentialQuery(r, s.schemes)
 	ctx, stop := t.ctx, func() bool { return false }
 	if s.ctx != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(t.ctx)
-		stop = context.AfterFunc(s.ctx, cancel)
-		defer cancel()
+		// The run's cause goes along, so an abandoned request says why.
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(t.ctx)
+		stop = context.AfterFunc(s.ctx, func() { cancel(context.Cause(s.ctx)) })
+		defer cancel(nil)
 	}
 	defer stop()
 	ex, err := s.client.do(ctx, r, s.schemes)
+	if err != nil && s.ctx != nil && s.ctx.Err() != nil {
+		s.noteStop()
+	}
 	s.mu.Lock()
 	s.requests++
 	if err == nil {
@@ -408,7 +418,7 @@ func (s *suite) probe(ctx context.Context) error {
 	// fails to arrive is for the checks to report, not exit 3.
 	if err != nil && ex.Status == 0 {
 		if ctx.Err() != nil {
-			return fmt.Errorf("interrupted while probing %s", redactURL(s.base.String()))
+			return fmt.Errorf("%v while probing %s", stopCause(ctx), redactURL(s.base.String()))
 		}
 		return &UnreachableError{URL: s.client.redact(redactURL(s.base.String())), Err: s.client.redactError(err)}
 	}
@@ -526,7 +536,23 @@ func (s *suite) result(d time.Duration) *Result {
 			res.Interrupted = true
 		}
 	}
+	res.StopReason = s.stopped
+	if res.StopReason != "" {
+		res.Interrupted = true
+	} else if res.Interrupted {
+		res.StopReason = errInterrupted.Error()
+	}
 	return res
+}
+
+// noteStop records that the run's end cut it short: a request was
+// abandoned or a check was not run.
+func (s *suite) noteStop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped == "" {
+		s.stopped = stopCause(s.ctx).Error()
+	}
 }
 
 // stripStacks drops Go stack traces from the report: they locate petctl's
@@ -547,7 +573,7 @@ func stripStacks(r types.Report) types.Report {
 // was interrupted, or --fail-fast stopped it after a failure.
 func (s *suite) notRunReason() string {
 	if s.ctx != nil && s.ctx.Err() != nil {
-		return "not run: the run was interrupted"
+		return "not run: " + stopCause(s.ctx).Error()
 	}
 	if s.cfg.FailFast {
 		return "not run: --fail-fast stopped the run at the first failure"
