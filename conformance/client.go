@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"sort"
@@ -23,7 +24,7 @@ const (
 	// MaxBodyBytes is the most of a response body the suite reads; a larger
 	// body is a failure of the response checks.
 	MaxBodyBytes = 4 << 20
-	// maxRedirects is how many same-host GET redirects are followed.
+	// maxRedirects is how many same-origin GET redirects are followed.
 	maxRedirects = 3
 	// maxRetries is how many times a 429 with Retry-After is waited out for one request.
 	maxRetries = 3
@@ -84,6 +85,9 @@ type Exchange struct {
 	// RateLimited says why a 429 was not waited out ("" when it was not a
 	// 429 with a usable Retry-After, or there was none).
 	RateLimited string
+	// Redirect says why a redirect to another origin than --url's was not
+	// followed ("" when there was none).
+	Redirect string
 
 	// schemaProblems and shapeProblems are the response checks' verdicts,
 	// computed when the response arrived.
@@ -94,8 +98,9 @@ type Exchange struct {
 }
 
 // client sends the checks' requests. It reuses connections, bounds every
-// request by a time-out, reads at most MaxBodyBytes, follows only same-host
-// GET redirects and waits out 429 responses that say how long.
+// request by a time-out, reads at most MaxBodyBytes, follows only GET
+// redirects that stay on --url's origin and waits out 429 responses that
+// say how long.
 type client struct {
 	base          *url.URL
 	http          *http.Client
@@ -106,9 +111,11 @@ type client struct {
 	budgetMu sync.Mutex
 	budget   time.Duration
 	sleep    func(context.Context, time.Duration) error
-	// secrets replaces every spelling of key, forms (see redact).
+	// forms are the spellings of key (see redact); secrets replaces them
+	// wherever they are, for a key that is not short.
 	secrets *strings.Replacer
 	forms   []string
+	short   bool
 }
 
 func newClient(base *url.URL, key string, timeout, retryAfterMax, budget time.Duration) *client {
@@ -123,16 +130,19 @@ func newClient(base *url.URL, key string, timeout, retryAfterMax, budget time.Du
 		budget:        budget,
 		sleep:         sleepCtx,
 		forms:         secretForms(key),
+		short:         shortKey(key),
 	}
 	c.secrets = newSecretReplacer(c.forms)
 	c.http = &http.Client{
 		Transport: tr,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			// A redirect is the deployment's answer; the response checks
-			// judge it unless it stays on the same host for a GET.
-			prev := via[len(via)-1]
-			if len(via) > maxRedirects || req.Method != http.MethodGet || req.URL.Hostname() != prev.URL.Hostname() ||
-				(prev.URL.Scheme == "https" && req.URL.Scheme != "https") {
+			// judge it unless it is a GET that stays on --url's origin.
+			// Following it elsewhere would send the credentials there:
+			// net/http forwards Authorization and Cookie to any port of
+			// the same host name, and every other header (an apiKey
+			// header) and the query (an apiKey parameter) to any host.
+			if len(via) > maxRedirects || req.Method != http.MethodGet || !sameOrigin(req.URL, c.base) {
 				return http.ErrUseLastResponse
 			}
 			return nil
@@ -202,7 +212,7 @@ func (c *client) do(ctx context.Context, r *request, schemes map[string]schemeIn
 		if res.StatusCode == http.StatusTooManyRequests && ok && ex.RateLimited == "" {
 			drain(res)
 			if err := c.sleep(ctx, wait); err != nil {
-				return ex, err
+				return ex, describeTransportError(ctx, err, c.timeout)
 			}
 			ex.Waited += wait
 			continue
@@ -214,22 +224,60 @@ func (c *client) do(ctx context.Context, r *request, schemes map[string]schemeIn
 		res.Body.Close()
 		ex.Duration = time.Since(start) - ex.Waited
 		if err != nil {
-			return ex, fmt.Errorf("reading the response body: %w", describeTransportError(err, c.timeout))
+			return ex, fmt.Errorf("reading the response body: %w", describeTransportError(ctx, err, c.timeout))
 		}
 		if res.Request != nil && res.Request.URL.String() != target {
 			ex.URL = c.redact(redactURL(res.Request.URL.String()))
 		}
+		ex.Redirect = c.unfollowed(res)
 		return ex, nil
 	}
 }
 
+// unfollowed says why res, a redirect to another origin than --url's, was
+// not followed; "" when res is no such redirect.
+func (c *client) unfollowed(res *http.Response) string {
+	loc := res.Header.Get("Location")
+	if res.StatusCode < 300 || res.StatusCode > 399 || loc == "" || res.Request == nil {
+		return ""
+	}
+	to, err := res.Request.URL.Parse(loc)
+	if err != nil || sameOrigin(to, c.base) {
+		return ""
+	}
+	return fmt.Sprintf("not followed: %s is another origin than --url's (%s://%s), the only one the credentials are sent to",
+		c.redact(redactURL(to.String())), c.base.Scheme, c.base.Host)
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port
+// (RFC 6454), a port left out being the scheme's default.
+func sameOrigin(a, b *url.URL) bool {
+	return origin(a) == origin(b)
+}
+
+// origin is u's scheme://host:port, lower-cased, with the default port
+// written out, so that equal origins compare equal as strings.
+func origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
 func (c *client) once(ctx context.Context, r *request, target string, headers []secretHeader) (*http.Response, *http.Request, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	reqCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	var body io.Reader
 	if r.body != nil {
 		body = bytes.NewReader(r.body)
 	}
-	req, err := http.NewRequestWithContext(ctx, r.op.Method, target, body)
+	req, err := http.NewRequestWithContext(reqCtx, r.op.Method, target, body)
 	if err != nil {
 		cancel()
 		return nil, nil, err
@@ -240,7 +288,7 @@ func (c *client) once(ctx context.Context, r *request, target string, headers []
 	res, err := c.http.Do(req)
 	if err != nil {
 		cancel()
-		return nil, nil, describeTransportError(err, c.timeout)
+		return nil, nil, describeTransportError(ctx, err, c.timeout)
 	}
 	// The time-out covers reading the body too; cancel when it is closed.
 	res.Body = &cancelOnClose{ReadCloser: res.Body, cancel: cancel}
@@ -289,7 +337,13 @@ func readCapped(r io.Reader, limit int64) ([]byte, bool, error) {
 	return b, false, err
 }
 
-func describeTransportError(err error, timeout time.Duration) error {
+// describeTransportError says why a request got no complete answer: the
+// run stopped (ctx, the request's without its time-out, ended) or the
+// request's time-out passed.
+func describeTransportError(ctx context.Context, err error, timeout time.Duration) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w before the answer was complete", stopCause(ctx))
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err

@@ -31,6 +31,11 @@ import (
 // DefaultTimeout bounds one request when Config.Timeout is zero.
 const DefaultTimeout = 10 * time.Second
 
+// DefaultDeadline bounds a whole run when Config.Deadline is zero: a
+// deployment that answers every request just within the time-out would
+// otherwise cost requests × Timeout.
+const DefaultDeadline = 5 * time.Minute
+
 // Config is one conformance run.
 type Config struct {
 	// BaseURL is the deployment's base URL with its version prefix
@@ -52,6 +57,11 @@ type Config struct {
 	FailFast bool
 	// Timeout bounds each request; zero means DefaultTimeout.
 	Timeout time.Duration
+	// Deadline bounds the run from its first request; zero means
+	// DefaultDeadline. When it passes the request in flight is abandoned,
+	// the checks not run yet are skipped with the reason, and the reports
+	// are written as for any run.
+	Deadline time.Duration
 	// RetryAfterMax bounds one wait for a 429's Retry-After; zero means DefaultRetryAfterMax.
 	RetryAfterMax time.Duration
 	// RetryBudget bounds the time the whole run waits out 429s; zero means DefaultRetryBudget.
@@ -109,8 +119,10 @@ type Result struct {
 	Observations []Observation
 	// NotExercised names the operations no request reached, with why.
 	NotExercised map[string]string
-	// Interrupted is set when the run was stopped before its end.
+	// Interrupted is set when the run was stopped before its end;
+	// StopReason says why (an interrupt, or Config.Deadline passed).
 	Interrupted bool
+	StopReason  string
 	Duration    time.Duration
 }
 
@@ -165,6 +177,9 @@ func validate(cfg Config) (*prepared, error) {
 	if cfg.Timeout < 0 {
 		problems = append(problems, fmt.Sprintf("--timeout %s: want a positive duration", cfg.Timeout))
 	}
+	if cfg.Deadline < 0 {
+		problems = append(problems, fmt.Sprintf("--deadline %s: want a positive duration", cfg.Deadline))
+	}
 	if cfg.RetryAfterMax < 0 {
 		problems = append(problems, fmt.Sprintf("--retry-after-max %s: want a positive duration", cfg.RetryAfterMax))
 	}
@@ -192,6 +207,9 @@ func validate(cfg Config) (*prepared, error) {
 	}
 	if p.cfg.Timeout == 0 {
 		p.cfg.Timeout = DefaultTimeout
+	}
+	if p.cfg.Deadline == 0 {
+		p.cfg.Deadline = DefaultDeadline
 	}
 	if p.cfg.RetryAfterMax == 0 {
 		p.cfg.RetryAfterMax = DefaultRetryAfterMax
@@ -274,8 +292,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, &UsageError{Err: fmt.Errorf("%s: %v", f.flag, err)}
 		}
 	}
+	s.warnShortKey()
 	s.warnBasePath()
 	start := time.Now()
+	ctx, cancel := context.WithTimeoutCause(ctx, cfg.Deadline, &deadlineError{cfg.Deadline})
+	defer cancel()
 	if err := s.probe(ctx); err != nil {
 		// CI keeps the reports of a failed job: they must parse, and say why.
 		if werr := s.writeReports(s.probeReport(err, start)); werr != nil {
@@ -290,6 +311,24 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	s.printSummary(res)
 	return res, nil
+}
+
+// deadlineError is why a run whose Config.Deadline passed stopped.
+type deadlineError struct{ d time.Duration }
+
+func (e *deadlineError) Error() string { return fmt.Sprintf("the run's --deadline of %s passed", e.d) }
+
+// errInterrupted is why a run stopped by its caller stopped.
+var errInterrupted = errors.New("the run was interrupted")
+
+// stopCause says why ctx, the run's or one derived from it, ended: the
+// deadline passed or the caller interrupted the run.
+func stopCause(ctx context.Context) error {
+	var d *deadlineError
+	if errors.As(context.Cause(ctx), &d) {
+		return d
+	}
+	return errInterrupted
 }
 
 // probeReport is the report of a run that stopped at the probe: one

@@ -998,6 +998,72 @@ func TestKeyEchoedNeverShown(t *testing.T) {
 	}
 }
 
+// TestShortKeyEchoedHidden: a key as short as "pets" is hidden where it was
+// sent and where the deployment echoes it as a value of its own, but the
+// paths, names and file names that hold the word are shown intact, so the
+// output is neither mangled nor a map to the key; the run warns once.
+func TestShortKeyEchoedHidden(t *testing.T) {
+	const key = "pets"
+	inner := petstore(t, func(o *engine.Options) { o.Keys = []string{key} })
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		inner.ServeHTTP(rec, r)
+		res := &recorded{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+		echo := r.Header.Get("Authorization")
+		res.header.Set("WWW-Authenticate", `Bearer realm="`+strings.TrimPrefix(echo, "Bearer ")+`"`)
+		if strings.HasPrefix(r.URL.Path, "/v1/pets/") && res.status == http.StatusNotFound {
+			res.status = http.StatusOK // fails "an unknown id gives 404"
+			res.body = []byte(`{"echo":"` + echo + `"}`)
+		}
+		for k, v := range res.header {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Content-Length", itoa(len(res.body)))
+		w.WriteHeader(res.status)
+		w.Write(res.body)
+	})
+	dir := t.TempDir()
+	junit, jsonReport := dir+"/junit.xml", dir+"/report.json"
+	base := serve(t, h)
+	o := conform(t, base, func(c *conformance.Config) {
+		c.APIKey = key
+		c.JUnitReport, c.JSONReport = junit, jsonReport
+		c.Verbose = true
+	})
+	if o.res.OK() {
+		t.Fatal("the run passed")
+	}
+	texts := map[string]string{"console": o.out, "JUnit report": readFile(t, junit), "JSON report": readFile(t, jsonReport)}
+	for name, text := range texts {
+		for _, echoed := range []string{`realm="pets"`, `"echo":"Bearer pets"`, `echo\":\"Bearer pets`, "Bearer pets"} {
+			if strings.Contains(text, echoed) {
+				t.Errorf("the %s shows the key where it was echoed: %q", name, echoed)
+			}
+		}
+		if strings.Contains(text, "/v1/$PETCTL_API_KEY") || strings.Contains(text, "$PETCTL_API_KEYtore") {
+			t.Errorf("the %s replaced the key inside a path or a word", name)
+		}
+	}
+	for name, want := range map[string]string{
+		"the request's path":       "       GET " + base + "/pets",
+		"a check's name":           "auth · listPets (GET /pets): without credentials gives 401",
+		"the document's file name": "(embedded petstore.yaml)",
+		"the echo in a header":     `WWW-Authenticate: Bearer realm="$PETCTL_API_KEY"`,
+		"the echo in a body":       `body:     {"echo":"Bearer $PETCTL_API_KEY"}`,
+		"the key where it is sent": `'Authorization: Bearer '"$PETCTL_API_KEY"`,
+	} {
+		if !strings.Contains(o.out, want) {
+			t.Errorf("the console output lacks %s: %q", name, want)
+		}
+	}
+	if !strings.Contains(texts["JUnit report"], "curl -sS -i &#39;"+base+"/pets/") {
+		t.Errorf("the JUnit report lacks the failure's request with its path intact")
+	}
+	if got := strings.Count(o.out, "warning: the API key is shorter than 8 characters"); got != 1 {
+		t.Errorf("%d warnings about the short key, want 1:\n%s", got, o.out)
+	}
+}
+
 // TestFilterWithoutItems: a filter value no item has proves nothing; the
 // check creates an item with it when writes are allowed, is skipped with
 // the reason when not, and fails when the item created is not found.

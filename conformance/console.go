@@ -30,6 +30,9 @@ func (s *suite) describe(ex *Exchange) string {
 		fmt.Fprintf(&b, " (after waiting out 429 for %s)", ex.Waited)
 	}
 	fmt.Fprintf(&b, "\n  headers:  %s\n", headerLine(ex.Header))
+	if ex.Redirect != "" {
+		fmt.Fprintf(&b, "  redirect: %s\n", ex.Redirect)
+	}
 	fmt.Fprintf(&b, "  body:     %s\n", s.excerpt(ex))
 	return b.String()
 }
@@ -220,7 +223,7 @@ func (s *suite) printSummary(res *Result) {
 		fmt.Fprintf(w, "%s %s\n", p.paint("31;1", "FAIL"), f)
 	}
 	if res.Interrupted {
-		fmt.Fprintln(w, "  interrupted: the checks after the interrupt did not run")
+		fmt.Fprintf(w, "  stopped: %s; the checks after it did not run\n", res.StopReason)
 	}
 	if res.Waited > 0 {
 		fmt.Fprintf(w, "  rate limited: waited %s in all for 429 answers' Retry-After\n", res.Waited)

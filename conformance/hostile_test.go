@@ -319,3 +319,130 @@ func TestTransportFailuresDoNotCover(t *testing.T) {
 		t.Errorf("suite failures %q: want the coverage requirement naming listStoreOrders", o.res.SuiteFailures)
 	}
 }
+
+// TestRedirectToAnotherOrigin: a deployment that redirects its item reads
+// to another port of its host, where a copy of it answers, gets no
+// credential there: the redirect is not followed, and the failure
+// messages, the observations and both reports say so and why.
+func TestRedirectToAnotherOrigin(t *testing.T) {
+	var reached atomic.Int64
+	copyOf := petstore(t)
+	other := serveRaw(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		copyOf.ServeHTTP(w, r)
+	}))
+	engine := petstore(t)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1/pets/") {
+			http.Redirect(w, r, other+r.URL.RequestURI(), http.StatusFound)
+			return
+		}
+		engine.ServeHTTP(w, r)
+	})
+	dir := t.TempDir()
+	junit, jsonReport := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.json")
+	o := conform(t, serve(t, h), func(c *conformance.Config) {
+		c.LabelFilter = "getPet"
+		c.JUnitReport, c.JSONReport = junit, jsonReport
+	})
+	if n := reached.Load(); n > 0 {
+		t.Errorf("the other origin was sent %d requests", n)
+	}
+	if o.res.OK() {
+		t.Fatalf("the run passed:\n%s", o.out)
+	}
+	want := "not followed: " + other + "/v1/pets/"
+	if v, ok := o.observation("redirect of getPet to another origin"); !ok || !strings.Contains(v, want) {
+		t.Errorf("observation of the redirect: %q, %t; want it to say %q", v, ok, want)
+	}
+	texts := map[string]string{"console": o.out, "JUnit report": readFile(t, junit), "JSON report": readFile(t, jsonReport)}
+	for name, text := range texts {
+		if !strings.Contains(text, "redirect: "+want) || !strings.Contains(text, "the only one the credentials are sent to") {
+			t.Errorf("the %s does not say the redirect was not followed, and why", name)
+		}
+	}
+}
+
+// drip answers every request with its status and headers at once, then
+// one byte of body every 100ms until the client goes away: each request
+// costs the client its whole time-out.
+func drip(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	for {
+		if _, err := w.Write([]byte(" ")); err != nil {
+			return
+		}
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// TestDeadline: against a deployment that drips every body, a run costs
+// requests × --timeout; --deadline stops it in bounded time, the request
+// in flight abandoned, every check not run yet skipped with the reason,
+// the reports written, and the result saying why it stopped.
+func TestDeadline(t *testing.T) {
+	const deadline = 2 * time.Second
+	dir := t.TempDir()
+	junit, jsonReport := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.json")
+	start := time.Now()
+	o := conform(t, serveRaw(t, http.HandlerFunc(drip))+"/v1", func(c *conformance.Config) {
+		c.Timeout = time.Second
+		c.Deadline = deadline
+		c.JUnitReport, c.JSONReport = junit, jsonReport
+	})
+	// Without the deadline: the probe and 43 requests, a second each.
+	if got, bound := time.Since(start), deadline+5*time.Second; got > bound {
+		t.Errorf("the run took %s, want at most %s", got, bound)
+	}
+	const reason = "the run's --deadline of 2s passed"
+	if !o.res.Interrupted || o.res.StopReason != reason || o.res.OK() {
+		t.Errorf("interrupted %t, stop reason %q, ok %t; want interrupted because %q", o.res.Interrupted, o.res.StopReason, o.res.OK(), reason)
+	}
+	if !strings.Contains(o.out, "stopped: "+reason) {
+		t.Errorf("the summary does not say why the run stopped:\n%s", o.out)
+	}
+	notRun := 0
+	for _, sr := range o.res.Report.SpecReports {
+		if sr.State == types.SpecStateSkipped && sr.Failure.Message == "not run: "+reason {
+			notRun++
+		}
+	}
+	if notRun < 40 || o.res.Skipped != notRun {
+		t.Errorf("%d checks skipped as not run because of the deadline, %d skipped in all; want them all, at least 40", notRun, o.res.Skipped)
+	}
+	var suites struct {
+		Tests  int `xml:"tests,attr"`
+		Suites []struct {
+			Cases []struct {
+				Skipped *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"skipped"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(readFile(t, junit)), &suites); err != nil || len(suites.Suites) != 1 {
+		t.Fatalf("JUnit report: %v", err)
+	}
+	junitNotRun := 0
+	for _, c := range suites.Suites[0].Cases {
+		if c.Skipped != nil && strings.Contains(c.Skipped.Message, reason) {
+			junitNotRun++
+		}
+	}
+	if junitNotRun != notRun || suites.Tests < 50 {
+		t.Errorf("JUnit report: %d tests, %d skipped for the deadline; want every check, %d of them skipped", suites.Tests, junitNotRun, notRun)
+	}
+	var reports []struct {
+		SuiteSucceeded bool
+		SpecReports    []struct{ State string }
+	}
+	if err := json.Unmarshal([]byte(readFile(t, jsonReport)), &reports); err != nil || len(reports) != 1 || reports[0].SuiteSucceeded || len(reports[0].SpecReports) < 50 {
+		t.Errorf("JSON report: %v; want one failed suite with every check", err)
+	}
+}

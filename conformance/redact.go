@@ -6,6 +6,12 @@ package conformance
 // leaves the run: failure and skip messages, the console writers, the
 // reports and the errors Run returns; and before text is cut, so a cut
 // never leaves a part of it.
+//
+// A short key is a word that unrelated text holds by chance ("pets" in
+// /v1/pets or petstore.yaml). Replacing it there would mangle the output
+// and show where the key is, so a short key is replaced only where it
+// stands alone: where it was sent (a header value, a query parameter's
+// value, a cookie's value) and where a deployment echoes it whole.
 
 import (
 	"bytes"
@@ -16,28 +22,107 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/onsi/ginkgo/v2/types"
 )
 
-// redact replaces the key wherever it appears in s (a URL with a query
-// key, a body, a header or an error that echoes it), in any of the
-// spellings a message or a report can hold, with the variable a person
-// would use. Every way out of a run (failure and skip messages, the
-// console, the reports, the errors Run returns) goes through it.
+// minKeyLength is the length, in characters, from which a key is
+// redacted wherever it appears; a shorter one only where it stands alone,
+// and the run warns that it is short.
+const minKeyLength = 8
+
+// shortKey reports whether key is shorter than minKeyLength.
+func shortKey(key string) bool {
+	return key != "" && utf8.RuneCountInString(key) < minKeyLength
+}
+
+// redact replaces the key in s (a URL with a query key, a body, a header
+// or an error that echoes it), in any of the spellings a message or a
+// report can hold, with the variable a person would use: everywhere, or
+// for a short key where it stands alone. Every way out of a run (failure
+// and skip messages, the console, the reports, the errors Run returns)
+// goes through it.
 func (c *client) redact(s string) string {
-	if c.secrets == nil {
+	switch {
+	case len(c.forms) == 0:
 		return s
+	case c.short:
+		return c.redactAlone(s)
 	}
 	return c.secrets.Replace(s)
 }
 
+// redactAlone replaces the spellings of the key that stand alone in s.
+func (c *client) redactAlone(s string) string {
+	var b strings.Builder
+	done := 0
+	for i := 0; i < len(s); i++ {
+		if !utf8.RuneStart(s[i]) {
+			continue
+		}
+		for _, f := range c.forms { // the longest first
+			if strings.HasPrefix(s[i:], f) && !joinedBefore(s, i) && !joinedAfter(s, i+len(f)) {
+				b.WriteString(s[done:i])
+				b.WriteString(keyVar)
+				done = i + len(f)
+				i = done - 1
+				break
+			}
+		}
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// joins reports whether r, next to the key, makes it part of a longer
+// word, number, path or address ("/v1/pets", "pets_1", "my-pets",
+// "pets@example.com") rather than a value of its own ("Bearer pets",
+// realm="pets", "appid=pets&", a whole header value).
+func joins(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_-/@", r)
+}
+
+// joinedBefore reports whether the text before s[i] joins it. A dot joins
+// only between two words ("v1.pets"), not after a sentence.
+func joinedBefore(s string, i int) bool {
+	r, n := utf8.DecodeLastRuneInString(s[:i])
+	if n == 0 {
+		return false
+	}
+	if r == '.' {
+		r, n = utf8.DecodeLastRuneInString(s[:i-n])
+		return n > 0 && joins(r)
+	}
+	return joins(r)
+}
+
+// joinedAfter reports whether the text from s[i] on joins what is before
+// it. A dot joins only between two words ("pets.json"), not at the end of
+// a sentence ("… was pets.").
+func joinedAfter(s string, i int) bool {
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if n == 0 {
+		return false
+	}
+	if r == '.' {
+		r, n = utf8.DecodeRuneInString(s[i+n:])
+		return n > 0 && joins(r)
+	}
+	return joins(r)
+}
+
 // trimPartialKey drops the end of s when it is the start of a spelling
-// of the key: s was cut from a longer text, maybe through the key.
+// of the key (for a short key, one that stands alone): s was cut from a
+// longer text, maybe through the key.
 func (c *client) trimPartialKey(s string) string {
 	for _, f := range c.forms {
 		for n := min(len(f)-1, len(s)); n > 0; n-- {
-			if strings.HasSuffix(s, f[:n]) {
+			if strings.HasSuffix(s, f[:n]) && !(c.short && joinedBefore(s, len(s)-n)) {
 				s = s[:len(s)-n]
 				break
 			}
@@ -131,7 +216,7 @@ func (c *client) redactError(err error) error {
 // scrubReport redacts every text of the report that may hold words of a
 // response: failure messages, report entries, captured output, events.
 func (c *client) scrubReport(r types.Report) types.Report {
-	if c.secrets == nil {
+	if len(c.forms) == 0 {
 		return r
 	}
 	r.SpecialSuiteFailureReasons = c.redactAll(r.SpecialSuiteFailureReasons)

@@ -53,6 +53,12 @@ type suite struct {
 	populations  map[*spec.Collection]string // "" when there are enough items
 	populated    map[*spec.Collection]bool
 	final        types.Report
+
+	// redirected marks the operations whose redirect to another origin
+	// the report observed already.
+	redirected map[*spec.Operation]bool
+	// stopped is why the run's end cut it short ("" when it did not).
+	stopped string
 }
 
 // check is one Ginkgo spec: a group ("auth"), an operation and what it checks.
@@ -96,6 +102,7 @@ func newSuite(cfg Config, base *url.URL, doc *spec.Spec, val *spec.Validator) *s
 		creations:   map[*spec.Collection]*creation{},
 		populations: map[*spec.Collection]string{},
 		populated:   map[*spec.Collection]bool{},
+		redirected:  map[*spec.Operation]bool{},
 		byText:      map[string]*check{},
 	}
 	s.cfg.Out = redactingWriter{w: cfg.Out, redact: s.client.redact}
@@ -203,6 +210,10 @@ func (s *suite) runCheck(ctx context.Context, c *check) {
 	if c.skip != "" {
 		s.skip(c.skip, 0)
 	}
+	if s.ctx != nil && s.ctx.Err() != nil {
+		s.noteStop()
+		s.skip(s.notRunReason(), 0)
+	}
 	c.fn(t)
 }
 
@@ -228,13 +239,17 @@ func (t *T) try(r *request) (*Exchange, error) {
 	s.client.credentialQuery(r, s.schemes)
 	ctx, stop := t.ctx, func() bool { return false }
 	if s.ctx != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(t.ctx)
-		stop = context.AfterFunc(s.ctx, cancel)
-		defer cancel()
+		// The run's cause goes along, so an abandoned request says why.
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(t.ctx)
+		stop = context.AfterFunc(s.ctx, func() { cancel(context.Cause(s.ctx)) })
+		defer cancel(nil)
 	}
 	defer stop()
 	ex, err := s.client.do(ctx, r, s.schemes)
+	if err != nil && s.ctx != nil && s.ctx.Err() != nil {
+		s.noteStop()
+	}
 	s.mu.Lock()
 	s.requests++
 	if err == nil {
@@ -258,6 +273,16 @@ func (t *T) try(r *request) (*Exchange, error) {
 		s.created = append(s.created, Record{Name: r.recordName, ID: s.client.redact(idOf(ex, c)), Check: t.name()})
 	}
 	s.mu.Unlock()
+	s.mu.Lock()
+	// Once an operation: a deployment that redirects it does so to every check.
+	first := ex.Redirect != "" && !s.redirected[r.op]
+	if first {
+		s.redirected[r.op] = true
+	}
+	s.mu.Unlock()
+	if first {
+		t.observe(fmt.Sprintf("redirect of %s to another origin", r.op.ID), fmt.Sprintf("%s %s → %d, %s", ex.Method, ex.URL, ex.Status, ex.Redirect))
+	}
 	if ex.RateLimited != "" && ex.Status == http.StatusTooManyRequests {
 		// Not the deployment's answer to the check: judging it would
 		// report a status mismatch the check did not find.
@@ -393,14 +418,25 @@ func (s *suite) probe(ctx context.Context) error {
 	// fails to arrive is for the checks to report, not exit 3.
 	if err != nil && ex.Status == 0 {
 		if ctx.Err() != nil {
-			return fmt.Errorf("interrupted while probing %s", redactURL(s.base.String()))
+			return fmt.Errorf("%v while probing %s", stopCause(ctx), redactURL(s.base.String()))
 		}
 		return &UnreachableError{URL: s.client.redact(redactURL(s.base.String())), Err: s.client.redactError(err)}
 	}
 	if ex.Status == http.StatusUnauthorized || ex.Status == http.StatusForbidden {
 		fmt.Fprintf(s.cfg.Err, "warning: the deployment answered %d to %s %s with the API key given; the checks that need the key will fail\n", ex.Status, op.Method, ex.URL)
 	}
+	if ex.Redirect != "" {
+		fmt.Fprintf(s.cfg.Err, "warning: the deployment answered %d to %s %s, a redirect %s\n", ex.Status, op.Method, ex.URL, ex.Redirect)
+	}
 	return nil
+}
+
+// warnShortKey says once that a short key is easy to guess and that the
+// output hides it only where it stands alone (see redact).
+func (s *suite) warnShortKey() {
+	if shortKey(s.cfg.APIKey) {
+		fmt.Fprintf(s.cfg.Err, "warning: the API key is shorter than %d characters: easy to guess, and hidden in the output only where it stands alone, not inside longer words or paths\n", minKeyLength)
+	}
 }
 
 func (s *suite) warnBasePath() {
@@ -500,7 +536,23 @@ func (s *suite) result(d time.Duration) *Result {
 			res.Interrupted = true
 		}
 	}
+	res.StopReason = s.stopped
+	if res.StopReason != "" {
+		res.Interrupted = true
+	} else if res.Interrupted {
+		res.StopReason = errInterrupted.Error()
+	}
 	return res
+}
+
+// noteStop records that the run's end cut it short: a request was
+// abandoned or a check was not run.
+func (s *suite) noteStop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped == "" {
+		s.stopped = stopCause(s.ctx).Error()
+	}
 }
 
 // stripStacks drops Go stack traces from the report: they locate petctl's
@@ -521,7 +573,7 @@ func stripStacks(r types.Report) types.Report {
 // was interrupted, or --fail-fast stopped it after a failure.
 func (s *suite) notRunReason() string {
 	if s.ctx != nil && s.ctx.Err() != nil {
-		return "not run: the run was interrupted"
+		return "not run: " + stopCause(s.ctx).Error()
 	}
 	if s.cfg.FailFast {
 		return "not run: --fail-fast stopped the run at the first failure"

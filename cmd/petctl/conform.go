@@ -24,6 +24,7 @@ type conformOptions struct {
 	readOnly        bool
 	failFast        bool
 	timeout         time.Duration
+	deadline        time.Duration
 	retryAfterMax   time.Duration
 	retryBudget     time.Duration
 	verbose         bool
@@ -44,8 +45,9 @@ spec's schemas. Where the description leaves behaviour open, what the
 deployment does is recorded in the report, not judged.
 
 The key comes from --api-key or PETCTL_API_KEY; it is never printed.
-Exit status: 0 every check passed, 1 a check failed, 2 a usage, configuration
-or spec error, 3 the target could not be reached at all.`,
+Exit status: 0 every check passed, 1 a check failed or the run stopped early
+(--deadline, an interrupt), 2 a usage, configuration or spec error, 3 the
+target could not be reached at all.`,
 		Example: `  PETCTL_API_KEY=... petctl conform --url https://staging.example.com/v1
   petctl conform --url http://127.0.0.1:4010/v1 --api-key petctl-dev-key -v
   petctl conform --url "$BASE" --read-only --junit-report conform.xml
@@ -69,6 +71,7 @@ or spec error, 3 the target could not be reached at all.`,
 	f.BoolVar(&opts.readOnly, "read-only", false, "skip every check that sends a request that may write")
 	f.BoolVar(&opts.failFast, "fail-fast", false, "stop at the first failed check")
 	f.DurationVar(&opts.timeout, "timeout", conformance.DefaultTimeout, "time-out of each request")
+	f.DurationVar(&opts.deadline, "deadline", conformance.DefaultDeadline, "most time the whole run takes; then it stops, writes the reports and exits 1")
 	f.DurationVar(&opts.retryAfterMax, "retry-after-max", conformance.DefaultRetryAfterMax, "longest Retry-After of a 429 that is waited out")
 	f.DurationVar(&opts.retryBudget, "retry-budget", conformance.DefaultRetryBudget, "most time the whole run waits out 429s")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print every check with its requests, not only failures")
@@ -87,6 +90,7 @@ func conformRun(a *app, opts *conformOptions) error {
 		ReadOnly:        opts.readOnly,
 		FailFast:        opts.failFast,
 		Timeout:         opts.timeout,
+		Deadline:        opts.deadline,
 		RetryAfterMax:   opts.retryAfterMax,
 		RetryBudget:     opts.retryBudget,
 		RequireCoverage: opts.requireCoverage,
@@ -105,6 +109,9 @@ func conformRun(a *app, opts *conformOptions) error {
 	}
 	if opts.timeout <= 0 {
 		problems = append(problems, fmt.Errorf("--timeout %s: want a positive duration such as 10s", opts.timeout))
+	}
+	if opts.deadline <= 0 {
+		problems = append(problems, fmt.Errorf("--deadline %s: want a positive duration such as 5m", opts.deadline))
 	}
 	if opts.retryAfterMax <= 0 {
 		problems = append(problems, fmt.Errorf("--retry-after-max %s: want a positive duration such as 10s", opts.retryAfterMax))
@@ -138,7 +145,7 @@ func conformRun(a *app, opts *conformOptions) error {
 	case err != nil:
 		return failure(err)
 	case res.Interrupted:
-		return failure(fmt.Errorf("interrupted after %d checks (%d failed)", res.Passed+res.Failed, res.Failed))
+		return failure(fmt.Errorf("%s: stopped after %d of %d checks (%d failed, %d skipped)", res.StopReason, res.Passed+res.Failed, res.Passed+res.Failed+res.Skipped, res.Failed, res.Skipped))
 	case !res.OK():
 		var parts []string
 		if res.Failed > 0 || len(res.SuiteFailures) == 0 {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,6 +104,7 @@ func TestConformExitCodes(t *testing.T) {
 		{"unreachable", append([]string{"conform", "--url", closed}, key...), exitUnreachable, "cannot reach"},
 		{"bad retry-after-max", append([]string{"conform", "--url", base, "--retry-after-max", "0s"}, key...), exitUsage, "--retry-after-max"},
 		{"bad retry budget", append([]string{"conform", "--url", base, "--retry-budget", "-1m"}, key...), exitUsage, "--retry-budget"},
+		{"bad deadline", append([]string{"conform", "--url", base, "--deadline", "0s"}, key...), exitUsage, "--deadline"},
 		{"coverage not met", append([]string{"conform", "--url", base, "--read-only", "--require-coverage"}, key...), exitFailure, "--require-coverage: 1 of 4 operations of the document were not exercised: createPet"},
 		{"fail fast", append([]string{"conform", "--url", base, "--api-key", "wrong", "--fail-fast"}, key[:0]...), exitFailure, "checks failed"},
 	}
@@ -121,6 +124,50 @@ func TestConformExitCodes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConformDeadline: a deployment that drips every body would cost the
+// run a --timeout per request; --deadline stops it in bounded time with
+// exit 1, one line saying why, and the JUnit report written.
+func TestConformDeadline(t *testing.T) {
+	drip := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		for {
+			if _, err := w.Write([]byte(" ")); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}))
+	defer drip.Close()
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	start := time.Now()
+	code, _, stderr := runCLI(t, nil, "conform", "--url", drip.URL+"/v1", "--api-key", "deadline-test-key",
+		"--timeout", "1s", "--deadline", "2s", "--junit-report", junit)
+	if got, bound := time.Since(start), 7*time.Second; got > bound {
+		t.Errorf("the run took %s, want at most %s", got, bound)
+	}
+	if code != exitFailure {
+		t.Errorf("exit %d, want %d", code, exitFailure)
+	}
+	want := "petctl: the run's --deadline of 2s passed: stopped after "
+	if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("stderr %q: want one line starting %q", stderr, want)
+	}
+	var suites struct {
+		Suites []struct {
+			Tests   int `xml:"tests,attr"`
+			Skipped int `xml:"skipped,attr"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(readFileT(t, junit)), &suites); err != nil || len(suites.Suites) != 1 || suites.Suites[0].Tests < 50 || suites.Suites[0].Skipped < 40 {
+		t.Errorf("JUnit report: %v, %+v; want every check, those not run skipped", err, suites)
 	}
 }
 
