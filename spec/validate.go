@@ -10,8 +10,10 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/cache"
 	"github.com/pb33f/libopenapi-validator/config"
 	verrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi-validator/helpers"
@@ -60,13 +62,17 @@ type Validator struct {
 }
 
 // NewValidator builds the validator once; it is safe for concurrent use.
+// Schemas are compiled on first use, not here (see lazySchemaCache).
 func (s *Spec) NewValidator() (*Validator, error) {
+	schemas := &lazySchemaCache{SchemaCache: cache.NewDefaultCache()}
+	schemas.warming.Store(true)
 	opts := []config.Option{
 		// The engine authenticates itself (constant-time, several keys);
 		// the conformance suite sends wrong keys on purpose.
 		config.WithoutSecurityValidation(),
 		config.WithFormatAssertions(),
 		config.WithRegexEngine(compilePattern),
+		config.WithSchemaCache(schemas),
 		config.WithCustomFormat("int64", intFormat(math.MinInt64, math.MaxInt64)),
 		config.WithCustomFormat("int32", intFormat(math.MinInt32, math.MaxInt32)),
 	}
@@ -79,6 +85,7 @@ func (s *Spec) NewValidator() (*Validator, error) {
 		model.Servers = []*v3.Server{{URL: s.BasePath}}
 	}
 	v := validator.NewValidatorFromV3Model(&model, opts...)
+	schemas.warming.Store(false)
 	val := &Validator{
 		spec:    s,
 		v:       v,
@@ -88,6 +95,25 @@ func (s *Spec) NewValidator() (*Validator, error) {
 	}
 	val.memo = newRequestMemo(val, s.Operations)
 	return val, nil
+}
+
+// lazySchemaCache is libopenapi-validator's schema cache, except that it
+// claims to hold every schema while NewValidator warms it. The library
+// compiles every request and response schema of the document before it
+// returns, seconds for a document of a few hundred kilobytes, most of them
+// for operations a mock session never calls. With the warm-up skipped, each
+// schema is compiled on its first use and cached from then on: every reader
+// of the cache treats a nil entry as a miss (TestLargeDocumentStartsFast).
+type lazySchemaCache struct {
+	warming atomic.Bool
+	cache.SchemaCache
+}
+
+func (c *lazySchemaCache) Load(key uint64) (*cache.SchemaCacheEntry, bool) {
+	if c.warming.Load() {
+		return nil, true
+	}
+	return c.SchemaCache.Load(key)
 }
 
 // intFormat bounds integers; the validator decodes JSON numbers to float64,
