@@ -221,3 +221,51 @@ func captureOutput(t *testing.T, fn func()) string {
 	w.Close()
 	return <-done
 }
+
+// TestSecuritySchemes: every scheme is classified once, and every
+// requirement shape is read with its scopes.
+func TestSecuritySchemes(t *testing.T) {
+	s, err := Load(styles + "security.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{}
+	for name, sc := range s.Schemes {
+		kinds[name] = string(sc.Kind) + " " + sc.In + " " + sc.Param
+	}
+	want := map[string]string{
+		"bearer": "bearer header Authorization", "basic": "basic header Authorization",
+		"headerKey": "apiKey header X-Api-Key", "queryKey": "apiKey query apikey", "cookieKey": "apiKey cookie session",
+		"oauth": "oauth2 header Authorization", "oidc": "openIdConnect header Authorization", "mtls": "unsupported header Authorization",
+	}
+	for name, w := range want {
+		if kinds[name] != w {
+			t.Errorf("scheme %s = %q, want %q", name, kinds[name], w)
+		}
+	}
+	if f := s.Schemes["oauth"].Flows; len(f) != 2 || f[0].Kind != "clientCredentials" || f[0].TokenURL != "/sec/oauth/token" || strings.Join(f[0].Scopes, ",") != "pets:read,pets:write" {
+		t.Errorf("oauth flows = %+v", f)
+	}
+	shape := func(id string) string {
+		var alts []string
+		for _, req := range s.Operation(id).Requirements {
+			var uses []string
+			for _, u := range req {
+				uses = append(uses, u.Scheme.Name+strings.Join(u.Scopes, "+"))
+			}
+			alts = append(alts, strings.Join(uses, "&"))
+		}
+		return strings.Join(alts, "|")
+	}
+	for id, w := range map[string]string{
+		"globalBearer": "bearer", "keyOrBasic": "headerKey|basic", "queryAndCookie": "cookieKey&queryKey",
+		"noAuth": "", "optionalKey": "", "oauthWrite": "oauthpets:write", "oidcRead": "oidcopenid+profile", "needsClientCertificate": "mtls",
+	} {
+		if got := shape(id); got != w {
+			t.Errorf("%s requirements = %q, want %q", id, got, w)
+		}
+	}
+	if ex := s.Schemes["cookieKey"].Example("k"); ex != "Cookie: session=k" {
+		t.Errorf("example %q", ex)
+	}
+}

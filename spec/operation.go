@@ -44,6 +44,8 @@ type Operation struct {
 	// Security lists the alternatives that satisfy the operation, each a set
 	// of scheme names that must all hold; empty means no authentication.
 	Security [][]string
+	// Requirements are the same alternatives with their schemes and scopes.
+	Requirements []Requirement
 
 	Params    []*Param
 	Body      *Body
@@ -127,6 +129,7 @@ func (s *Spec) readOperations() error {
 		return fmt.Errorf("the document declares no paths")
 	}
 	global := securityAlternatives(s.Model.Security)
+	globalReqs := s.readRequirements(s.Model.Security)
 	for p := s.Model.Paths.PathItems.First(); p != nil; p = p.Next() {
 		path, item := p.Key(), p.Value()
 		if !strings.HasPrefix(path, "/") {
@@ -134,7 +137,7 @@ func (s *Spec) readOperations() error {
 		}
 		for o := item.GetOperations().First(); o != nil; o = o.Next() {
 			method := strings.ToUpper(o.Key())
-			op, err := s.readOperation(method, path, item, o.Value(), global)
+			op, err := s.readOperation(method, path, item, o.Value(), global, globalReqs)
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", method, path, err)
 			}
@@ -149,15 +152,16 @@ func (s *Spec) readOperations() error {
 	return nil
 }
 
-func (s *Spec) readOperation(method, path string, item *v3.PathItem, o *v3.Operation, global [][]string) (*Operation, error) {
+func (s *Spec) readOperation(method, path string, item *v3.PathItem, o *v3.Operation, global [][]string, globalReqs []Requirement) (*Operation, error) {
 	op := &Operation{
-		ID:       o.OperationId,
-		Method:   method,
-		Path:     path,
-		PathItem: item,
-		Op:       o,
-		Summary:  o.Summary,
-		Security: global,
+		ID:           o.OperationId,
+		Method:       method,
+		Path:         path,
+		PathItem:     item,
+		Op:           o,
+		Summary:      o.Summary,
+		Security:     global,
+		Requirements: globalReqs,
 	}
 	if op.ID == "" {
 		op.ID = method + " " + path
@@ -167,6 +171,7 @@ func (s *Spec) readOperation(method, path string, item *v3.PathItem, o *v3.Opera
 	}
 	if o.Security != nil { // an explicit list, even empty, replaces the global one
 		op.Security = securityAlternatives(o.Security)
+		op.Requirements = s.readRequirements(o.Security)
 	}
 	for _, alt := range op.Security {
 		for _, name := range alt {

@@ -45,6 +45,8 @@ type Spec struct {
 	Collections []*Collection
 	// SecuritySchemes are the components' schemes by name.
 	SecuritySchemes map[string]*v3.SecurityScheme
+	// Schemes are the same schemes, classified (see SchemeKind).
+	Schemes map[string]*Scheme
 	// Warnings name what the document does that the OpenAPI schema forbids
 	// but petctl serves anyway (see LoadOptions.Strict), one line each.
 	Warnings []string
@@ -167,6 +169,7 @@ func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 		Model:           &model.Model,
 		OpenAPI:         doc.GetVersion(),
 		SecuritySchemes: map[string]*v3.SecurityScheme{},
+		Schemes:         map[string]*Scheme{},
 	}
 	// The embedded default is held to the OpenAPI schema by its tests.
 	if source != DefaultSource {
@@ -185,6 +188,7 @@ func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 	if c := s.Model.Components; c != nil && c.SecuritySchemes != nil {
 		for p := c.SecuritySchemes.First(); p != nil; p = p.Next() {
 			s.SecuritySchemes[p.Key()] = p.Value()
+			s.Schemes[p.Key()] = readScheme(p.Key(), p.Value())
 		}
 	}
 	if err := s.readOperations(); err != nil {

@@ -103,7 +103,7 @@ func (s *Spec) NewValidator() (*Validator, error) {
 // returns, seconds for a document of a few hundred kilobytes, most of them
 // for operations a mock session never calls. With the warm-up skipped, each
 // schema is compiled on its first use and cached from then on: every reader
-// of the cache treats a nil entry as a miss (TestLargeDocumentStartsFast).
+// of the cache treats a nil entry as a miss.
 type lazySchemaCache struct {
 	warming atomic.Bool
 	cache.SchemaCache
