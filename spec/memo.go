@@ -36,7 +36,21 @@ type requestMemo struct {
 	mu     sync.RWMutex
 	ok     map[requestKey]struct{}
 	kinds  map[*Operation]memoKind
-	bodies map[*Operation]*objectPlan
+	bodies map[*Operation]*lazyPlan
+}
+
+// lazyPlan compiles an operation's body plan on the first request that
+// needs it: a document with hundreds of operations would otherwise pay for
+// every plan before it serves anything.
+type lazyPlan struct {
+	once  sync.Once
+	build func() *objectPlan
+	plan  *objectPlan // nil when the schema is outside the plan's shape
+}
+
+func (l *lazyPlan) accepts(obj map[string]any) bool {
+	l.once.Do(func() { l.plan = l.build() })
+	return l.plan != nil && l.plan.accepts(obj)
 }
 
 type requestKey struct {
@@ -65,15 +79,15 @@ const (
 )
 
 func newRequestMemo(v *Validator, ops []*Operation) *requestMemo {
-	m := &requestMemo{ok: map[requestKey]struct{}{}, kinds: map[*Operation]memoKind{}, bodies: map[*Operation]*objectPlan{}}
+	m := &requestMemo{ok: map[requestKey]struct{}{}, kinds: map[*Operation]memoKind{}, bodies: map[*Operation]*lazyPlan{}}
 	for _, op := range ops {
 		switch {
 		case memoizable(op):
 			m.kinds[op] = memoLine
-		case onlyLineParams(op):
-			if plan := v.jsonBodyPlan(op); plan != nil {
-				m.kinds[op], m.bodies[op] = memoBody, plan
-			}
+		case onlyLineParams(op) && hasJSONBody(op):
+			// Until its plan is built, and where it cannot be, quickBody
+			// is not sure and the validator decides.
+			m.kinds[op], m.bodies[op] = memoBody, &lazyPlan{build: func() *objectPlan { return v.jsonBodyPlan(op) }}
 		}
 	}
 	return m
@@ -98,17 +112,22 @@ func onlyLineParams(op *Operation) bool {
 	return true
 }
 
+func hasJSONBody(op *Operation) bool {
+	if op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Content == nil {
+		return false
+	}
+	mt, ok := op.Op.RequestBody.Content.Get(JSON)
+	return ok && mt != nil && mt.Schema != nil
+}
+
 // jsonBodyPlan returns the plan for op's application/json request body,
 // compiled as the validator compiles a request body schema; nil when there
 // is none or the schema is outside the plan's shape.
 func (v *Validator) jsonBodyPlan(op *Operation) *objectPlan {
-	if op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Content == nil {
+	if !hasJSONBody(op) {
 		return nil
 	}
-	mt, ok := op.Op.RequestBody.Content.Get(JSON)
-	if !ok || mt == nil || mt.Schema == nil {
-		return nil
-	}
+	mt, _ := op.Op.RequestBody.Content.Get(JSON)
 	rs, err := v.compileSchema(mt.Schema.Schema(), schema_validation.SchemaValidationPurposeRequestBody)
 	if err != nil {
 		return nil

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,6 +44,8 @@ type Operation struct {
 	// Security lists the alternatives that satisfy the operation, each a set
 	// of scheme names that must all hold; empty means no authentication.
 	Security [][]string
+	// Requirements are the same alternatives with their schemes and scopes.
+	Requirements []Requirement
 
 	Params    []*Param
 	Body      *Body
@@ -126,6 +129,7 @@ func (s *Spec) readOperations() error {
 		return fmt.Errorf("the document declares no paths")
 	}
 	global := securityAlternatives(s.Model.Security)
+	globalReqs := s.readRequirements(s.Model.Security)
 	for p := s.Model.Paths.PathItems.First(); p != nil; p = p.Next() {
 		path, item := p.Key(), p.Value()
 		if !strings.HasPrefix(path, "/") {
@@ -133,7 +137,7 @@ func (s *Spec) readOperations() error {
 		}
 		for o := item.GetOperations().First(); o != nil; o = o.Next() {
 			method := strings.ToUpper(o.Key())
-			op, err := s.readOperation(method, path, item, o.Value(), global)
+			op, err := s.readOperation(method, path, item, o.Value(), global, globalReqs)
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", method, path, err)
 			}
@@ -148,15 +152,16 @@ func (s *Spec) readOperations() error {
 	return nil
 }
 
-func (s *Spec) readOperation(method, path string, item *v3.PathItem, o *v3.Operation, global [][]string) (*Operation, error) {
+func (s *Spec) readOperation(method, path string, item *v3.PathItem, o *v3.Operation, global [][]string, globalReqs []Requirement) (*Operation, error) {
 	op := &Operation{
-		ID:       o.OperationId,
-		Method:   method,
-		Path:     path,
-		PathItem: item,
-		Op:       o,
-		Summary:  o.Summary,
-		Security: global,
+		ID:           o.OperationId,
+		Method:       method,
+		Path:         path,
+		PathItem:     item,
+		Op:           o,
+		Summary:      o.Summary,
+		Security:     global,
+		Requirements: globalReqs,
 	}
 	if op.ID == "" {
 		op.ID = method + " " + path
@@ -166,11 +171,23 @@ func (s *Spec) readOperation(method, path string, item *v3.PathItem, o *v3.Opera
 	}
 	if o.Security != nil { // an explicit list, even empty, replaces the global one
 		op.Security = securityAlternatives(o.Security)
+		op.Requirements = s.readRequirements(o.Security)
 	}
 	for _, alt := range op.Security {
 		for _, name := range alt {
 			if _, ok := s.SecuritySchemes[name]; !ok {
-				return nil, fmt.Errorf("security names scheme %q, which components.securitySchemes does not declare", name)
+				// A generator quirk: the alternative can never be met.
+				where := []string{"security"}
+				if o.Security != nil {
+					where = []string{"paths", path, strings.ToLower(method), "security"}
+				}
+				p := DocumentProblem{
+					Line: s.lineOf(where), Where: strings.Join(where, "."), Quirk: true,
+					Reason: fmt.Sprintf("names scheme %q, which components.securitySchemes does not declare; no request can meet that requirement", name),
+				}
+				if !slices.Contains(s.problems, p) {
+					s.problems = append(s.problems, p)
+				}
 			}
 		}
 	}

@@ -8,8 +8,9 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"net/url"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/pb33f/libopenapi"
@@ -38,12 +39,20 @@ type Spec struct {
 	Title       string
 	Version     string
 	OpenAPI     string
-	BasePath    string // path of the first server URL, without a trailing slash ("/v1")
-	Servers     []string
+	BasePath    string   // path of the first server URL, without a trailing slash ("/v1")
+	Servers     []string // the servers' URLs, their variables filled
 	Operations  []*Operation
 	Collections []*Collection
 	// SecuritySchemes are the components' schemes by name.
 	SecuritySchemes map[string]*v3.SecurityScheme
+	// Schemes are the same schemes, classified (see SchemeKind).
+	Schemes map[string]*Scheme
+	// Warnings name what the document does that the OpenAPI schema forbids
+	// but petctl serves anyway (see LoadOptions.Strict), one line each.
+	Warnings []string
+	// problems are the document's departures from the OpenAPI schema, its
+	// quirks included, found while reading it.
+	problems []DocumentProblem
 }
 
 // Default parses the embedded Petstore document.
@@ -51,16 +60,53 @@ func Default() (*Spec, error) {
 	return Parse(DefaultDocument(), DefaultSource)
 }
 
+// LoadOptions say how a document is read. The zero value reads it as
+// written, from servers[0]'s path, with the quirks of generated documents
+// served with a warning.
+type LoadOptions struct {
+	// Strict refuses the quirks of generated documents (an unquoted status
+	// code, an empty description) instead of serving them with a warning.
+	Strict bool
+	// BasePath mounts the operations under this path instead of the path of
+	// servers[0]; "/" mounts them at the root. Empty: servers[0]'s path.
+	BasePath string
+	// ServerVariables give values to the {variables} of the servers' URLs
+	// by name, instead of their defaults.
+	ServerVariables map[string]string
+	// RefFolders are local folders, besides the document's own, that its
+	// file $refs may reach.
+	RefFolders []string
+}
+
 // Load reads and parses the document at path; an empty path means the embedded default.
 func Load(path string) (*Spec, error) {
+	return LoadWith(path, LoadOptions{})
+}
+
+// LoadWith reads and parses the document at path as o says; an empty path
+// means the embedded default. A document may be split over several files:
+// its relative $refs are read from its folder (and o.RefFolders), never
+// from anywhere else or the network.
+func LoadWith(path string, o LoadOptions) (*Spec, error) {
 	if path == "" {
-		return Default()
+		return parse(DefaultDocument(), DefaultSource, "", o)
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("spec %s: %w", path, unwrapPathError(err))
 	}
-	return Parse(raw, path)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("spec %s: %w", path, err)
+	}
+	roots, err := refRoots(abs, o.RefFolders)
+	if err != nil {
+		return nil, fmt.Errorf("spec %s: %w", path, err)
+	}
+	if err := checkRefs(abs, raw, roots); err != nil {
+		return nil, fmt.Errorf("spec %s: a $ref cannot be followed: %w", path, joinLines(err))
+	}
+	return parse(raw, path, abs, o)
 }
 
 func unwrapPathError(err error) error {
@@ -71,17 +117,33 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// Parse parses raw as an OpenAPI 3 document; source names it in errors.
+// Parse parses raw as a single-file OpenAPI 3 document; source names it in errors.
 func Parse(raw []byte, source string) (*Spec, error) {
+	return parse(raw, source, "", LoadOptions{})
+}
+
+// parse builds the document; file is its absolute path when it was read
+// from one (its $refs were checked by checkRefs), "" otherwise.
+func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		return nil, fmt.Errorf("spec %s: the file is empty", source)
 	}
-	doc, err := libopenapi.NewDocumentWithConfiguration(raw, &datamodel.DocumentConfiguration{
+	lib := &libraryLog{}
+	cfg := &datamodel.DocumentConfiguration{
 		// A mock must not reach out to the network or the file system
-		// because a document says so.
+		// because a document says so: only files checkRefs allowed are read.
 		AllowFileReferences:   false,
 		AllowRemoteReferences: false,
-	})
+		// A $ref inside an extension petctl does not read must not stop it.
+		ExcludeExtensionRefs: true,
+		Logger:               slog.New(lib),
+	}
+	if file != "" {
+		cfg.AllowFileReferences = true
+		cfg.BasePath = filepath.Dir(file)
+		cfg.SpecFilePath = filepath.Base(file)
+	}
+	doc, err := libopenapi.NewDocumentWithConfiguration(raw, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("spec %s: %s", source, oneLine(err.Error()))
 	}
@@ -89,6 +151,10 @@ func Parse(raw []byte, source string) (*Spec, error) {
 		return nil, fmt.Errorf("spec %s: OpenAPI version %q is not supported (petctl reads OpenAPI 3.0 and 3.1)", source, doc.GetVersion())
 	}
 	model, err := doc.BuildV3Model()
+	if err == nil && model != nil {
+		// libopenapi reports some references it could not resolve only in its log.
+		err = lib.err()
+	}
 	if err != nil || model == nil {
 		msg := "the document could not be built"
 		if err != nil {
@@ -103,38 +169,66 @@ func Parse(raw []byte, source string) (*Spec, error) {
 		Model:           &model.Model,
 		OpenAPI:         doc.GetVersion(),
 		SecuritySchemes: map[string]*v3.SecurityScheme{},
+		Schemes:         map[string]*Scheme{},
+	}
+	// The embedded default is held to the OpenAPI schema by its tests.
+	if source != DefaultSource {
+		s.problems = s.checkDocument()
+		// What else is wrong may be a consequence; the schema's word comes first.
+		if _, err := s.verdict(s.problems, false); err != nil {
+			return nil, err
+		}
 	}
 	if info := s.Model.Info; info != nil {
 		s.Title, s.Version = info.Title, info.Version
 	}
-	if err := s.readServers(); err != nil {
+	if err := s.readServers(o); err != nil {
 		return nil, fmt.Errorf("spec %s: %w", source, err)
 	}
 	if c := s.Model.Components; c != nil && c.SecuritySchemes != nil {
 		for p := c.SecuritySchemes.First(); p != nil; p = p.Next() {
 			s.SecuritySchemes[p.Key()] = p.Value()
+			s.Schemes[p.Key()] = readScheme(p.Key(), p.Value())
 		}
 	}
 	if err := s.readOperations(); err != nil {
 		return nil, fmt.Errorf("spec %s: %w", source, err)
 	}
 	s.Collections = inferCollections(s.Operations)
+	if s.Warnings, err = s.verdict(s.problems, o.Strict); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
-func (s *Spec) readServers() error {
-	for _, srv := range s.Model.Servers {
-		s.Servers = append(s.Servers, srv.URL)
+// readServers resolves the servers' URLs and the base path the operations
+// are mounted under.
+func (s *Spec) readServers(o LoadOptions) error {
+	var first error
+	for i, srv := range s.Model.Servers {
+		u, err := resolveServer(srv, o.ServerVariables)
+		if err != nil {
+			if i == 0 {
+				first = err
+			}
+			u = srv.URL
+		}
+		s.Servers = append(s.Servers, u)
+	}
+	if o.BasePath != "" {
+		var err error
+		s.BasePath, err = cleanBasePath(o.BasePath)
+		return err
 	}
 	if len(s.Servers) == 0 {
 		return nil
 	}
-	u, err := url.Parse(s.Servers[0])
-	if err != nil {
-		return fmt.Errorf("servers[0].url %q: %v", s.Servers[0], err)
+	if first != nil {
+		return fmt.Errorf("%w (or set the base path)", first)
 	}
-	s.BasePath = strings.TrimRight(u.Path, "/")
-	return nil
+	var err error
+	s.BasePath, err = serverPath(s.Servers[0])
+	return err
 }
 
 // Operation returns the operation with the given operationId, or nil.

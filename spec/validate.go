@@ -9,20 +9,18 @@ import (
 	"mime"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
+	"sync/atomic"
 
 	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/cache"
 	"github.com/pb33f/libopenapi-validator/config"
 	verrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi-validator/helpers"
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"go.yaml.in/yaml/v4"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // Problem is one way a request, a response or a record departs from the document.
@@ -64,19 +62,30 @@ type Validator struct {
 }
 
 // NewValidator builds the validator once; it is safe for concurrent use.
+// Schemas are compiled on first use, not here (see lazySchemaCache).
 func (s *Spec) NewValidator() (*Validator, error) {
+	schemas := &lazySchemaCache{SchemaCache: cache.NewDefaultCache()}
+	schemas.warming.Store(true)
 	opts := []config.Option{
 		// The engine authenticates itself (constant-time, several keys);
 		// the conformance suite sends wrong keys on purpose.
 		config.WithoutSecurityValidation(),
 		config.WithFormatAssertions(),
+		config.WithRegexEngine(compilePattern),
+		config.WithSchemaCache(schemas),
 		config.WithCustomFormat("int64", intFormat(math.MinInt64, math.MaxInt64)),
 		config.WithCustomFormat("int32", intFormat(math.MinInt32, math.MaxInt32)),
 	}
-	v, errs := validator.NewValidator(s.Document, opts...)
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("spec %s: %w", s.Source, errors.Join(errs...))
+	// The validator strips a request's base path by the servers it reads;
+	// it reads this one, petctl's, whatever the document's servers say
+	// (variables, a third party's mock URL, a configured base path).
+	model := *s.Model
+	model.Servers = nil
+	if s.BasePath != "" {
+		model.Servers = []*v3.Server{{URL: s.BasePath}}
 	}
+	v := validator.NewValidatorFromV3Model(&model, opts...)
+	schemas.warming.Store(false)
 	val := &Validator{
 		spec:    s,
 		v:       v,
@@ -85,125 +94,26 @@ func (s *Spec) NewValidator() (*Validator, error) {
 		version: helpers.VersionToFloat(s.Model.Version),
 	}
 	val.memo = newRequestMemo(val, s.Operations)
-	// A document of one's own is held to the OpenAPI schema first: a typo
-	// such as 'descriptionn' would otherwise be served as if it meant
-	// something. The embedded default is checked by its tests.
-	if s.Source != DefaultSource {
-		if err := val.CheckDocument(); err != nil {
-			return nil, err
-		}
-	}
 	return val, nil
 }
 
-// CheckDocument validates the document against the OpenAPI meta-schema and
-// names each violation by line and place: the innermost failures of the
-// schema, not the layers of oneOf and $ref around them.
-func (v *Validator) CheckDocument() error {
-	ok, errs := v.v.ValidateDocument()
-	if ok {
-		return nil
-	}
-	var parts []string
-	for _, e := range errs {
-		if jk := originalSchemaError(e); jk != nil {
-			parts = append(parts, v.leafProblems(jk)...)
-			continue
-		}
-		for _, se := range e.SchemaValidationErrors {
-			loc := se.FieldPath
-			if se.Line > 0 {
-				loc = fmt.Sprintf("line %d", se.Line)
-			}
-			parts = append(parts, fmt.Sprintf("%s: %s", loc, se.Reason))
-		}
-		if len(e.SchemaValidationErrors) == 0 {
-			parts = append(parts, e.Message)
-		}
-	}
-	if len(parts) > 5 {
-		parts = append(parts[:5], fmt.Sprintf("and %d more", len(parts)-5))
-	}
-	return fmt.Errorf("spec %s is not a valid OpenAPI %s document: %s", v.spec.Source, v.spec.OpenAPI, strings.Join(parts, "; "))
+// lazySchemaCache is libopenapi-validator's schema cache, except that it
+// claims to hold every schema while NewValidator warms it. The library
+// compiles every request and response schema of the document before it
+// returns, seconds for a document of a few hundred kilobytes, most of them
+// for operations a mock session never calls. With the warm-up skipped, each
+// schema is compiled on its first use and cached from then on: every reader
+// of the cache treats a nil entry as a miss.
+type lazySchemaCache struct {
+	warming atomic.Bool
+	cache.SchemaCache
 }
 
-func originalSchemaError(e *verrors.ValidationError) *jsonschema.ValidationError {
-	for _, se := range e.SchemaValidationErrors {
-		if se.OriginalJsonSchemaError != nil {
-			return se.OriginalJsonSchemaError
-		}
+func (c *lazySchemaCache) Load(key uint64) (*cache.SchemaCacheEntry, bool) {
+	if c.warming.Load() {
+		return nil, true
 	}
-	return nil
-}
-
-// leafProblems describes the failures without causes, each once, as
-// "line N (a.b.c): reason".
-func (v *Validator) leafProblems(root *jsonschema.ValidationError) []string {
-	var out []string
-	seen := map[string]bool{}
-	p := message.NewPrinter(language.English)
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		reason := e.ErrorKind.LocalizedString(p)
-		if _, ok := e.ErrorKind.(*kind.FalseSchema); ok && len(e.InstanceLocation) > 0 {
-			reason = fmt.Sprintf("'%s' is not allowed here (extensions start with x-)", e.InstanceLocation[len(e.InstanceLocation)-1])
-		}
-		where := "the document"
-		if len(e.InstanceLocation) > 0 {
-			where = strings.Join(e.InstanceLocation, ".")
-		}
-		msg := fmt.Sprintf("%s: %s", where, reason)
-		if line := v.lineOf(e.InstanceLocation); line > 0 {
-			msg = fmt.Sprintf("line %d (%s): %s", line, where, reason)
-		}
-		if !seen[msg] {
-			seen[msg] = true
-			out = append(out, msg)
-		}
-	}
-	walk(root)
-	return out
-}
-
-// lineOf finds the line of the value at path in the document's YAML, the
-// line of its key for a mapping entry; 0 when it cannot.
-func (v *Validator) lineOf(path []string) int {
-	info := v.spec.Document.GetSpecInfo()
-	if info == nil || info.RootNode == nil || len(info.RootNode.Content) == 0 {
-		return 0
-	}
-	n, line := info.RootNode.Content[0], info.RootNode.Content[0].Line
-	for _, seg := range path {
-		switch n.Kind {
-		case yaml.MappingNode:
-			found := false
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == seg {
-					line, n, found = n.Content[i].Line, n.Content[i+1], true
-					break
-				}
-			}
-			if !found {
-				return line
-			}
-		case yaml.SequenceNode:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(n.Content) {
-				return line
-			}
-			n = n.Content[i]
-			line = n.Line
-		default:
-			return line
-		}
-	}
-	return line
+	return c.SchemaCache.Load(key)
 }
 
 // intFormat bounds integers; the validator decodes JSON numbers to float64,

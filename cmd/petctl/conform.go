@@ -133,6 +133,9 @@ func conformRun(a *app, opts *conformOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
+	for _, w := range s.Warnings {
+		fmt.Fprintln(a.err, "warning:", w)
+	}
 	cfg.Spec = s
 	res, err := conformance.Run(a.ctx, cfg)
 	var ue *conformance.UsageError

@@ -72,6 +72,8 @@ func addConfigFlags(f *pflag.FlagSet) {
 	f.String("addr", d.Server.Addr, "address to listen on (host:port; port 0 picks a free one)")
 	f.StringArray("api-key", nil, "accepted API key (repeatable)")
 	f.String("spec", "", "OpenAPI document to serve (default: the embedded Petstore)")
+	f.String("base-path", "", "path to serve the operations under (default: the path of the document's first server; / for the root)")
+	f.Bool("strict", false, "refuse documents with the quirks of generated ones (unquoted status codes, empty descriptions) instead of warning")
 	f.StringArray("fixtures", nil, "seed data file, JSON or YAML (repeatable; default: the embedded Petstore animals with the embedded spec)")
 	f.Var(intText(d.Server.MaxBodyBytes), "max-body", "largest request body in bytes (413 beyond)")
 	f.String("log-format", d.Server.LogFormat, "request log format on stderr: text or json")
@@ -156,9 +158,12 @@ func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger
 			return nil, usageError(ps) // any spec check would be against another document
 		}
 	}
-	s, err := spec.Load(c.Spec)
+	s, err := spec.LoadWith(c.Spec, c.SpecOptions())
 	if err != nil {
 		return nil, usageError(cfg.Combine(ps, err))
+	}
+	for _, w := range s.Warnings {
+		logger.Warn(w)
 	}
 	files, errs := fixtureFiles(c, s)
 	o, err := c.EngineOptions(time.Now())

@@ -22,27 +22,31 @@ const FileName = "petctl.yaml"
 
 // Config is the whole configuration of `petctl serve`.
 type Config struct {
-	Spec      string                    `yaml:"spec" env:"PETCTL_SPEC" flag:"spec" path:"true" doc:"OpenAPI document to serve; empty serves the embedded Petstore. A relative path in this file is relative to the file's directory; from the flag or the environment, to the working directory."`
-	Server    Server                    `yaml:"server" doc:"Where and how the server listens."`
-	Auth      Auth                      `yaml:"auth" doc:"Who may call the API and the admin endpoints."`
-	Fixtures  Fixtures                  `yaml:"fixtures" doc:"Seed data of the store."`
-	Seed      int64                     `yaml:"seed" env:"PETCTL_SEED" flag:"seed" doc:"Seed of generated records, injected latency and injected faults: the same seed gives the same data and the same sequence of delays and faults."`
-	Lists     Lists                     `yaml:"lists" doc:"Behaviour of list operations where the description says 'not shown'."`
-	Defaults  map[string]map[string]any `yaml:"defaults" example:"pets:\n  status: available" doc:"Values given to fields a create request leaves out, per collection and field (for the Petstore: the status of a new animal sent without one). Without an entry the field stays absent, as the spec allows."`
-	Responses map[string]Response       `yaml:"responses" example:"listStoreOrders:\n  status: 200\n  body: []" doc:"Configured answers for operations the store cannot serve, by operationId: for the Petstore, GET /store/orders, whose interface is not published. Each has a status (default 200), headers and a body (JSON, written in YAML). Checked at start-up against the spec and against what HTTP can carry: a 4xx or 5xx must be the Error body, and some statuses and headers are refused (docs/configuration.md, Configured responses)."`
-	Clock     Clock                     `yaml:"clock" doc:"The server's clock."`
-	Latency   map[string]Range          `yaml:"latency" example:"'*': 20ms\ngetPet: 50ms..400ms" doc:"Delay before answering, by operationId, or '*' for every operation without its own entry: a fixed duration (50ms) or a range to draw from (50ms..400ms). At most 20s."`
-	Faults    map[string]Fault          `yaml:"faults" example:"createPet:\n  rate: 0.1\n  status: 503" doc:"Injected failures, by operationId or '*': the share of requests that fail (after authentication and validation) and their status. Failures carry the Error body with code fault_injected and change nothing."`
-	CORS      CORS                      `yaml:"cors" doc:"Which browser origins may call the server."`
-	Admin     Admin                     `yaml:"admin" doc:"The admin endpoints under /__petctl/."`
+	Spec       string                    `yaml:"spec" env:"PETCTL_SPEC" flag:"spec" path:"true" doc:"OpenAPI document to serve; empty serves the embedded Petstore. A relative path in this file is relative to the file's directory; from the flag or the environment, to the working directory. A document split over several files is read through its relative $refs, from its own folder only (see refFolders)."`
+	Strict     bool                      `yaml:"strict" env:"PETCTL_STRICT" flag:"strict" doc:"Refuse a document that breaks the OpenAPI schema in the ways generators commonly do (an unquoted status code, an empty description, a $ref standing for a whole map, a security requirement naming an undeclared scheme) instead of serving it with a warning naming the line. Other departures from the schema are always refused."`
+	RefFolders []string                  `yaml:"refFolders" path:"true" doc:"Local folders, besides the document's own, that its file $refs may read. No other file, and no URL, is ever read: such a $ref stops start-up naming the file, the line and the $ref."`
+	Server     Server                    `yaml:"server" doc:"Where and how the server listens."`
+	Auth       Auth                      `yaml:"auth" doc:"Who may call the API and the admin endpoints."`
+	Fixtures   Fixtures                  `yaml:"fixtures" doc:"Seed data of the store."`
+	Seed       int64                     `yaml:"seed" env:"PETCTL_SEED" flag:"seed" doc:"Seed of generated records, injected latency and injected faults: the same seed gives the same data and the same sequence of delays and faults."`
+	Lists      Lists                     `yaml:"lists" doc:"Behaviour of list operations where the description says 'not shown'."`
+	Defaults   map[string]map[string]any `yaml:"defaults" example:"pets:\n  status: available" doc:"Values given to fields a create request leaves out, per collection and field (for the Petstore: the status of a new animal sent without one). Without an entry the field stays absent, as the spec allows."`
+	Responses  map[string]Response       `yaml:"responses" example:"listStoreOrders:\n  status: 200\n  body: []" doc:"Configured answers for operations the store cannot serve, by operationId: for the Petstore, GET /store/orders, whose interface is not published. Each has a status (default 200), headers and a body (JSON, written in YAML). Checked at start-up against the spec and against what HTTP can carry: a 4xx or 5xx must be the Error body, and some statuses and headers are refused (docs/configuration.md, Configured responses)."`
+	Clock      Clock                     `yaml:"clock" doc:"The server's clock."`
+	Latency    map[string]Range          `yaml:"latency" example:"'*': 20ms\ngetPet: 50ms..400ms" doc:"Delay before answering, by operationId, or '*' for every operation without its own entry: a fixed duration (50ms) or a range to draw from (50ms..400ms). At most 20s."`
+	Faults     map[string]Fault          `yaml:"faults" example:"createPet:\n  rate: 0.1\n  status: 503" doc:"Injected failures, by operationId or '*': the share of requests that fail (after authentication and validation) and their status. Failures carry the Error body with code fault_injected and change nothing."`
+	CORS       CORS                      `yaml:"cors" doc:"Which browser origins may call the server."`
+	Admin      Admin                     `yaml:"admin" doc:"The admin endpoints under /__petctl/."`
 }
 
 // Server is where and how the server listens.
 type Server struct {
-	Addr         string   `yaml:"addr" env:"PETCTL_ADDR" flag:"addr" doc:"Address to listen on, host:port; port 0 picks a free one."`
-	MaxBodyBytes int64    `yaml:"maxBodyBytes" env:"PETCTL_MAX_BODY_BYTES" flag:"max-body" min:"1" doc:"Largest request body in bytes; larger bodies get 413."`
-	LogFormat    string   `yaml:"logFormat" env:"PETCTL_LOG_FORMAT" flag:"log-format" enum:"text,json" doc:"Request log format on stderr."`
-	Timeouts     Timeouts `yaml:"timeouts" doc:"Connection time-outs."`
+	Addr         string            `yaml:"addr" env:"PETCTL_ADDR" flag:"addr" doc:"Address to listen on, host:port; port 0 picks a free one."`
+	BasePath     string            `yaml:"basePath" env:"PETCTL_BASE_PATH" flag:"base-path" doc:"Path the operations are served under. Empty: the path of the document's first server URL, its {variables} filled; / serves them at the root (for a document whose servers name someone else's host or mock)."`
+	Variables    map[string]string `yaml:"variables" example:"protocol: https\nhostpath: localhost:8989" doc:"Values of the {variables} in the document's server URLs, by name, instead of their defaults; each must be one of its variable's enum when it has one."`
+	MaxBodyBytes int64             `yaml:"maxBodyBytes" env:"PETCTL_MAX_BODY_BYTES" flag:"max-body" min:"1" doc:"Largest request body in bytes; larger bodies get 413."`
+	LogFormat    string            `yaml:"logFormat" env:"PETCTL_LOG_FORMAT" flag:"log-format" enum:"text,json" doc:"Request log format on stderr."`
+	Timeouts     Timeouts          `yaml:"timeouts" doc:"Connection time-outs."`
 }
 
 // Timeouts bound how long a connection may take.
@@ -112,6 +116,7 @@ func Default() *Config {
 	return &Config{
 		Server: Server{
 			Addr:         "127.0.0.1:4010",
+			Variables:    map[string]string{},
 			MaxBodyBytes: 1 << 20,
 			LogFormat:    "text",
 			Timeouts: Timeouts{
@@ -122,9 +127,10 @@ func Default() *Config {
 				Shutdown:   Duration(10 * time.Second),
 			},
 		},
-		Auth:     Auth{Mode: "keys", Keys: []string{}},
-		Fixtures: Fixtures{Files: []string{}},
-		Seed:     1,
+		Auth:       Auth{Mode: "keys", Keys: []string{}},
+		Fixtures:   Fixtures{Files: []string{}},
+		RefFolders: []string{},
+		Seed:       1,
 		Lists: Lists{
 			OutOfRangeLimit: "reject",
 			Order:           "id",

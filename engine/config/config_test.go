@@ -248,7 +248,7 @@ server2: {}
 	// Decoding stops before the checks when keys or types are wrong; the
 	// value checks run on what decoded.
 	want := []string{
-		"petctl.yaml:2: server.adress: unknown key; the keys here are addr, maxBodyBytes, logFormat, timeouts",
+		"petctl.yaml:2: server.adress: unknown key; the keys here are addr, basePath, variables, maxBodyBytes, logFormat, timeouts",
 		`petctl.yaml:3: server.maxBodyBytes: "lots": want an integer`,
 		"petctl.yaml:11: latency.getPet:",
 		"petctl.yaml:18: seed: want an integer, not a list",

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/spec"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -278,5 +279,15 @@ func annotate(n *yaml.Node, key string, l *Loaded) {
 			}
 		}
 		annotate(n.Content[i+1], k, l)
+	}
+}
+
+// SpecOptions are how the document is read.
+func (c *Config) SpecOptions() spec.LoadOptions {
+	return spec.LoadOptions{
+		Strict:          c.Strict,
+		BasePath:        c.Server.BasePath,
+		ServerVariables: c.Server.Variables,
+		RefFolders:      c.RefFolders,
 	}
 }

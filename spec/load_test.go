@@ -1,0 +1,271 @@
+package spec
+
+import (
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const styles = "../fixtures/styles/"
+
+// TestMultiFileDocument: relative $refs to files beside the document are
+// read, '../' included, and a $ref standing for a whole components map; a
+// broken $ref inside an x- extension does not stop loading.
+func TestMultiFileDocument(t *testing.T) {
+	s, err := Load(styles + "multifile/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Operations) != 3 {
+		t.Fatalf("%d operations, want 3", len(s.Operations))
+	}
+	if len(s.Collections) != 1 || s.Collections[0].IDField != "id" || s.Collections[0].Create == nil {
+		t.Fatalf("collections %+v, want notes with id and create", s.Collections)
+	}
+	if len(s.Warnings) > 0 {
+		t.Errorf("warnings %q, want none", s.Warnings)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest("POST", "http://notes.local/notes/v1/notes", strings.NewReader(`{"text": ""}`))
+	r.Header.Set("Content-Type", JSON)
+	if ps := v.Request(r, s.Operation("addNote")); len(ps) == 0 || !strings.Contains(ps.Error(), "text") {
+		t.Errorf("problems %v, want the empty text refused by the schema in schemas/note-draft.yaml", ps)
+	}
+}
+
+// TestRefsOutsideRefused: a $ref that leaves the document's folder, names a
+// remote URL or a missing file is refused with the file, its line, the $ref
+// and the reason, in one line; refFolders allows a folder.
+func TestRefsOutsideRefused(t *testing.T) {
+	_, err := Load(styles + "outside/doc/openapi.yaml")
+	for _, want := range []string{"openapi.yaml line 16", `$ref "../shared/thing.yaml"`, "leaves the document's folder", "refFolders"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want it to say %q", err, want)
+		}
+	}
+	if _, err := LoadWith(styles+"outside/doc/openapi.yaml", LoadOptions{RefFolders: []string{styles + "outside/shared"}}); err != nil {
+		t.Errorf("with the folder allowed: %v", err)
+	}
+
+	dir := t.TempDir()
+	for name, ref := range map[string]string{
+		"remote.yaml":  "https://example.com/schemas/thing.yaml",
+		"missing.yaml": "./nowhere.yaml",
+		"escape.yaml":  "/etc/passwd",
+	} {
+		doc := strings.Replace(mustRead(t, styles+"outside/doc/openapi.yaml"), "../shared/thing.yaml", ref, 1)
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(path)
+		if err == nil || !strings.Contains(err.Error(), ref) || !strings.Contains(err.Error(), name+" line 16") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: err = %v, want one line naming %s line 16 and %q", name, err, name, ref)
+		}
+	}
+}
+
+// TestNoLibraryLogLines: libopenapi logs what it cannot resolve as JSON
+// lines on stdout; a user sees petctl's one line instead.
+func TestNoLibraryLogLines(t *testing.T) {
+	dir := t.TempDir()
+	// A $ref to a component that the referenced file lacks: libopenapi
+	// logs it and builds the rest.
+	mustWrite(t, filepath.Join(dir, "parts.yaml"), "Other: {type: object}\n")
+	doc := strings.Replace(mustRead(t, styles+"outside/doc/openapi.yaml"), "../shared/thing.yaml", "./parts.yaml#/Thing", 1)
+	mustWrite(t, filepath.Join(dir, "openapi.yaml"), doc)
+	out := captureOutput(t, func() {
+		_, err := Load(filepath.Join(dir, "openapi.yaml"))
+		if err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("err = %v, want one line", err)
+		}
+	})
+	if out != "" {
+		t.Errorf("loading wrote %q to stdout or stderr", out)
+	}
+}
+
+// TestQuirksServedWithWarnings: the quirks of generated documents are
+// served with a warning naming each line, and refused under Strict with a
+// reason and a line each (the unquoted status code too, whose refusal used
+// to say neither).
+func TestQuirksServedWithWarnings(t *testing.T) {
+	s, err := Load(styles + "quirks.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	warnings := strings.Join(s.Warnings, "\n")
+	for _, want := range []string{
+		"line 21 (paths./items.get.responses.200): the key 200 is not a string",
+		"line 28 (paths./items.get.responses.401): the key 401 is not a string",
+		"line 5 (info.description): got null, want string",
+		"line 12 (tags.0.externalDocs.description): got null, want string",
+		"(paths./items.get.responses.401): missing property 'description'",
+		`line 17 (paths./items.get.security): names scheme "sessionCookie"`,
+	} {
+		if !strings.Contains(warnings, want) {
+			t.Errorf("warnings do not say %q:\n%s", want, warnings)
+		}
+	}
+	if s.Operation("listItems") == nil || s.Operation("listItems").Response(200) == nil {
+		t.Errorf("the unquoted 200 was not read as a response")
+	}
+	_, err = LoadWith(styles+"quirks.yaml", LoadOptions{Strict: true})
+	for _, want := range []string{"quirks.yaml is not a valid OpenAPI 3.0.3 document", "line 21 (paths./items.get.responses.200): the key 200 is not a string (quote it: '200')"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("strict: err = %v, want %q", err, want)
+		}
+	}
+}
+
+// TestServerVariables: the base path comes from servers[0] with its
+// variables filled from their defaults, checked against their enums;
+// configuration overrides a variable or the whole base path.
+func TestServerVariables(t *testing.T) {
+	tests := []struct {
+		name    string
+		o       LoadOptions
+		base    string
+		server  string
+		wantErr string
+	}{
+		{"defaults", LoadOptions{}, "/v2", "https://api.example.com/v2", ""},
+		{"override", LoadOptions{ServerVariables: map[string]string{"basePath": "v3", "scheme": "http"}}, "/v3", "http://api.example.com/v3", ""},
+		{"not in enum", LoadOptions{ServerVariables: map[string]string{"scheme": "ftp"}}, "", "", `{scheme}: the configured value "ftp" is not one of http, https`},
+		{"base path", LoadOptions{BasePath: "/mock/"}, "/mock", "https://api.example.com/v2", ""},
+		{"root", LoadOptions{BasePath: "/"}, "", "https://api.example.com/v2", ""},
+		{"bad base path", LoadOptions{BasePath: "mock"}, "", "", `base path "mock" does not start with /`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := LoadWith(styles+"servervars.yaml", tc.o)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.BasePath != tc.base || s.Servers[0] != tc.server {
+				t.Errorf("base %q server %q, want %q %q", s.BasePath, s.Servers[0], tc.base, tc.server)
+			}
+		})
+	}
+	doc := strings.Replace(mustRead(t, styles+"servervars.yaml"), "default: https", "default: gopher", 1)
+	if _, err := Parse([]byte(doc), "bad-default.yaml"); err == nil || !strings.Contains(err.Error(), `its default "gopher" is not one of http, https`) {
+		t.Errorf("a default outside the enum: err = %v", err)
+	}
+}
+
+// TestECMAPatterns: a pattern Go's regexp cannot read (a lookahead) is
+// valid JSON Schema; the document loads and the pattern is enforced.
+func TestECMAPatterns(t *testing.T) {
+	s, err := Load(styles + "servervars.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := s.Operation("getFile")
+	for path, ok := range map[string]bool{"readme": true, "private-notes": false} {
+		r := httptest.NewRequest("GET", "https://api.example.com/v2/files/"+path+"?apikey=k", nil)
+		if ps := v.Request(r, op); (len(ps) == 0) != ok {
+			t.Errorf("%s: problems %v, want accepted %v", path, ps, ok)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func mustWrite(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// captureOutput returns what fn writes to the process's stdout and stderr.
+func captureOutput(t *testing.T, fn func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = w, w
+	done := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- string(b)
+	}()
+	defer func() { os.Stdout, os.Stderr = stdout, stderr }()
+	fn()
+	os.Stdout, os.Stderr = stdout, stderr
+	w.Close()
+	return <-done
+}
+
+// TestSecuritySchemes: every scheme is classified once, and every
+// requirement shape is read with its scopes.
+func TestSecuritySchemes(t *testing.T) {
+	s, err := Load(styles + "security.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{}
+	for name, sc := range s.Schemes {
+		kinds[name] = string(sc.Kind) + " " + sc.In + " " + sc.Param
+	}
+	want := map[string]string{
+		"bearer": "bearer header Authorization", "basic": "basic header Authorization",
+		"headerKey": "apiKey header X-Api-Key", "queryKey": "apiKey query apikey", "cookieKey": "apiKey cookie session",
+		"oauth": "oauth2 header Authorization", "oidc": "openIdConnect header Authorization", "mtls": "unsupported header Authorization",
+	}
+	for name, w := range want {
+		if kinds[name] != w {
+			t.Errorf("scheme %s = %q, want %q", name, kinds[name], w)
+		}
+	}
+	if f := s.Schemes["oauth"].Flows; len(f) != 2 || f[0].Kind != "clientCredentials" || f[0].TokenURL != "/sec/oauth/token" || strings.Join(f[0].Scopes, ",") != "pets:read,pets:write" {
+		t.Errorf("oauth flows = %+v", f)
+	}
+	shape := func(id string) string {
+		var alts []string
+		for _, req := range s.Operation(id).Requirements {
+			var uses []string
+			for _, u := range req {
+				uses = append(uses, u.Scheme.Name+strings.Join(u.Scopes, "+"))
+			}
+			alts = append(alts, strings.Join(uses, "&"))
+		}
+		return strings.Join(alts, "|")
+	}
+	for id, w := range map[string]string{
+		"globalBearer": "bearer", "keyOrBasic": "headerKey|basic", "queryAndCookie": "cookieKey&queryKey",
+		"noAuth": "", "optionalKey": "", "oauthWrite": "oauthpets:write", "oidcRead": "oidcopenid+profile", "needsClientCertificate": "mtls",
+	} {
+		if got := shape(id); got != w {
+			t.Errorf("%s requirements = %q, want %q", id, got, w)
+		}
+	}
+	if ex := s.Schemes["cookieKey"].Example("k"); ex != "Cookie: session=k" {
+		t.Errorf("example %q", ex)
+	}
+}

@@ -1,0 +1,154 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+)
+
+// RefError is a $ref petctl will not follow: one that names a remote URL,
+// leaves the folders a document may read, or names a file that is not there.
+type RefError struct {
+	File   string // the file that holds the $ref
+	Line   int
+	Ref    string
+	Reason string
+}
+
+func (e *RefError) Error() string {
+	return fmt.Sprintf("%s line %d: $ref %q %s", e.File, e.Line, e.Ref, e.Reason)
+}
+
+// uriScheme matches the scheme of an absolute URI ("https:", "file:"); a
+// Windows drive letter is not one, but petctl runs where paths start with /.
+var uriScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+
+// maxRefErrors bounds the list a refused document reports.
+const maxRefErrors = 20
+
+// checkRefs walks the files entry reaches through $ref before libopenapi
+// reads any of them: a mock must not read a file outside the folders it was
+// given, nor fetch a URL, because a document says so. Each refusal names the
+// file, its line, the $ref and the reason; every one is reported at once.
+// A $ref under an x- extension is not followed: petctl reads no extension
+// that holds one, and a broken one must not stop start-up.
+func checkRefs(entry string, raw []byte, roots []string) error {
+	var errs []error
+	seen := map[string]bool{entry: true}
+	queue := []string{entry}
+	contents := map[string][]byte{entry: raw}
+	for len(queue) > 0 {
+		file := queue[0]
+		queue = queue[1:]
+		data := contents[file]
+		if data == nil {
+			var err error
+			if data, err = os.ReadFile(file); err != nil {
+				// The $ref that named it was checked; reading can still fail.
+				errs = append(errs, fmt.Errorf("%s: %w", file, unwrapPathError(err)))
+				continue
+			}
+		}
+		var root yaml.Node
+		if err := yaml.Unmarshal(data, &root); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %s", file, oneLine(err.Error())))
+			continue
+		}
+		walkRefs(&root, func(ref string, line int) {
+			target, reason := refTarget(file, ref, roots)
+			if reason != "" {
+				errs = append(errs, &RefError{File: file, Line: line, Ref: ref, Reason: reason})
+				return
+			}
+			if target != "" && !seen[target] {
+				seen[target] = true
+				queue = append(queue, target)
+			}
+		})
+	}
+	if len(errs) > maxRefErrors {
+		errs = append(errs[:maxRefErrors], fmt.Errorf("and %d more", len(errs)-maxRefErrors))
+	}
+	return errors.Join(errs...)
+}
+
+// walkRefs calls fn for every $ref in n outside x- extensions.
+func walkRefs(n *yaml.Node, fn func(ref string, line int)) {
+	switch n.Kind {
+	case yaml.DocumentNode, yaml.SequenceNode:
+		for _, c := range n.Content {
+			walkRefs(c, fn)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			switch {
+			case strings.HasPrefix(k.Value, "x-"):
+			case k.Value == "$ref" && v.Kind == yaml.ScalarNode:
+				fn(v.Value, v.Line)
+			default:
+				walkRefs(v, fn)
+			}
+		}
+	}
+}
+
+// refTarget resolves ref, found in file, to the file it names ("" for a
+// reference within the same file), or says why it is refused.
+func refTarget(file, ref string, roots []string) (target, reason string) {
+	if strings.HasPrefix(ref, "#") || ref == "" {
+		return "", ""
+	}
+	if uriScheme.MatchString(ref) {
+		return "", "names a remote document; petctl reads only local files (download it beside the document and refer to it by a relative path)"
+	}
+	part, _, _ := strings.Cut(ref, "#")
+	if p, err := url.PathUnescape(part); err == nil {
+		part = p
+	}
+	if filepath.IsAbs(part) {
+		target = filepath.Clean(part)
+	} else {
+		target = filepath.Join(filepath.Dir(file), part)
+	}
+	real, err := filepath.EvalSymlinks(target)
+	if err != nil {
+		return "", "names a file that does not exist (" + target + ")"
+	}
+	if !insideAny(real, roots) {
+		return "", fmt.Sprintf("leaves the document's folder (%s resolves to %s); list the folder under refFolders to allow it", part, real)
+	}
+	return target, ""
+}
+
+func insideAny(path string, roots []string) bool {
+	for _, r := range roots {
+		if rel, err := filepath.Rel(r, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// refRoots are the folders a document at path may read: its own and those
+// configured, each resolved through symbolic links.
+func refRoots(path string, extra []string) ([]string, error) {
+	var roots []string
+	for _, d := range append([]string{filepath.Dir(path)}, extra...) {
+		abs, err := filepath.Abs(d)
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(abs)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("ref folder %s: %w", d, unwrapPathError(err))
+		}
+		roots = append(roots, abs)
+	}
+	return roots, nil
+}
