@@ -374,6 +374,11 @@ type response struct {
 	header http.Header
 	body   []byte
 	op     *spec.Operation
+	// items, when not nil, is the body instead: a JSON array of these
+	// encoded records (a list answer), written as it is composed (see
+	// writeArray). checkResponse joins them into body when the answer must
+	// be validated, so only a proven answer leaves as items.
+	items [][]byte
 	// proven marks a body built from stored records under an operation
 	// whose composition start-up proved valid.
 	proven bool
@@ -394,6 +399,28 @@ func errorResponse(e *Error) *response {
 
 func jsonResponse(status int, body []byte) *response {
 	return &response{status: status, body: body}
+}
+
+// hasBody reports whether the response has content.
+func (res *response) hasBody() bool { return res.body != nil || res.items != nil }
+
+// size is the length of the content in bytes.
+func (res *response) size() int {
+	if res.items != nil {
+		return arrayLen(res.items)
+	}
+	return len(res.body)
+}
+
+// writeBody writes the content.
+func (res *response) writeBody(w io.Writer) {
+	if res.items != nil {
+		_ = writeArray(w, res.items)
+		return
+	}
+	if res.body != nil {
+		_, _ = w.Write(res.body)
+	}
 }
 
 func (res *response) set(k, v string) {
@@ -422,7 +449,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	res := s.safeHandle(req)
-	if res.body != nil && res.header.Get("Content-Type") == "" {
+	if res.hasBody() && res.header.Get("Content-Type") == "" {
 		res.set("Content-Type", spec.JSON)
 	}
 	s.checkResponse(req, res)
@@ -438,12 +465,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range res.header {
 		h[k] = v
 	}
-	if res.body != nil {
-		h.Set("Content-Length", strconv.Itoa(len(res.body)))
+	if res.hasBody() {
+		h.Set("Content-Length", strconv.Itoa(res.size()))
 	}
 	w.WriteHeader(res.status)
-	if res.body != nil && r.Method != http.MethodHead {
-		_, _ = w.Write(res.body)
+	if r.Method != http.MethodHead {
+		res.writeBody(w)
 	}
 	s.logRequest(r, res, time.Since(start))
 }
@@ -466,10 +493,16 @@ func (s *Server) safeHandle(r *http.Request) (res *response) {
 // and the log names the violation.
 func (s *Server) checkResponse(r *http.Request, res *response) {
 	var ps spec.Problems
-	switch {
-	case res.proven:
+	if res.proven {
 		res.check = "valid by construction"
 		return
+	}
+	if res.items != nil {
+		// Only what start-up proved may leave as it is composed; anything
+		// else is built whole and validated like every other answer.
+		res.body, res.items = joinArray(res.items), nil
+	}
+	switch {
 	case res.op != nil && res.op.Declares(res.status):
 		ps = s.val.Response(r, res.op, res.status, res.header, res.body)
 	case res.status >= 400:
@@ -515,7 +548,7 @@ func (s *Server) logRequest(r *http.Request, res *response, latency time.Duratio
 			slog.String("path", r.URL.Path),
 			slog.Int("status", res.status),
 			slog.String("latency", latency.Round(time.Microsecond).String()),
-			slog.Int("bytes", len(res.body)),
+			slog.Int("bytes", res.size()),
 		)
 		if query != "" {
 			attrs = append(attrs, slog.String("query", query))
