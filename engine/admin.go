@@ -233,7 +233,12 @@ func (s *Server) adminImport(r *http.Request) *response {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && isYAMLMediaType(mt) {
 		name = "import.yaml"
 	}
-	if err := s.Import(FixtureFile{Name: name, Data: body}); err != nil {
+	err = s.Import(FixtureFile{Name: name, Data: body})
+	var full *fullError
+	switch {
+	case errors.As(err, &full):
+		return errorResponse(Errorf(CodeStoreFull, "%v; nothing was imported: raise %s, or import fewer records", full, full.setting()))
+	case err != nil:
 		return errorResponse(Errorf(CodeValidation, "nothing was imported: %v", err))
 	}
 	return adminJSON(map[string]any{"imported": true, "collections": s.Collections()})

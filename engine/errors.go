@@ -31,6 +31,7 @@ const (
 	CodeFaultInjected        Code = "fault_injected"
 	CodeForbidden            Code = "forbidden"
 	CodeIDsExhausted         Code = "ids_exhausted"
+	CodeStoreFull            Code = "store_full"
 )
 
 // codeStatus is the one table from code to HTTP status.
@@ -54,6 +55,7 @@ var codeStatus = map[Code]int{
 	CodeFaultInjected:        http.StatusServiceUnavailable, // the configured status, 503 unless set
 	CodeForbidden:            http.StatusForbidden,
 	CodeIDsExhausted:         http.StatusInsufficientStorage,
+	CodeStoreFull:            http.StatusInsufficientStorage,
 }
 
 // Codes returns every code the engine can answer with, for documentation checks.

@@ -281,6 +281,15 @@ type columns struct {
 	data  arena
 }
 
+// bytes is the record JSON the columns hold.
+func (c *columns) bytes() int64 {
+	var n int64
+	for _, sp := range c.spans {
+		n += int64(sp.n)
+	}
+	return n
+}
+
 // parallelFixtures is the size above which records are built by one worker per CPU.
 const parallelFixtures = 4096
 
@@ -290,8 +299,14 @@ type pendingRecord struct {
 	extra []string
 }
 
+// buildFixtures builds and validates a collection's records, and refuses
+// them (a *fullError) when they would pass the store's limits: the count
+// before anything is built, the bytes once the records are.
 func (c *collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, error) {
 	n := len(set.refs)
+	if err := c.store.limits.check(n, 0); err != nil {
+		return nil, err
+	}
 	cols := &columns{seqs: make([]int64, n), spans: make([]span, n)}
 	if c.def.IDType != "integer" {
 		cols.keys = make([]string, n)
@@ -369,6 +384,9 @@ func (c *collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 		sortLists(cols.index)
 	}
 	if err := c.orderColumns(set, cols); err != nil {
+		return nil, err
+	}
+	if err := c.store.limits.check(n, cols.bytes()); err != nil {
 		return nil, err
 	}
 	return cols, nil

@@ -82,6 +82,11 @@ type Options struct {
 	RequestLogSize int
 	// MaxImportBytes bounds a store import; 0 means DefaultMaxImportBytes.
 	MaxImportBytes int64
+	// StoreMaxRecords and StoreMaxBytes (record JSON, as stored) cap each
+	// collection: a create, import or fixture set beyond them is refused
+	// whole. 0 means DefaultStoreMaxRecords and DefaultStoreMaxBytes.
+	StoreMaxRecords int
+	StoreMaxBytes   int64
 }
 
 // Server is an http.Handler that serves a document. It is safe for concurrent use.
@@ -105,6 +110,8 @@ type Server struct {
 	adminMu     sync.Mutex
 	reqlog      *requestLog
 	maxImport   int64
+	maxRecords  int
+	maxBytes    int64
 	// keyParams are the query parameters always redacted in logs;
 	// keyHeaders and keyCookies carry keys too (see keyNames and scrub).
 	keyParams              []string
@@ -164,10 +171,18 @@ func New(o Options) (*Server, error) {
 		dice:       newDice(o.Seed),
 		reqlog:     newRequestLog(o.RequestLogSize),
 		maxImport:  o.MaxImportBytes,
+		maxRecords: o.StoreMaxRecords,
+		maxBytes:   o.StoreMaxBytes,
 	}
 	s.keyParams, s.keyHeaders, s.keyCookies = keyNames(o.Spec)
 	if s.maxImport <= 0 {
 		s.maxImport = DefaultMaxImportBytes
+	}
+	if s.maxRecords <= 0 {
+		s.maxRecords = DefaultStoreMaxRecords
+	}
+	if s.maxBytes <= 0 {
+		s.maxBytes = DefaultStoreMaxBytes
 	}
 	if o.AdminKey != "" {
 		sum := sha256.Sum256([]byte(o.AdminKey))
@@ -219,7 +234,11 @@ func New(o Options) (*Server, error) {
 		errs = append(errs, err)
 	}
 	files := o.Fixtures
-	if o.Generate > 0 {
+	if o.Generate > s.maxRecords {
+		// Refused before a single record is made: generating them first
+		// could take minutes and gigabytes.
+		errs = append(errs, fmt.Errorf("store: maxRecords: fixtures.generate adds %d records to every collection, past the limit of %d: raise store.maxRecords, or generate fewer", o.Generate, s.maxRecords))
+	} else if o.Generate > 0 {
 		gen, err := s.generateFixtures(o.Generate, o.Seed)
 		if err != nil {
 			errs = append(errs, err)
@@ -274,6 +293,7 @@ func (s *Server) prepareOperations() {
 			compiled = nil
 		}
 		c := newCollection(def, compiled, func(raw []byte) spec.Problems { return s.val.Schema(def.ItemSchema, raw) })
+		c.store.limits = storeLimits{coll: def.Name, maxRecords: s.maxRecords, maxBytes: s.maxBytes}
 		s.colls[def.Name] = c
 		for _, n := range def.Notes {
 			s.log.Warn("collection", "note", n)
@@ -348,7 +368,14 @@ func (s *Server) loadFixtures(files []FixtureFile) error {
 	now := s.now()
 	var errs []error
 	for _, name := range sortedKeys(byName) {
-		if err := s.colls[name].loadFixtures(byName[name], now); err != nil {
+		err := s.colls[name].loadFixtures(byName[name], now)
+		var full *fullError
+		if errors.As(err, &full) {
+			// "store: maxRecords: ..." lets the configuration layer name
+			// where the setting came from.
+			err = fmt.Errorf("store: %s: %s: the fixtures and generated records must fit; raise %s, or load fewer", full.key, full.what(), full.setting())
+		}
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}
