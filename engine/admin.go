@@ -272,18 +272,27 @@ func (s *Server) Reset() {
 // Export writes the store as a fixture file: a JSON object mapping each
 // collection to the array of its records in id order.
 func (s *Server) Export(w io.Writer) error {
+	// The records are taken under the lock (so no import is half seen) and
+	// written after it is released: a client that stops reading holds its
+	// own answer only, never a reset or an import.
 	s.adminMu.Lock()
-	defer s.adminMu.Unlock()
+	names := sortedKeys(s.colls)
+	stores := make([]frozenRecords, len(names))
+	for i, name := range names {
+		stores[i] = s.colls[name].store.frozen()
+	}
+	s.adminMu.Unlock()
 	buf := make([]byte, 0, 64<<10)
 	buf = append(buf, '{')
-	for i, name := range sortedKeys(s.colls) {
+	for i, name := range names {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, '\n')
 		buf = appendJSONString(buf, name)
 		buf = append(buf, ": ["...)
-		for j, raw := range s.colls[name].store.snapshot() {
+		for j := range stores[i].len() {
+			raw := stores[i].at(j)
 			if j > 0 {
 				buf = append(buf, ',')
 			}

@@ -474,6 +474,27 @@ func (s *collectionStore) len() int {
 	return len(s.seqs)
 }
 
+// frozenRecords are a store's records at one moment, in seq order. They
+// share the store's bytes, which never change once written, and the slices
+// are the store's own, clipped or copied, so they may be read after the
+// lock is released while the store changes on.
+type frozenRecords struct {
+	spans []span
+	data  arena
+}
+
+func (f frozenRecords) len() int        { return len(f.spans) }
+func (f frozenRecords) at(i int) []byte { return f.data.get(f.spans[i]) }
+
+// frozen returns the records as they are now; its cost is the number of
+// arena chunks, not of records.
+func (s *collectionStore) frozen() frozenRecords {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	// The chunk list is copied: add rewrites the last chunk's header in it.
+	return frozenRecords{spans: slices.Clip(s.spans), data: arena{chunks: slices.Clone(s.data.chunks)}}
+}
+
 // snapshot returns the raw records in seq order.
 func (s *collectionStore) snapshot() [][]byte {
 	s.mu.RLock()
