@@ -23,6 +23,12 @@ const AdminPrefix = "/__petctl/"
 // DefaultMaxImportBytes bounds a store import unless Options say otherwise.
 const DefaultMaxImportBytes = 256 << 20
 
+// importAnswerTime is the time the answer to a store import has to be
+// written once the import is applied, whatever the write time-out left of
+// it: reading and checking a large import can outlast that time-out, and an
+// import must never be applied and left unanswered.
+const importAnswerTime = 10 * time.Second
+
 // The admin endpoints, relative to AdminPrefix.
 var adminEndpoints = []struct {
 	method, path, what string
@@ -196,7 +202,7 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) *response {
 		s.Reset()
 		return adminJSON(map[string]any{"reset": true, "collections": s.Collections()})
 	case name == "store" && r.Method == http.MethodPut:
-		return s.adminImport(r)
+		return s.adminImport(w, r)
 	case name == "store":
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Disposition", `attachment; filename="petctl-store.json"`)
@@ -217,7 +223,7 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) *response {
 	return errorResponse(Errorf(CodeInternal, "admin endpoint %s has no handler", name))
 }
 
-func (s *Server) adminImport(r *http.Request) *response {
+func (s *Server) adminImport(w http.ResponseWriter, r *http.Request) *response {
 	if r.ContentLength > s.maxImport {
 		return errorResponse(Errorf(CodePayloadTooLarge, "the import has %d bytes; the limit is %d", r.ContentLength, s.maxImport))
 	}
@@ -233,11 +239,29 @@ func (s *Server) adminImport(r *http.Request) *response {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && isYAMLMediaType(mt) {
 		name = "import.yaml"
 	}
-	err = s.Import(FixtureFile{Name: name, Data: body})
+	// Applied means answered: the answer gets its own time to be written
+	// just before the import is applied, and without it nothing is.
+	var deadlineErr error
+	answerable := func() error {
+		err := http.NewResponseController(w).SetWriteDeadline(time.Now().Add(importAnswerTime))
+		if err != nil && !errors.Is(err, http.ErrNotSupported) {
+			deadlineErr = fmt.Errorf("the answer could not be given time to be written: %v", err)
+			return deadlineErr
+		}
+		return nil
+	}
+	s.adminMu.Lock()
+	defer s.adminMu.Unlock()
+	byName, err := parseFixtures([]FixtureFile{{Name: name, Data: body}}, s.colls)
+	if err == nil {
+		err = s.importLocked(name, byName, answerable)
+	}
 	var full *fullError
 	switch {
 	case errors.As(err, &full):
 		return errorResponse(Errorf(CodeStoreFull, "%v; nothing was imported: raise %s, or import fewer records", full, full.setting()))
+	case deadlineErr != nil:
+		return errorResponse(Errorf(CodeInternal, "nothing was imported: %v", deadlineErr))
 	case err != nil:
 		return errorResponse(Errorf(CodeValidation, "nothing was imported: %v", err))
 	}
@@ -321,8 +345,16 @@ func (s *Server) Import(f FixtureFile) error {
 	if err != nil {
 		return err
 	}
+	return s.importLocked(f.Name, byName, nil)
+}
+
+// importLocked builds and validates the records of byName, then, unless
+// ready (when not nil) says no, replaces the collections they name with
+// them. A *fullError says a collection would pass the store's limits. The
+// caller holds adminMu.
+func (s *Server) importLocked(file string, byName map[string]*fixtureSet, ready func() error) error {
 	if len(byName) == 0 {
-		return fmt.Errorf("%s names no collection; the collections are %s", f.Name, knownNames(s.colls))
+		return fmt.Errorf("%s names no collection; the collections are %s", file, knownNames(s.colls))
 	}
 	type built struct {
 		c    *collection
@@ -337,6 +369,11 @@ func (s *Server) Import(f FixtureFile) error {
 			return err
 		}
 		all = append(all, built{c, cols})
+	}
+	if ready != nil {
+		if err := ready(); err != nil {
+			return err
+		}
 	}
 	for _, b := range all {
 		b.c.store.loadColumns(b.cols)

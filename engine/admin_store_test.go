@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -30,6 +31,42 @@ func serveSocket(t *testing.T, srv *Server, to Timeouts) string {
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return ln.Addr().String()
+}
+
+// TestImportOutlastingWriteTimeout: an import that takes longer than the
+// write time-out (here its body arrives slowly) is answered, not applied
+// and left without an answer.
+func TestImportOutlastingWriteTimeout(t *testing.T) {
+	env := newPetstore(t)
+	addr := serveSocket(t, env.srv, Timeouts{Write: 300 * time.Millisecond, Read: 10 * time.Second, Shutdown: time.Second})
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"pets":[{"id":7,"name":"Imported","categoryId":1}]}`
+	head := fmt.Sprintf("PUT /__petctl/store HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+	if _, err := io.WriteString(conn, head+body[:10]); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond) // past the write time-out
+	if _, err := io.WriteString(conn, body[10:]); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	applied := env.srv.Collections()["pets"] == 1
+	if err != nil {
+		t.Fatalf("no answer (%v); the import was applied: %v", err, applied)
+	}
+	defer res.Body.Close()
+	got, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 || !strings.Contains(string(got), `"imported":true`) {
+		t.Errorf("answer %d %s, want 200 imported", res.StatusCode, got)
+	}
+	if !applied {
+		t.Error("the import was answered 200 but not applied")
+	}
 }
 
 // TestStalledExportHoldsNoLock: a client that asks for the export of a
