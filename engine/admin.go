@@ -37,7 +37,7 @@ var adminEndpoints = []struct {
 	{http.MethodGet, "ready", "readiness: 200 with the collections and their sizes"},
 	{http.MethodPost, "reset", "return every collection to its fixtures"},
 	{http.MethodGet, "store", "export the store as a fixture file: {collection: [records]}"},
-	{http.MethodPut, "store", "import a fixture file (JSON, or YAML with Content-Type application/yaml): the collections it names are replaced, after every record is validated; a bad import changes nothing"},
+	{http.MethodPut, "store", "import a fixture file (JSON, or YAML with Content-Type application/yaml): the collections it names are replaced, after every record is validated; a bad import changes nothing. An array of records fills the only collection, or the one ?collection=NAME names"},
 	{http.MethodGet, "requests", "the last requests with their validation results, newest first (?limit=N)"},
 }
 
@@ -224,6 +224,15 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) *response {
 }
 
 func (s *Server) adminImport(w http.ResponseWriter, r *http.Request) *response {
+	// ?collection names the collection an import that is an array of
+	// records fills; with one collection it may be left out.
+	coll := ""
+	if vs, ok := r.URL.Query()["collection"]; ok {
+		if len(vs) != 1 || s.colls[vs[0]] == nil {
+			return errorResponse(Errorf(CodeValidation, "nothing was imported: query parameter 'collection': %q is not one collection of the spec; give one of %s", truncate(strings.Join(vs, ","), 100), knownNames(s.colls)))
+		}
+		coll = vs[0]
+	}
 	if r.ContentLength > s.maxImport {
 		return errorResponse(Errorf(CodePayloadTooLarge, "the import has %d bytes; the limit is %d", r.ContentLength, s.maxImport))
 	}
@@ -239,6 +248,19 @@ func (s *Server) adminImport(w http.ResponseWriter, r *http.Request) *response {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && isYAMLMediaType(mt) {
 		name = "import.yaml"
 	}
+	isArray := false
+	arrayOf := func(string) (string, error) {
+		isArray = true
+		if coll != "" {
+			return coll, nil
+		}
+		if len(s.colls) == 1 {
+			for only := range s.colls {
+				return only, nil
+			}
+		}
+		return "", fmt.Errorf("the import is an array of records, and the spec has %d collections (%s): name the one it fills with ?collection=NAME (PUT %sstore?collection=NAME), or send an object {\"NAME\": [records]}", len(s.colls), knownNames(s.colls), AdminPrefix)
+	}
 	// Applied means answered: the answer gets its own time to be written
 	// just before the import is applied, and without it nothing is.
 	var deadlineErr error
@@ -252,7 +274,10 @@ func (s *Server) adminImport(w http.ResponseWriter, r *http.Request) *response {
 	}
 	s.adminMu.Lock()
 	defer s.adminMu.Unlock()
-	byName, err := parseFixtures([]FixtureFile{{Name: name, Data: body}}, s.colls)
+	byName, err := parseFixturesAs([]FixtureFile{{Name: name, Data: body}}, arrayOf, s.colls)
+	if err == nil && coll != "" && !isArray {
+		err = fmt.Errorf("?collection=%s is for an import that is an array of records; this one is an object, which names its collections itself", coll)
+	}
 	if err == nil {
 		err = s.importLocked(name, byName, answerable)
 	}

@@ -133,3 +133,86 @@ func TestStalledExportHoldsNoLock(t *testing.T) {
 		t.Errorf("after the import: %d pets, want 1", n)
 	}
 }
+
+// twoCollections is a document with two collections, cats and dogs.
+const twoCollections = `openapi: 3.1.0
+info: {title: Two, version: 1.0.0}
+servers: [{url: http://two.local/v1}]
+paths:
+  /cats:
+    get:
+      operationId: listCats
+      responses:
+        '200': {description: Cats., content: {application/json: {schema: {type: array, items: {$ref: '#/components/schemas/Animal'}}}}}
+  /dogs:
+    get:
+      operationId: listDogs
+      responses:
+        '200': {description: Dogs., content: {application/json: {schema: {type: array, items: {$ref: '#/components/schemas/Animal'}}}}}
+components:
+  schemas:
+    Animal:
+      type: object
+      required: [id, name]
+      properties:
+        id: {type: integer}
+        name: {type: string}
+`
+
+// TestImportArrayOfRecords: PUT /__petctl/store takes the array of records
+// --fixtures takes: with one collection it fills that one; with more,
+// ?collection=NAME says which, and without it the error says how.
+func TestImportArrayOfRecords(t *testing.T) {
+	s, err := spec.Parse([]byte(twoCollections), "two.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := start(t, Options{Spec: s, Fixtures: []FixtureFile{{Name: "cats.json", Data: []byte(`[{"id":1,"name":"Tom"}]`)}}}, "", "")
+	one := newPetstore(t)
+	const pets = `[{"id":7,"name":"A","categoryId":1},{"id":9,"name":"B","categoryId":2}]`
+	const animals = `[{"id":3,"name":"Rex"},{"id":4,"name":"Fido"}]`
+	tests := []struct {
+		name     string
+		env      *testEnv
+		query    string
+		body     string
+		ctype    string
+		status   int
+		wantMsg  []string       // in the message of a refusal
+		wantSize map[string]int // collection sizes afterwards
+	}{
+		{"one collection", one, "", pets, "application/json", 200, nil, map[string]int{"pets": 2}},
+		{"one collection, YAML", one, "", "- name: C\n  categoryId: 3\n", "application/yaml", 200, nil, map[string]int{"pets": 1}},
+		{"one collection, named", one, "?collection=pets", pets, "application/json", 200, nil, map[string]int{"pets": 2}},
+		{"two collections, named", two, "?collection=dogs", animals, "application/json", 200, nil, map[string]int{"cats": 1, "dogs": 2}},
+		{"two collections, unnamed", two, "", animals, "application/json", 400,
+			[]string{"nothing was imported", "array of records", `"cats", "dogs"`, "?collection=NAME"}, map[string]int{"cats": 1, "dogs": 0}},
+		{"two collections, unnamed YAML", two, "", "- {id: 3, name: Rex}\n", "application/yaml", 400,
+			[]string{"?collection=NAME"}, map[string]int{"cats": 1, "dogs": 0}},
+		{"unknown collection", two, "?collection=birds", animals, "application/json", 400,
+			[]string{"nothing was imported", `"birds" is not one collection`, `"cats", "dogs"`}, map[string]int{"cats": 1, "dogs": 0}},
+		{"collection given twice", two, "?collection=cats&collection=dogs", animals, "application/json", 400,
+			[]string{"'collection'", `"cats", "dogs"`}, map[string]int{"cats": 1, "dogs": 0}},
+		{"named, but an object", two, "?collection=dogs", `{"cats":[]}`, "application/json", 400,
+			[]string{"?collection=dogs is for an import that is an array", "object"}, map[string]int{"cats": 1, "dogs": 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.env.admin("POST", "reset", "", "")
+			r := tc.env.admin("PUT", "store"+tc.query, tc.body, tc.ctype)
+			if r.status != tc.status {
+				t.Fatalf("got %d %s, want %d", r.status, r.body, tc.status)
+			}
+			for _, w := range tc.wantMsg {
+				if !strings.Contains(r.message(t), w) {
+					t.Errorf("message %q lacks %q", r.message(t), w)
+				}
+			}
+			for coll, want := range tc.wantSize {
+				if got := tc.env.srv.Collections()[coll]; got != want {
+					t.Errorf("%s: %d records, want %d", coll, got, want)
+				}
+			}
+		})
+	}
+}

@@ -60,8 +60,23 @@ func (fs *fixtureSet) where(r *fixtureRef) string {
 	return fmt.Sprintf("fixtures %s: %s[%d]", sg.file, sg.coll, r.index)
 }
 
-// parseFixtures splits the files into records grouped by collection name.
+// parseFixtures splits the files into records grouped by collection name;
+// a file that is an array of records fills the collection its base name
+// names.
 func parseFixtures(files []FixtureFile, known map[string]*collection) (map[string]*fixtureSet, error) {
+	return parseFixturesAs(files, collectionOfFile, known)
+}
+
+// collectionOfFile is the collection an array of records in a file named
+// name fills: its base name without the extension (pets.json: pets).
+func collectionOfFile(name string) (string, error) {
+	base := path.Base(strings.ReplaceAll(name, "\\", "/"))
+	return strings.TrimSuffix(base, path.Ext(base)), nil
+}
+
+// parseFixturesAs is parseFixtures where arrayOf names the collection a
+// file that is an array of records fills.
+func parseFixturesAs(files []FixtureFile, arrayOf func(file string) (string, error), known map[string]*collection) (map[string]*fixtureSet, error) {
 	out := map[string]*fixtureSet{}
 	for _, f := range files {
 		if isYAMLName(f.Name) {
@@ -81,8 +96,10 @@ func parseFixtures(files []FixtureFile, known map[string]*collection) (map[strin
 		}
 		switch p.data[p.pos] {
 		case '[':
-			base := path.Base(strings.ReplaceAll(f.Name, "\\", "/"))
-			name := strings.TrimSuffix(base, path.Ext(base))
+			name, err := arrayOf(f.Name)
+			if err != nil {
+				return nil, fmt.Errorf("fixtures %s: %v", f.Name, err)
+			}
 			if err := p.splitRecords(f.Name, name, known, out); err != nil {
 				return nil, err
 			}
