@@ -308,7 +308,6 @@ func (s *Server) create(o *operation, obj map[string]any) *response {
 	}
 	now := s.now()
 	var problems spec.Problems
-	var full *fullError
 	rec, err := c.store.create(func(seq int64) (entry, error) {
 		b, err := c.build(obj, seq, fromClient, now, nil)
 		if err != nil {
@@ -319,12 +318,15 @@ func (s *Server) create(o *operation, obj map[string]any) *response {
 		}
 		return b.entry, nil
 	})
+	// The store returns a *fullError as it is; a type assertion, unlike
+	// errors.As, costs a create no allocation.
+	full, _ := err.(*fullError)
 	switch {
 	case errors.Is(err, errInvalidRecord):
 		// The request passed the create schema but the record fails the item
 		// schema: the document's two schemas disagree. Nothing was stored.
 		return errorResponse(Errorf(CodeResponseInvalid, "the created record does not match the item schema (%s); nothing was stored", describeProblems(problems)))
-	case errors.As(err, &full):
+	case full != nil:
 		return errorResponse(Errorf(CodeStoreFull, "%v; nothing was stored: raise %s, or reset the store (POST %sreset)", full, full.setting(), AdminPrefix))
 	case errors.Is(err, errIDsExhausted):
 		return errorResponse(Errorf(CodeIDsExhausted, "%s: the largest id, %d, is taken, so a new item has no id; nothing was stored", c.def.Name, int64(math.MaxInt64)))
