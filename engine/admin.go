@@ -23,6 +23,12 @@ const AdminPrefix = "/__petctl/"
 // DefaultMaxImportBytes bounds a store import unless Options say otherwise.
 const DefaultMaxImportBytes = 256 << 20
 
+// importAnswerTime is the time the answer to a store import has to be
+// written once the import is applied, whatever the write time-out left of
+// it: reading and checking a large import can outlast that time-out, and an
+// import must never be applied and left unanswered.
+const importAnswerTime = 10 * time.Second
+
 // The admin endpoints, relative to AdminPrefix.
 var adminEndpoints = []struct {
 	method, path, what string
@@ -31,7 +37,7 @@ var adminEndpoints = []struct {
 	{http.MethodGet, "ready", "readiness: 200 with the collections and their sizes"},
 	{http.MethodPost, "reset", "return every collection to its fixtures"},
 	{http.MethodGet, "store", "export the store as a fixture file: {collection: [records]}"},
-	{http.MethodPut, "store", "import a fixture file (JSON, or YAML with Content-Type application/yaml): the collections it names are replaced, after every record is validated; a bad import changes nothing"},
+	{http.MethodPut, "store", "import a fixture file (JSON, or YAML with Content-Type application/yaml): the collections it names are replaced, after every record is validated; a bad import changes nothing. An array of records fills the only collection, or the one ?collection=NAME names"},
 	{http.MethodGet, "requests", "the last requests with their validation results, newest first (?limit=N)"},
 }
 
@@ -196,7 +202,7 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) *response {
 		s.Reset()
 		return adminJSON(map[string]any{"reset": true, "collections": s.Collections()})
 	case name == "store" && r.Method == http.MethodPut:
-		return s.adminImport(r)
+		return s.adminImport(w, r)
 	case name == "store":
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Disposition", `attachment; filename="petctl-store.json"`)
@@ -217,7 +223,16 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) *response {
 	return errorResponse(Errorf(CodeInternal, "admin endpoint %s has no handler", name))
 }
 
-func (s *Server) adminImport(r *http.Request) *response {
+func (s *Server) adminImport(w http.ResponseWriter, r *http.Request) *response {
+	// ?collection names the collection an import that is an array of
+	// records fills; with one collection it may be left out.
+	coll := ""
+	if vs, ok := r.URL.Query()["collection"]; ok {
+		if len(vs) != 1 || s.colls[vs[0]] == nil {
+			return errorResponse(Errorf(CodeValidation, "nothing was imported: query parameter 'collection': %q is not one collection of the spec; give one of %s", truncate(strings.Join(vs, ","), 100), knownNames(s.colls)))
+		}
+		coll = vs[0]
+	}
 	if r.ContentLength > s.maxImport {
 		return errorResponse(Errorf(CodePayloadTooLarge, "the import has %d bytes; the limit is %d", r.ContentLength, s.maxImport))
 	}
@@ -233,7 +248,46 @@ func (s *Server) adminImport(r *http.Request) *response {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && isYAMLMediaType(mt) {
 		name = "import.yaml"
 	}
-	if err := s.Import(FixtureFile{Name: name, Data: body}); err != nil {
+	isArray := false
+	arrayOf := func(string) (string, error) {
+		isArray = true
+		if coll != "" {
+			return coll, nil
+		}
+		if len(s.colls) == 1 {
+			for only := range s.colls {
+				return only, nil
+			}
+		}
+		return "", fmt.Errorf("the import is an array of records, and the spec has %d collections (%s): name the one it fills with ?collection=NAME (PUT %sstore?collection=NAME), or send an object {\"NAME\": [records]}", len(s.colls), knownNames(s.colls), AdminPrefix)
+	}
+	// Applied means answered: the answer gets its own time to be written
+	// just before the import is applied, and without it nothing is.
+	var deadlineErr error
+	answerable := func() error {
+		err := http.NewResponseController(w).SetWriteDeadline(time.Now().Add(importAnswerTime))
+		if err != nil && !errors.Is(err, http.ErrNotSupported) {
+			deadlineErr = fmt.Errorf("the answer could not be given time to be written: %v", err)
+			return deadlineErr
+		}
+		return nil
+	}
+	s.adminMu.Lock()
+	defer s.adminMu.Unlock()
+	byName, err := parseFixturesAs([]FixtureFile{{Name: name, Data: body}}, arrayOf, s.colls)
+	if err == nil && coll != "" && !isArray {
+		err = fmt.Errorf("?collection=%s is for an import that is an array of records; this one is an object, which names its collections itself", coll)
+	}
+	if err == nil {
+		err = s.importLocked(name, byName, answerable)
+	}
+	var full *fullError
+	switch {
+	case errors.As(err, &full):
+		return errorResponse(Errorf(CodeStoreFull, "%v; nothing was imported: raise %s, or import fewer records", full, full.setting()))
+	case deadlineErr != nil:
+		return errorResponse(Errorf(CodeInternal, "nothing was imported: %v", deadlineErr))
+	case err != nil:
 		return errorResponse(Errorf(CodeValidation, "nothing was imported: %v", err))
 	}
 	return adminJSON(map[string]any{"imported": true, "collections": s.Collections()})
@@ -267,18 +321,27 @@ func (s *Server) Reset() {
 // Export writes the store as a fixture file: a JSON object mapping each
 // collection to the array of its records in id order.
 func (s *Server) Export(w io.Writer) error {
+	// The records are taken under the lock (so no import is half seen) and
+	// written after it is released: a client that stops reading holds its
+	// own answer only, never a reset or an import.
 	s.adminMu.Lock()
-	defer s.adminMu.Unlock()
+	names := sortedKeys(s.colls)
+	stores := make([]frozenRecords, len(names))
+	for i, name := range names {
+		stores[i] = s.colls[name].store.frozen()
+	}
+	s.adminMu.Unlock()
 	buf := make([]byte, 0, 64<<10)
 	buf = append(buf, '{')
-	for i, name := range sortedKeys(s.colls) {
+	for i, name := range names {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, '\n')
 		buf = appendJSONString(buf, name)
 		buf = append(buf, ": ["...)
-		for j, raw := range s.colls[name].store.snapshot() {
+		for j := range stores[i].len() {
+			raw := stores[i].at(j)
 			if j > 0 {
 				buf = append(buf, ',')
 			}
@@ -307,8 +370,16 @@ func (s *Server) Import(f FixtureFile) error {
 	if err != nil {
 		return err
 	}
+	return s.importLocked(f.Name, byName, nil)
+}
+
+// importLocked builds and validates the records of byName, then, unless
+// ready (when not nil) says no, replaces the collections they name with
+// them. A *fullError says a collection would pass the store's limits. The
+// caller holds adminMu.
+func (s *Server) importLocked(file string, byName map[string]*fixtureSet, ready func() error) error {
 	if len(byName) == 0 {
-		return fmt.Errorf("%s names no collection; the collections are %s", f.Name, knownNames(s.colls))
+		return fmt.Errorf("%s names no collection; the collections are %s", file, knownNames(s.colls))
 	}
 	type built struct {
 		c    *collection
@@ -323,6 +394,11 @@ func (s *Server) Import(f FixtureFile) error {
 			return err
 		}
 		all = append(all, built{c, cols})
+	}
+	if ready != nil {
+		if err := ready(); err != nil {
+			return err
+		}
 	}
 	for _, b := range all {
 		b.c.store.loadColumns(b.cols)

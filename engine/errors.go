@@ -34,6 +34,7 @@ const (
 
 	CodeUnsupportedContentEncoding Code = "unsupported_content_encoding"
 	CodeMalformedContentEncoding   Code = "malformed_content_encoding"
+	CodeStoreFull                  Code = "store_full"
 )
 
 // codeStatus is the one table from code to HTTP status.
@@ -60,6 +61,7 @@ var codeStatus = map[Code]int{
 
 	CodeUnsupportedContentEncoding: http.StatusUnsupportedMediaType,
 	CodeMalformedContentEncoding:   http.StatusBadRequest,
+	CodeStoreFull:                  http.StatusInsufficientStorage,
 }
 
 // Codes returns every code the engine can answer with, for documentation checks.

@@ -60,8 +60,23 @@ func (fs *fixtureSet) where(r *fixtureRef) string {
 	return fmt.Sprintf("fixtures %s: %s[%d]", sg.file, sg.coll, r.index)
 }
 
-// parseFixtures splits the files into records grouped by collection name.
+// parseFixtures splits the files into records grouped by collection name;
+// a file that is an array of records fills the collection its base name
+// names.
 func parseFixtures(files []FixtureFile, known map[string]*collection) (map[string]*fixtureSet, error) {
+	return parseFixturesAs(files, collectionOfFile, known)
+}
+
+// collectionOfFile is the collection an array of records in a file named
+// name fills: its base name without the extension (pets.json: pets).
+func collectionOfFile(name string) (string, error) {
+	base := path.Base(strings.ReplaceAll(name, "\\", "/"))
+	return strings.TrimSuffix(base, path.Ext(base)), nil
+}
+
+// parseFixturesAs is parseFixtures where arrayOf names the collection a
+// file that is an array of records fills.
+func parseFixturesAs(files []FixtureFile, arrayOf func(file string) (string, error), known map[string]*collection) (map[string]*fixtureSet, error) {
 	out := map[string]*fixtureSet{}
 	for _, f := range files {
 		if isYAMLName(f.Name) {
@@ -81,8 +96,10 @@ func parseFixtures(files []FixtureFile, known map[string]*collection) (map[strin
 		}
 		switch p.data[p.pos] {
 		case '[':
-			base := path.Base(strings.ReplaceAll(f.Name, "\\", "/"))
-			name := strings.TrimSuffix(base, path.Ext(base))
+			name, err := arrayOf(f.Name)
+			if err != nil {
+				return nil, fmt.Errorf("fixtures %s: %v", f.Name, err)
+			}
 			if err := p.splitRecords(f.Name, name, known, out); err != nil {
 				return nil, err
 			}
@@ -281,6 +298,15 @@ type columns struct {
 	data  arena
 }
 
+// bytes is the record JSON the columns hold.
+func (c *columns) bytes() int64 {
+	var n int64
+	for _, sp := range c.spans {
+		n += int64(sp.n)
+	}
+	return n
+}
+
 // parallelFixtures is the size above which records are built by one worker per CPU.
 const parallelFixtures = 4096
 
@@ -290,8 +316,14 @@ type pendingRecord struct {
 	extra []string
 }
 
+// buildFixtures builds and validates a collection's records, and refuses
+// them (a *fullError) when they would pass the store's limits: the count
+// before anything is built, the bytes once the records are.
 func (c *collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, error) {
 	n := len(set.refs)
+	if err := c.store.limits.check(n, 0); err != nil {
+		return nil, err
+	}
 	cols := &columns{seqs: make([]int64, n), spans: make([]span, n)}
 	if c.def.IDType != "integer" {
 		cols.keys = make([]string, n)
@@ -369,6 +401,9 @@ func (c *collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 		sortLists(cols.index)
 	}
 	if err := c.orderColumns(set, cols); err != nil {
+		return nil, err
+	}
+	if err := c.store.limits.check(n, cols.bytes()); err != nil {
 		return nil, err
 	}
 	return cols, nil

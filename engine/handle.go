@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/petctl/petctl/spec"
 )
@@ -238,8 +239,10 @@ func (s *Server) list(r *http.Request, o *operation, values url.Values) *respons
 		}
 	}
 	items, last, more := o.coll.store.page(q)
-	res := jsonResponse(http.StatusOK, joinArray(items))
-	res.proven = o.proven
+	// The page stays the store's own bytes: a proven answer is written as
+	// it is composed, so a page of large records is never copied whole
+	// (checkResponse joins any other to validate it).
+	res := &response{status: http.StatusOK, items: items, proven: o.proven}
 	if cursor != "" && more && len(items) > 0 {
 		res.set("Link", nextLink(r, values, cursor, last))
 	}
@@ -261,6 +264,58 @@ func joinArray(items [][]byte) []byte {
 		buf = append(buf, it...)
 	}
 	return append(buf, ']')
+}
+
+// arrayLen is the length of the JSON array of items.
+func arrayLen(items [][]byte) int {
+	n := 2 + max(len(items)-1, 0)
+	for _, it := range items {
+		n += len(it)
+	}
+	return n
+}
+
+// arrayChunk is how many bytes of an array writeArray gathers before it
+// writes: small records go out in a few writes, and a request holds at most
+// this much beside the store's own bytes.
+const arrayChunk = 32 << 10
+
+var arrayBufs = sync.Pool{New: func() any { b := make([]byte, 0, arrayChunk); return &b }}
+
+// writeArray writes the JSON array of already-encoded items, as joinArray
+// would build it, without building it: records of up to arrayChunk bytes
+// are gathered into a pooled buffer, larger ones are written from where
+// they lie.
+func writeArray(w io.Writer, items [][]byte) error {
+	bp := arrayBufs.Get().(*[]byte)
+	defer arrayBufs.Put(bp)
+	buf := append((*bp)[:0], '[')
+	for i, it := range items {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if len(buf)+len(it) < arrayChunk { // room left for the ',' or ']' that follows
+			buf = append(buf, it...)
+			continue
+		}
+		if len(buf) > 0 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+		if len(it) > arrayChunk/2 {
+			if _, err := w.Write(it); err != nil {
+				return err
+			}
+			continue
+		}
+		buf = append(buf, it...)
+	}
+	buf = append(buf, ']')
+	_, err := w.Write(buf)
+	*bp = buf[:0]
+	return err
 }
 
 // errInvalidRecord marks a built record that the item schema refuses.
@@ -288,11 +343,16 @@ func (s *Server) create(o *operation, obj map[string]any) *response {
 		}
 		return b.entry, nil
 	})
+	// The store returns a *fullError as it is; a type assertion, unlike
+	// errors.As, costs a create no allocation.
+	full, _ := err.(*fullError)
 	switch {
 	case errors.Is(err, errInvalidRecord):
 		// The request passed the create schema but the record fails the item
 		// schema: the document's two schemas disagree. Nothing was stored.
 		return errorResponse(Errorf(CodeResponseInvalid, "the created record does not match the item schema (%s); nothing was stored", describeProblems(problems)))
+	case full != nil:
+		return errorResponse(Errorf(CodeStoreFull, "%v; nothing was stored: raise %s, or reset the store (POST %sreset)", full, full.setting(), AdminPrefix))
 	case errors.Is(err, errIDsExhausted):
 		return errorResponse(Errorf(CodeIDsExhausted, "%s: the largest id, %d, is taken, so a new item has no id; nothing was stored", c.def.Name, int64(math.MaxInt64)))
 	case err != nil:

@@ -93,6 +93,11 @@ type Options struct {
 	// means DefaultLingerBytes and DefaultLingerTime.
 	LingerBytes int64
 	LingerTime  time.Duration
+	// StoreMaxRecords and StoreMaxBytes (record JSON, as stored) cap each
+	// collection: a create, import or fixture set beyond them is refused
+	// whole. 0 means DefaultStoreMaxRecords and DefaultStoreMaxBytes.
+	StoreMaxRecords int
+	StoreMaxBytes   int64
 }
 
 // Server is an http.Handler that serves a document. It is safe for concurrent use.
@@ -118,6 +123,8 @@ type Server struct {
 	maxImport   int64
 	lingerBytes int64
 	lingerTime  time.Duration
+	maxRecords  int
+	maxBytes    int64
 	// keyParams are the query parameters always redacted in logs;
 	// keyHeaders and keyCookies carry keys too (see keyNames and scrub).
 	keyParams              []string
@@ -177,10 +184,18 @@ func New(o Options) (*Server, error) {
 		dice:       newDice(o.Seed),
 		reqlog:     newRequestLog(o.RequestLogSize),
 		maxImport:  o.MaxImportBytes,
+		maxRecords: o.StoreMaxRecords,
+		maxBytes:   o.StoreMaxBytes,
 	}
 	s.keyParams, s.keyHeaders, s.keyCookies = keyNames(o.Spec)
 	if s.maxImport <= 0 {
 		s.maxImport = DefaultMaxImportBytes
+	}
+	if s.maxRecords <= 0 {
+		s.maxRecords = DefaultStoreMaxRecords
+	}
+	if s.maxBytes <= 0 {
+		s.maxBytes = DefaultStoreMaxBytes
 	}
 	if o.AdminKey != "" {
 		sum := sha256.Sum256([]byte(o.AdminKey))
@@ -238,7 +253,11 @@ func New(o Options) (*Server, error) {
 		errs = append(errs, err)
 	}
 	files := o.Fixtures
-	if o.Generate > 0 {
+	if o.Generate > s.maxRecords {
+		// Refused before a single record is made: generating them first
+		// could take minutes and gigabytes.
+		errs = append(errs, fmt.Errorf("store: maxRecords: fixtures.generate adds %d records to every collection, past the limit of %d: raise store.maxRecords, or generate fewer", o.Generate, s.maxRecords))
+	} else if o.Generate > 0 {
 		gen, err := s.generateFixtures(o.Generate, o.Seed)
 		if err != nil {
 			errs = append(errs, err)
@@ -293,6 +312,7 @@ func (s *Server) prepareOperations() {
 			compiled = nil
 		}
 		c := newCollection(def, compiled, func(raw []byte) spec.Problems { return s.val.Schema(def.ItemSchema, raw) })
+		c.store.limits = storeLimits{coll: def.Name, maxRecords: s.maxRecords, maxBytes: s.maxBytes}
 		s.colls[def.Name] = c
 		for _, n := range def.Notes {
 			s.log.Warn("collection", "note", n)
@@ -367,7 +387,14 @@ func (s *Server) loadFixtures(files []FixtureFile) error {
 	now := s.now()
 	var errs []error
 	for _, name := range sortedKeys(byName) {
-		if err := s.colls[name].loadFixtures(byName[name], now); err != nil {
+		err := s.colls[name].loadFixtures(byName[name], now)
+		var full *fullError
+		if errors.As(err, &full) {
+			// "store: maxRecords: ..." lets the configuration layer name
+			// where the setting came from.
+			err = fmt.Errorf("store: %s: %s: the fixtures and generated records must fit; raise %s, or load fewer", full.key, full.what(), full.setting())
+		}
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -393,6 +420,11 @@ type response struct {
 	header http.Header
 	body   []byte
 	op     *spec.Operation
+	// items, when not nil, is the body instead: a JSON array of these
+	// encoded records (a list answer), written as it is composed (see
+	// writeArray). checkResponse joins them into body when the answer must
+	// be validated, so only a proven answer leaves as items.
+	items [][]byte
 	// proven marks a body built from stored records under an operation
 	// whose composition start-up proved valid.
 	proven bool
@@ -422,6 +454,28 @@ func jsonResponse(status int, body []byte) *response {
 	return &response{status: status, body: body}
 }
 
+// hasBody reports whether the response has content.
+func (res *response) hasBody() bool { return res.body != nil || res.items != nil }
+
+// size is the length of the content in bytes.
+func (res *response) size() int {
+	if res.items != nil {
+		return arrayLen(res.items)
+	}
+	return len(res.body)
+}
+
+// writeBody writes the content.
+func (res *response) writeBody(w io.Writer) {
+	if res.items != nil {
+		_ = writeArray(w, res.items)
+		return
+	}
+	if res.body != nil {
+		_, _ = w.Write(res.body)
+	}
+}
+
 func (res *response) set(k, v string) {
 	if res.header == nil {
 		res.header = http.Header{}
@@ -449,7 +503,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	res := s.safeHandle(req)
-	if res.body != nil && res.header.Get("Content-Type") == "" {
+	if res.hasBody() && res.header.Get("Content-Type") == "" {
 		res.set("Content-Type", spec.JSON)
 	}
 	s.checkResponse(req, res)
@@ -465,8 +519,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range res.header {
 		h[k] = v
 	}
-	if res.body != nil {
-		h.Set("Content-Length", strconv.Itoa(len(res.body)))
+	if res.hasBody() {
+		h.Set("Content-Length", strconv.Itoa(res.size()))
 	}
 	_, whole := req.Body.(wholeBody)
 	left := unreadBody(r, whole, res.bodyCut)
@@ -479,8 +533,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.WriteHeader(res.status)
-	if res.body != nil && r.Method != http.MethodHead {
-		_, _ = w.Write(res.body)
+	if r.Method != http.MethodHead {
+		res.writeBody(w)
 	}
 	s.logRequest(r, res, time.Since(start))
 	switch left {
@@ -509,10 +563,16 @@ func (s *Server) safeHandle(r *http.Request) (res *response) {
 // and the log names the violation.
 func (s *Server) checkResponse(r *http.Request, res *response) {
 	var ps spec.Problems
-	switch {
-	case res.proven:
+	if res.proven {
 		res.check = "valid by construction"
 		return
+	}
+	if res.items != nil {
+		// Only what start-up proved may leave as it is composed; anything
+		// else is built whole and validated like every other answer.
+		res.body, res.items = joinArray(res.items), nil
+	}
+	switch {
 	case res.op != nil && res.op.Declares(res.status):
 		ps = s.val.Response(r, res.op, res.status, res.header, res.body)
 	case res.status >= 400:
@@ -558,7 +618,7 @@ func (s *Server) logRequest(r *http.Request, res *response, latency time.Duratio
 			slog.String("path", r.URL.Path),
 			slog.Int("status", res.status),
 			slog.String("latency", latency.Round(time.Microsecond).String()),
-			slog.Int("bytes", len(res.body)),
+			slog.Int("bytes", res.size()),
 		)
 		if query != "" {
 			attrs = append(attrs, slog.String("query", query))

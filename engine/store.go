@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -63,10 +64,56 @@ func (a *arena) adopt(o *arena) uint32 {
 	return base
 }
 
+// Defaults of the store's limits, per collection, when Options leave them zero.
+const (
+	DefaultStoreMaxRecords       = 1_000_000
+	DefaultStoreMaxBytes   int64 = 512 << 20
+)
+
+// storeLimits cap what one collection holds: a create, an import or the
+// fixtures that would pass them are refused whole, so a client cannot grow
+// the process without bound.
+type storeLimits struct {
+	coll       string // the collection, for messages
+	maxRecords int
+	maxBytes   int64 // of record JSON, as stored
+}
+
+// check returns a *fullError when a collection of records records and bytes
+// bytes of JSON would pass a limit.
+func (l storeLimits) check(records int, bytes int64) error {
+	switch {
+	case records > l.maxRecords:
+		return &fullError{key: "maxRecords", coll: l.coll, unit: "records", would: int64(records), max: int64(l.maxRecords)}
+	case bytes > l.maxBytes:
+		return &fullError{key: "maxBytes", coll: l.coll, unit: "bytes of record JSON", would: bytes, max: l.maxBytes}
+	}
+	return nil
+}
+
+// fullError says which store limit a change would pass.
+type fullError struct {
+	key, coll, unit string // key: the setting under store
+	would, max      int64
+}
+
+// setting is the configuration key that raises the limit.
+func (e *fullError) setting() string { return "store." + e.key }
+
+func (e *fullError) what() string {
+	return fmt.Sprintf("%s would hold %d %s, past the limit of %d", e.coll, e.would, e.unit, e.max)
+}
+
+// Error starts with the setting, which also says which limit it is.
+func (e *fullError) Error() string { return e.setting() + ": " + e.what() }
+
 // collectionStore keeps one collection's records in id order with an index
 // per filter, so a filtered page costs O(log n + limit), never a full scan.
 type collectionStore struct {
-	mu      sync.RWMutex
+	mu sync.RWMutex
+	// limits are set before the store is shared and never change.
+	limits  storeLimits
+	bytes   int64   // record JSON held, for limits.maxBytes
 	seqs    []int64 // sorted
 	spans   []span
 	keys    []string         // string ids only; integer keys are their seq
@@ -90,6 +137,7 @@ type collectionStore struct {
 type storeState struct {
 	seqs    []int64
 	spans   []span
+	bytes   int64
 	keys    []string
 	byKey   map[string]int32
 	chunks  [][]byte
@@ -98,13 +146,17 @@ type storeState struct {
 	noNext  bool
 }
 
+// newCollectionStore makes an empty store without limits; the server sets
+// them before it serves.
 func newCollectionStore(integer bool, filterFields []string) *collectionStore {
-	s := &collectionStore{integer: integer, nextSeq: 1, fields: filterFields}
+	s := &collectionStore{integer: integer, nextSeq: 1, fields: filterFields,
+		limits: storeLimits{maxRecords: math.MaxInt, maxBytes: math.MaxInt64}}
 	s.reset(0)
 	return s
 }
 
 func (s *collectionStore) reset(n int) {
+	s.bytes = 0
 	s.seqs = make([]int64, 0, n)
 	s.spans = make([]span, 0, n)
 	s.keys, s.byKey = nil, nil
@@ -147,7 +199,7 @@ func (s *collectionStore) loadColumns(c *columns) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reset(0)
-	s.seqs, s.spans, s.data = c.seqs, c.spans, c.data
+	s.seqs, s.spans, s.data, s.bytes = c.seqs, c.spans, c.data, c.bytes()
 	if !s.integer {
 		s.keys = c.keys
 		s.byKey = make(map[string]int32, len(c.keys))
@@ -165,6 +217,7 @@ func (s *collectionStore) appendLocked(e *entry, sp span) {
 	pos := int32(len(s.seqs))
 	s.seqs = append(s.seqs, e.seq)
 	s.spans = append(s.spans, sp)
+	s.bytes += int64(sp.n)
 	if !s.integer {
 		s.keys = append(s.keys, e.key)
 		s.byKey[e.key] = pos
@@ -199,6 +252,7 @@ func (s *collectionStore) markBaseline() {
 	st := &storeState{
 		seqs:    slices.Clip(s.seqs),
 		spans:   slices.Clip(s.spans),
+		bytes:   s.bytes,
 		keys:    slices.Clip(s.keys),
 		byKey:   s.byKey,
 		chunks:  clipChunks(s.data.chunks),
@@ -229,7 +283,7 @@ func (s *collectionStore) restoreBaseline() {
 }
 
 func (s *collectionStore) restoreLocked(st *storeState) {
-	s.seqs, s.spans, s.keys = st.seqs, st.spans, st.keys
+	s.seqs, s.spans, s.keys, s.bytes = st.seqs, st.spans, st.keys, st.bytes
 	s.byKey = maps.Clone(st.byKey)
 	s.data = arena{chunks: clipChunks(st.chunks)}
 	s.index = make([]map[string][]int32, len(st.index))
@@ -250,17 +304,25 @@ func clipChunks(chunks [][]byte) [][]byte {
 }
 
 // create assigns the next seq, lets build make the entry for it, and stores
-// the entry only when build succeeds: a failed create leaves nothing behind.
-// A string id that fixtures already use is skipped.
+// the entry only when build succeeds and the store's limits allow it: a
+// failed create leaves nothing behind (a *fullError says which limit). A
+// string id that fixtures already use is skipped.
 func (s *collectionStore) create(build func(seq int64) (entry, error)) (record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// The count is checked before the record is built, its bytes after.
+	if err := s.limits.check(len(s.seqs)+1, s.bytes); err != nil {
+		return record{}, err
+	}
 	for {
 		if s.noNext {
 			return record{}, errIDsExhausted
 		}
 		e, err := build(s.nextSeq)
 		if err != nil {
+			return record{}, err
+		}
+		if err := s.limits.check(len(s.seqs)+1, s.bytes+int64(len(e.raw))); err != nil {
 			return record{}, err
 		}
 		if s.byKey != nil {
@@ -410,6 +472,27 @@ func (s *collectionStore) len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return len(s.seqs)
+}
+
+// frozenRecords are a store's records at one moment, in seq order. They
+// share the store's bytes, which never change once written, and the slices
+// are the store's own, clipped or copied, so they may be read after the
+// lock is released while the store changes on.
+type frozenRecords struct {
+	spans []span
+	data  arena
+}
+
+func (f frozenRecords) len() int        { return len(f.spans) }
+func (f frozenRecords) at(i int) []byte { return f.data.get(f.spans[i]) }
+
+// frozen returns the records as they are now; its cost is the number of
+// arena chunks, not of records.
+func (s *collectionStore) frozen() frozenRecords {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	// The chunk list is copied: add rewrites the last chunk's header in it.
+	return frozenRecords{spans: slices.Clip(s.spans), data: arena{chunks: slices.Clone(s.data.chunks)}}
 }
 
 // snapshot returns the raw records in seq order.

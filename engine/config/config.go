@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/petctl/petctl/engine"
 )
 
 // FileName is the file petctl looks for in the working directory.
@@ -28,6 +30,7 @@ type Config struct {
 	Server     Server                    `yaml:"server" doc:"Where and how the server listens."`
 	Auth       Auth                      `yaml:"auth" doc:"Who may call the API and the admin endpoints."`
 	Fixtures   Fixtures                  `yaml:"fixtures" doc:"Seed data of the store."`
+	Store      Store                     `yaml:"store" doc:"Limits of the in-memory store, per collection."`
 	Seed       int64                     `yaml:"seed" env:"PETCTL_SEED" flag:"seed" doc:"Seed of generated records, injected latency and injected faults: the same seed gives the same data and the same sequence of delays and faults."`
 	Lists      Lists                     `yaml:"lists" doc:"Behaviour of list operations where the description says 'not shown'."`
 	Defaults   map[string]map[string]any `yaml:"defaults" example:"pets:\n  status: available" doc:"Values given to fields a create request leaves out, per collection and field (for the Petstore: the status of a new animal sent without one). Without an entry the field stays absent, as the spec allows."`
@@ -69,6 +72,13 @@ type Auth struct {
 type Fixtures struct {
 	Files    []string `yaml:"files" env:"PETCTL_FIXTURES" flag:"fixtures" path:"true" doc:"Seed files, JSON or YAML: an object mapping collection names to arrays of records, or an array named after its collection (pets.json). Validated against the spec at start-up. Empty: the embedded Petstore animals when the embedded spec is served. Relative paths in this file are relative to the file's directory; from the flag or the environment (comma-separated), to the working directory."`
 	Generate int      `yaml:"generate" env:"PETCTL_GENERATE" flag:"generate" min:"0" max:"10000000" doc:"Synthetic records to add to every collection, made from its schema and the seed (valid, and the same for the same seed). With generate set and no files, the embedded animals are not loaded."`
+}
+
+// Store bounds what each collection holds, so that no client can grow the
+// process without bound.
+type Store struct {
+	MaxRecords int   `yaml:"maxRecords" env:"PETCTL_STORE_MAX_RECORDS" min:"1" max:"2147483647" doc:"Most records one collection may hold. A create past it gets 507 store_full and stores nothing; an import past it is refused whole (507); fixtures and generated records past it stop start-up."`
+	MaxBytes   int64 `yaml:"maxBytes" env:"PETCTL_STORE_MAX_BYTES" min:"1" doc:"Most bytes of record JSON (as stored: canonical, without white space) one collection may hold; past it, as for maxRecords."`
 }
 
 // Lists decide the open behaviours of list operations.
@@ -129,6 +139,7 @@ func Default() *Config {
 		},
 		Auth:       Auth{Mode: "keys", Keys: []string{}},
 		Fixtures:   Fixtures{Files: []string{}},
+		Store:      Store{MaxRecords: engine.DefaultStoreMaxRecords, MaxBytes: engine.DefaultStoreMaxBytes},
 		RefFolders: []string{},
 		Seed:       1,
 		Lists: Lists{

@@ -33,14 +33,16 @@ func (c *Config) UsesDevKey() bool { return c.Auth.Mode == "keys" && len(c.Auth.
 func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 	var errs []error
 	o := engine.Options{
-		Keys:           c.Auth.Keys,
-		OpenAuth:       c.Auth.Mode == "open",
-		AdminKey:       c.Auth.AdminKey,
-		MaxBodyBytes:   c.Server.MaxBodyBytes,
-		Seed:           c.Seed,
-		Generate:       c.Fixtures.Generate,
-		RequestLogSize: c.Admin.RequestLog,
-		MaxImportBytes: c.Admin.MaxImportBytes,
+		Keys:            c.Auth.Keys,
+		OpenAuth:        c.Auth.Mode == "open",
+		AdminKey:        c.Auth.AdminKey,
+		MaxBodyBytes:    c.Server.MaxBodyBytes,
+		Seed:            c.Seed,
+		Generate:        c.Fixtures.Generate,
+		RequestLogSize:  c.Admin.RequestLog,
+		MaxImportBytes:  c.Admin.MaxImportBytes,
+		StoreMaxRecords: c.Store.MaxRecords,
+		StoreMaxBytes:   c.Store.MaxBytes,
 		CORS: engine.CORSOptions{
 			Origins:       c.CORS.Origins,
 			Credentials:   c.CORS.Credentials,
