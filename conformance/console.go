@@ -8,7 +8,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
 )
@@ -151,7 +150,7 @@ func (s *suite) printHeader() {
 
 // reportSpec is a ReportAfterEach node: it prints failures as they happen,
 // and with -v every check with its requests and observations.
-func (s *suite) reportSpec(r ginkgo.SpecReport) {
+func (s *suite) reportSpec(r types.SpecReport) {
 	s.mu.Lock()
 	c := s.byText[r.FullText()]
 	var t *T

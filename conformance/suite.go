@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 	gtypes "github.com/onsi/gomega/types"
@@ -154,69 +153,6 @@ func (s *suite) labelList() []string {
 	return sortedKeys(seen)
 }
 
-// register declares the checks to Ginkgo: one Ordered container, so they
-// run in the order plan gave (the document's), continuing after a failure.
-func (s *suite) register() {
-	ginkgo.Describe("conform", ginkgo.Ordered, ginkgo.ContinueOnFailure, func() {
-		for i := 0; i < len(s.checks); {
-			group := s.checks[i].group
-			j := i
-			for j < len(s.checks) && s.checks[j].group == group {
-				j++
-			}
-			inGroup := s.checks[i:j]
-			ginkgo.Describe(group, func() {
-				for k := 0; k < len(inGroup); {
-					op := inGroup[k].op
-					l := k
-					for l < len(inGroup) && inGroup[l].op == op {
-						l++
-					}
-					forOp := inGroup[k:l]
-					ginkgo.Describe(op.String(), func() {
-						for _, c := range forOp {
-							ginkgo.It(c.text, ginkgo.Label(c.labels...), func(ctx ginkgo.SpecContext) {
-								s.runCheck(ctx, c)
-							})
-						}
-					})
-					k = l
-				}
-			})
-			i = j
-		}
-	})
-	ginkgo.ReportAfterEach(s.reportSpec)
-	ginkgo.ReportAfterSuite("coverage", s.coverage)
-	ginkgo.ReportAfterSuite("petctl report", func(r ginkgo.Report) {
-		s.mu.Lock()
-		s.final = r
-		s.mu.Unlock()
-	})
-}
-
-func (s *suite) runCheck(ctx context.Context, c *check) {
-	t := &T{s: s, c: c, ctx: ctx}
-	t.g = gomega.NewGomega(func(message string, callerSkip ...int) {
-		skip := 1
-		if len(callerSkip) > 0 {
-			skip += callerSkip[0]
-		}
-		s.fail(message, skip)
-	})
-	s.mu.Lock()
-	c.t = t
-	s.mu.Unlock()
-	if c.skip != "" {
-		s.skip(c.skip, 0)
-	}
-	if s.ctx != nil && s.ctx.Err() != nil {
-		s.noteStop()
-		s.skip(s.notRunReason(), 0)
-	}
-	c.fn(t)
-}
-
 // T is what a check body works with: the suite, the spec's context and
 // the exchanges it made.
 type T struct {
@@ -351,20 +287,10 @@ func (t *T) skipf(format string, args ...any) {
 	t.s.skip(fmt.Sprintf(format, args...), 1)
 }
 
-// fail and skip end the running check with msg, the key redacted: every
-// failure and skip message goes through them, Gomega's included.
-func (s *suite) fail(msg string, callerSkip int) {
-	ginkgo.Fail(s.client.redact(msg), callerSkip+1)
-}
-
-func (s *suite) skip(msg string, callerSkip int) {
-	ginkgo.Skip(s.client.redact(msg), callerSkip+1)
-}
-
 // observe records what the deployment does where the description is open.
 func (t *T) observe(name, value string) {
 	value = t.s.client.redact(value)
-	ginkgo.AddReportEntry(name, value)
+	entry(name, value)
 	o := Observation{Check: t.name(), Name: name, Value: value}
 	t.observed = append(t.observed, o)
 	t.s.mu.Lock()
@@ -626,7 +552,7 @@ func (s *suite) notExercised(report types.Report) map[string]string {
 // coverage is a ReportAfterSuite node: it records which operations were
 // exercised and the records created, and fails the run when
 // --require-coverage is set and an operation was not exercised.
-func (s *suite) coverage(report ginkgo.Report) {
+func (s *suite) coverage(report types.Report) {
 	s.mu.Lock()
 	exercised := map[string]int{}
 	for _, op := range s.spec.Operations {
@@ -637,7 +563,7 @@ func (s *suite) coverage(report ginkgo.Report) {
 	missing := s.notExercised(report)
 	created := append([]Record{}, s.created...)
 	s.mu.Unlock()
-	ginkgo.AddReportEntry("run", map[string]any{
+	entry("run", map[string]any{
 		"base URL":     redactURL(s.base.String()),
 		"document":     s.spec.Source,
 		"run id":       s.cfg.RunID,
@@ -645,9 +571,9 @@ func (s *suite) coverage(report ginkgo.Report) {
 		"label filter": s.cfg.LabelFilter,
 		"read-only":    s.cfg.ReadOnly,
 	})
-	ginkgo.AddReportEntry("operations exercised (requests)", exercised)
-	ginkgo.AddReportEntry("operations not exercised", missing)
-	ginkgo.AddReportEntry("records created", created)
+	entry("operations exercised (requests)", exercised)
+	entry("operations not exercised", missing)
+	entry("records created", created)
 	if s.cfg.RequireCoverage && len(missing) > 0 {
 		var parts []string
 		for _, id := range sortedKeys(missing) {
@@ -656,4 +582,12 @@ func (s *suite) coverage(report ginkgo.Report) {
 		s.fail(fmt.Sprintf("--require-coverage: %d of %d operations of the document were not exercised: %s",
 			len(missing), len(s.spec.Operations), strings.Join(parts, ", ")), 0)
 	}
+}
+
+func (s *suite) title() string {
+	t := strings.TrimSpace(s.spec.Title + " " + s.spec.Version)
+	if t == "" {
+		t = s.spec.Source
+	}
+	return t
 }
