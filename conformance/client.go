@@ -482,25 +482,6 @@ func redactURL(s string) string {
 	return u.Redacted()
 }
 
-// relevantHeaders are the response headers a failure message shows.
-var relevantHeaders = []string{
-	"Content-Type", "Content-Length", "Location", "WWW-Authenticate", "Retry-After",
-	"Deprecation", "Sunset", "Link", "X-Total-Count",
-}
-
-func headerLine(h http.Header) string {
-	var parts []string
-	for _, k := range relevantHeaders {
-		if vs := h.Values(k); len(vs) > 0 {
-			parts = append(parts, k+": "+strings.Join(vs, ", "))
-		}
-	}
-	if len(parts) == 0 {
-		return "(none of " + strings.Join(relevantHeaders[:3], ", ") + ", …)"
-	}
-	return strings.Join(parts, "; ")
-}
-
 // sortedKeys returns a map's keys in order, for stable output.
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))

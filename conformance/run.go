@@ -324,42 +324,6 @@ func stopCause(ctx context.Context) error {
 	return errInterrupted
 }
 
-// probeReport is the report of a run that stopped at the probe: one
-// failed "reachability" check saying why.
-func (s *suite) probeReport(err error, start time.Time) types.Report {
-	end := time.Now()
-	sc := types.NewDefaultSuiteConfig()
-	sc.LabelFilter = s.cfg.LabelFilter
-	sc.RandomSeed, sc.FailFast = 1, s.cfg.FailFast
-	return types.Report{
-		SuiteDescription: "petctl conform: " + s.title(),
-		SuiteSucceeded:   false,
-		PreRunStats:      types.PreRunStats{TotalSpecs: 1, SpecsThatWillRun: 1},
-		StartTime:        start,
-		EndTime:          end,
-		RunTime:          end.Sub(start),
-		SuiteConfig:      sc,
-		SpecReports: types.SpecReports{{
-			ContainerHierarchyTexts:  []string{"conform"},
-			ContainerHierarchyLabels: [][]string{{}},
-			LeafNodeType:             types.NodeTypeIt,
-			LeafNodeText:             "reachability: the deployment answers",
-			LeafNodeLabels:           []string{"reachability"},
-			State:                    types.SpecStateFailed,
-			StartTime:                start,
-			EndTime:                  end,
-			RunTime:                  end.Sub(start),
-			NumAttempts:              1,
-			Failure: types.Failure{
-				Message:            s.client.redact(err.Error()) + "\nno check ran: the deployment must answer first",
-				FailureNodeType:    types.NodeTypeIt,
-				FailureNodeContext: types.FailureNodeIsLeafNode,
-				TimelineLocation:   types.TimelineLocation{Time: end},
-			},
-		}},
-	}
-}
-
 func anySecured(s *spec.Spec) bool {
 	for _, op := range s.Operations {
 		if op.Secured() {
