@@ -57,7 +57,7 @@ func (t *T) name() string {
 // try sends r and records the exchange; a transport error is returned.
 func (t *T) try(r *request) (*Exchange, error) {
 	s := t.s
-	s.client.credentialQuery(r, s.schemes)
+	s.client.credentialQuery(r)
 	ctx, stop := t.ctx, func() bool { return false }
 	if s.ctx != nil {
 		// The run's cause goes along, so an abandoned request says why.
@@ -67,7 +67,7 @@ func (t *T) try(r *request) (*Exchange, error) {
 		defer cancel(nil)
 	}
 	defer stop()
-	ex, err := s.client.do(ctx, r, s.schemes)
+	ex, err := s.client.do(ctx, r)
 	if err != nil && s.ctx != nil && s.ctx.Err() != nil {
 		s.noteStop()
 	}

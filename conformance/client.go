@@ -180,24 +180,20 @@ func (c *client) url(r *request) string {
 
 // do sends r and reads the response. A transport error (refused, reset,
 // timed out) is returned as an error; any HTTP response is an Exchange.
-func (c *client) do(ctx context.Context, r *request, schemes map[string]schemeInfo) (*Exchange, error) {
+func (c *client) do(ctx context.Context, r *request) (*Exchange, error) {
 	target := c.url(r)
 	ex := &Exchange{Op: r.op, Method: r.op.Method, URL: c.redact(redactURL(target)), ReqBody: r.body}
-	headers := c.credentials(r, schemes)
+	headers := c.credentials(r)
 	if r.body != nil {
 		ct := r.contentType
 		if ct == "" {
 			ct = spec.JSON
 		}
-		headers = append(headers, secretHeader{"Content-Type", ct, ""})
+		headers = append(headers, sentHeader{"Content-Type", ct, ""})
 	}
-	headers = append(headers, secretHeader{"Accept", spec.JSON, ""})
+	headers = append(headers, sentHeader{"Accept", spec.JSON, ""})
 	for _, h := range headers {
-		if !h.isSecret() {
-			ex.ReqHeader = append(ex.ReqHeader, [2]string{h[0], h[1]})
-		} else {
-			ex.ReqHeader = append(ex.ReqHeader, [2]string{h[0], h.redacted()})
-		}
+		ex.ReqHeader = append(ex.ReqHeader, [2]string{h.name, h.display()})
 	}
 	start := time.Now()
 	for attempt := 0; ; attempt++ {
@@ -271,7 +267,7 @@ func origin(u *url.URL) string {
 	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
-func (c *client) once(ctx context.Context, r *request, target string, headers []secretHeader) (*http.Response, *http.Request, error) {
+func (c *client) once(ctx context.Context, r *request, target string, headers []sentHeader) (*http.Response, *http.Request, error) {
 	reqCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	var body io.Reader
 	if r.body != nil {
@@ -283,7 +279,7 @@ func (c *client) once(ctx context.Context, r *request, target string, headers []
 		return nil, nil, err
 	}
 	for _, h := range headers {
-		req.Header.Set(h[0], h[1])
+		req.Header.Set(h.name, h.value)
 	}
 	res, err := c.http.Do(req)
 	if err != nil {
@@ -379,56 +375,73 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// secretHeader is a header to send; isSecret marks those that carry the key.
-type secretHeader [3]string
+// sentHeader is a header a request carries. shown is how messages and
+// reports show a value that carries the key ("Bearer $PETCTL_API_KEY",
+// the variable a person would set to repeat the request); it is empty for
+// a value that carries none, shown as it is.
+type sentHeader struct{ name, value, shown string }
 
-func (h secretHeader) isSecret() bool { return h[2] != "" }
-
-// redacted shows the header with the key replaced by the environment
-// variable a person would use to repeat the request.
-func (h secretHeader) redacted() string { return h[2] }
-
-// schemeInfo is what the client needs of a security scheme.
-type schemeInfo struct {
-	kind string // "bearer", "header", "query", "cookie", or "" when unsupported
-	name string // the header, query parameter or cookie name
+// display is the header's value as messages and reports show it.
+func (h sentHeader) display() string {
+	if h.shown != "" {
+		return h.shown
+	}
+	return h.value
 }
 
-// credentials returns the headers that carry r's credentials. A query
-// parameter key is added to r.query by the caller (see credentialQuery).
-func (c *client) credentials(r *request, schemes map[string]schemeInfo) []secretHeader {
-	var out []secretHeader
-	for _, name := range firstAlternative(r.op) {
-		s := schemes[name]
-		switch s.kind {
-		case "bearer":
+// firstAlternative is what the suite satisfies of op's security: the
+// schemes of the first alternative its requirements list.
+func firstAlternative(op *spec.Operation) spec.Requirement {
+	if len(op.Requirements) == 0 {
+		return nil
+	}
+	return op.Requirements[0]
+}
+
+// sendsKey reports whether the run can present its key as sc asks: as an
+// http bearer token, or as an apiKey in a header, the query or a cookie.
+// For the other kinds (basic, oauth2, openIdConnect, those spec cannot
+// check) it has no credential, so it sends none.
+func sendsKey(sc *spec.Scheme) bool {
+	return sc.Kind == spec.SchemeBearer || sc.Kind == spec.SchemeAPIKey
+}
+
+// credentials returns the headers that carry r's credentials. A key in
+// the query is added to r.query by the caller (see credentialQuery).
+func (c *client) credentials(r *request) []sentHeader {
+	var out []sentHeader
+	for _, use := range firstAlternative(r.op) {
+		sc := use.Scheme
+		switch {
+		case sc.Kind == spec.SchemeBearer:
 			switch r.auth {
 			case authKey:
-				out = append(out, secretHeader{"Authorization", "Bearer " + c.key, "Bearer $PETCTL_API_KEY"})
+				out = append(out, sentHeader{"Authorization", "Bearer " + c.key, "Bearer " + keyVar})
 			case authEmpty:
-				out = append(out, secretHeader{"Authorization", "Bearer ", ""})
+				out = append(out, sentHeader{"Authorization", "Bearer ", ""})
 			case authOtherScheme:
-				out = append(out, secretHeader{"Authorization", "Basic " + basicCredentials, ""})
+				out = append(out, sentHeader{"Authorization", "Basic " + basicCredentials, ""})
 			case authWrongKey:
-				out = append(out, secretHeader{"Authorization", "Bearer " + c.wrongKey(), ""})
+				out = append(out, sentHeader{"Authorization", "Bearer " + c.wrongKey(), ""})
 			}
-		case "header":
+		case !sendsKey(sc):
+		case sc.In == "header":
 			switch r.auth {
 			case authKey:
-				out = append(out, secretHeader{s.name, c.key, "$PETCTL_API_KEY"})
+				out = append(out, sentHeader{sc.Param, c.key, keyVar})
 			case authEmpty:
-				out = append(out, secretHeader{s.name, "", ""})
+				out = append(out, sentHeader{sc.Param, "", ""})
 			case authWrongKey:
-				out = append(out, secretHeader{s.name, c.wrongKey(), ""})
+				out = append(out, sentHeader{sc.Param, c.wrongKey(), ""})
 			}
-		case "cookie":
+		case sc.In == "cookie":
 			switch r.auth {
 			case authKey:
-				out = append(out, secretHeader{"Cookie", s.name + "=" + c.key, s.name + "=$PETCTL_API_KEY"})
+				out = append(out, sentHeader{"Cookie", sc.Param + "=" + c.key, sc.Param + "=" + keyVar})
 			case authEmpty:
-				out = append(out, secretHeader{"Cookie", s.name + "=", ""})
+				out = append(out, sentHeader{"Cookie", sc.Param + "=", ""})
 			case authWrongKey:
-				out = append(out, secretHeader{"Cookie", s.name + "=" + c.wrongKey(), ""})
+				out = append(out, sentHeader{"Cookie", sc.Param + "=" + c.wrongKey(), ""})
 			}
 		}
 	}
@@ -443,11 +456,11 @@ func (c *client) wrongKey() string {
 	return wrongKey
 }
 
-// credentialQuery adds a query-parameter key to q, for apiKey schemes in the query.
-func (c *client) credentialQuery(r *request, schemes map[string]schemeInfo) {
-	for _, name := range firstAlternative(r.op) {
-		s := schemes[name]
-		if s.kind != "query" {
+// credentialQuery adds r's key to r.query, for an apiKey scheme in the query.
+func (c *client) credentialQuery(r *request) {
+	for _, use := range firstAlternative(r.op) {
+		sc := use.Scheme
+		if sc.Kind != spec.SchemeAPIKey || sc.In != "query" {
 			continue
 		}
 		if r.query == nil {
@@ -455,22 +468,13 @@ func (c *client) credentialQuery(r *request, schemes map[string]schemeInfo) {
 		}
 		switch r.auth {
 		case authKey:
-			r.query.Set(s.name, c.key)
+			r.query.Set(sc.Param, c.key)
 		case authEmpty:
-			r.query.Set(s.name, "")
+			r.query.Set(sc.Param, "")
 		case authWrongKey:
-			r.query.Set(s.name, c.wrongKey())
+			r.query.Set(sc.Param, c.wrongKey())
 		}
 	}
-}
-
-// firstAlternative is the set of schemes the suite satisfies for op: the
-// first alternative its security requirement lists.
-func firstAlternative(op *spec.Operation) []string {
-	if len(op.Security) == 0 {
-		return nil
-	}
-	return op.Security[0]
 }
 
 // redactURL hides user info in a URL.

@@ -57,9 +57,10 @@ func TestCurlRepeatsTheRequest(t *testing.T) {
 	base, _ := url.Parse(hs.URL + "/v1")
 	c := newClient(base, key, 5*time.Second, time.Second, time.Minute)
 	s := &suite{client: c}
-	op := &spec.Operation{ID: "createPet", Method: http.MethodPost, Path: "/pets", Security: [][]string{{"bearer"}}}
+	bearer := &spec.Scheme{Name: "bearer", Kind: spec.SchemeBearer, In: "header", Param: "Authorization"}
+	op := securedBy(bearer, &spec.Operation{ID: "createPet", Method: http.MethodPost, Path: "/pets"})
 	r := &request{op: op, query: url.Values{"q": {"it's"}}, body: []byte(`{"name":"O'Hara $x"}`)}
-	ex, err := c.do(t.Context(), r, map[string]schemeInfo{"bearer": {kind: "bearer"}})
+	ex, err := c.do(t.Context(), r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestClientBounds(t *testing.T) {
 		return nil
 	}
 	get := func(path string) *Exchange {
-		ex, err := c.do(t.Context(), &request{op: &spec.Operation{Method: "GET", Path: path}}, nil)
+		ex, err := c.do(t.Context(), &request{op: &spec.Operation{Method: "GET", Path: path}})
 		if err != nil {
 			t.Fatal(err)
 		}

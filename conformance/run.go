@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -254,7 +255,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, &UsageError{Err: err}
 		}
 	}
-	if cfg.APIKey == "" && anySecured(doc) {
+	if cfg.APIKey == "" && slices.ContainsFunc(doc.Operations, (*spec.Operation).Secured) {
 		return nil, &UsageError{Err: errors.New("no API key: give --api-key or set PETCTL_API_KEY")}
 	}
 	if err := ginkgoVetoes(); err != nil {
@@ -322,15 +323,6 @@ func stopCause(ctx context.Context) error {
 		return d
 	}
 	return errInterrupted
-}
-
-func anySecured(s *spec.Spec) bool {
-	for _, op := range s.Operations {
-		if op.Secured() {
-			return true
-		}
-	}
-	return false
 }
 
 // checkWritable creates the report file (and its folder) early, so a bad

@@ -40,14 +40,13 @@ const (
 // the run has seen so far. Checks run one after another, in the order
 // plan gives them; mu guards what the reporting nodes read.
 type suite struct {
-	cfg     Config
-	base    *url.URL
-	spec    *spec.Spec
-	val     *spec.Validator
-	client  *client
-	schemes map[string]schemeInfo
-	now     time.Time
-	ctx     context.Context
+	cfg    Config
+	base   *url.URL
+	spec   *spec.Spec
+	val    *spec.Validator
+	client *client
+	now    time.Time
+	ctx    context.Context
 
 	checks   []*check
 	byText   map[string]*check
@@ -88,7 +87,6 @@ func newSuite(cfg Config, base *url.URL, doc *spec.Spec, val *spec.Validator) *s
 		spec:        doc,
 		val:         val,
 		client:      newClient(base, cfg.APIKey, cfg.Timeout, cfg.RetryAfterMax, cfg.RetryBudget),
-		schemes:     map[string]schemeInfo{},
 		now:         now.UTC(),
 		sent:        map[*spec.Operation]int{},
 		lost:        map[*spec.Operation]int{},
@@ -101,16 +99,6 @@ func newSuite(cfg Config, base *url.URL, doc *spec.Spec, val *spec.Validator) *s
 	}
 	s.cfg.Out = redactingWriter{w: cfg.Out, redact: s.client.redact}
 	s.cfg.Err = redactingWriter{w: cfg.Err, redact: s.client.redact}
-	for name, sc := range doc.SecuritySchemes {
-		info := schemeInfo{}
-		switch {
-		case strings.EqualFold(sc.Type, "http") && strings.EqualFold(sc.Scheme, "bearer"):
-			info.kind = "bearer"
-		case strings.EqualFold(sc.Type, "apiKey") && (sc.In == "header" || sc.In == "query" || sc.In == "cookie"):
-			info.kind, info.name = sc.In, sc.Name
-		}
-		s.schemes[name] = info
-	}
 	return s
 }
 
@@ -243,8 +231,8 @@ func (s *suite) probe(ctx context.Context) error {
 		op = &spec.Operation{ID: "probe", Method: http.MethodGet, Path: "/"}
 	}
 	r := s.validRequest(op, authKey)
-	s.client.credentialQuery(r, s.schemes)
-	ex, err := s.client.do(ctx, r, s.schemes)
+	s.client.credentialQuery(r)
+	ex, err := s.client.do(ctx, r)
 	s.requests++
 	// A status line arrived: the deployment is reachable, and a body that
 	// fails to arrive is for the checks to report, not exit 3.
