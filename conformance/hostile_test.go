@@ -37,6 +37,7 @@ func hostileItem(t *testing.T, misbehave http.HandlerFunc) http.Handler {
 // petctl neither hangs nor crashes, and both reports are written.
 func TestHostileDeployments(t *testing.T) {
 	var redirects atomic.Int64
+	hugeBody := []byte(`{"id":1,"name":"` + strings.Repeat("x", conformance.MaxBodyBytes+1) + `","categoryId":1}`)
 	cases := []struct {
 		name   string
 		h      http.HandlerFunc
@@ -80,8 +81,7 @@ func TestHostileDeployments(t *testing.T) {
 		}, []string{"MiB", "larger", "limit"}},
 		{"huge body", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
-			body := `{"id":1,"name":"` + strings.Repeat("x", 20<<20) + `","categoryId":1}`
-			w.Write([]byte(body))
+			w.Write(hugeBody)
 		}, []string{"MiB", "larger", "limit"}},
 		{"redirect loop", func(w http.ResponseWriter, r *http.Request) {
 			redirects.Add(1)
