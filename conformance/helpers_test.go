@@ -133,6 +133,26 @@ func conform(t *testing.T, base string, mutate ...func(*conformance.Config)) out
 	return outcome{res: res, out: out.String()}
 }
 
+// runAgainst runs the suite against petctl serve's engine changed three
+// ways, each nil for none: edit changes its options, wrap its answers and
+// cfg the run's configuration.
+func runAgainst(t *testing.T, edit func(*engine.Options), wrap func(http.Handler) http.Handler, cfg func(*conformance.Config)) outcome {
+	t.Helper()
+	var h http.Handler
+	if edit != nil {
+		h = petstore(t, edit)
+	} else {
+		h = petstore(t)
+	}
+	if wrap != nil {
+		h = wrap(h)
+	}
+	if cfg != nil {
+		return conform(t, serve(t, h), cfg)
+	}
+	return conform(t, serve(t, h))
+}
+
 // failed lists the full names of the failed checks (and the coverage node).
 func (o outcome) failed() []string {
 	var out []string
