@@ -26,6 +26,7 @@ type brokenCase struct {
 // TestBrokenServers breaks one thing at a time and proves that the check
 // meant to catch it fails, and no other.
 func TestBrokenServers(t *testing.T) {
+	t.Parallel()
 	for _, tc := range slices.Concat(brokenAuth(), brokenCreate(), brokenRead(), brokenPagination(), brokenFilters(), brokenDeprecation(), brokenResponses()) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := runAgainst(t, tc.engine, tc.wrap, tc.cfg)

@@ -44,6 +44,7 @@ paths:
 // digest, oauth2, openIdConnect) it sends none and checks only that a
 // request without credentials is refused.
 func TestAuthChecksPerScheme(t *testing.T) {
+	t.Parallel()
 	const key = "scheme-test-key-77a1"
 	tests := []struct {
 		op      string

@@ -21,6 +21,7 @@ import (
 // TestEngineConforms runs every check against petctl serve's engine: all
 // pass, every operation is exercised, and what the run created is listed.
 func TestEngineConforms(t *testing.T) {
+	t.Parallel()
 	o := runAgainst(t, nil, nil, func(c *conformance.Config) { c.RequireCoverage = true })
 	if f := o.failed(); len(f) > 0 || !o.res.OK() {
 		t.Fatalf("failed checks: %q\n%s", f, o.out)
@@ -67,6 +68,7 @@ func TestEngineConforms(t *testing.T) {
 // TestRequireCoverage: an operation not exercised fails the run only with
 // --require-coverage, and the report says why it was not exercised.
 func TestRequireCoverage(t *testing.T) {
+	t.Parallel()
 	base := serve(t, petstore(t))
 	readOnly := func(c *conformance.Config) { c.ReadOnly = true }
 	o := conform(t, base, readOnly)
@@ -97,6 +99,7 @@ func TestRequireCoverage(t *testing.T) {
 // serves: another base path, resource, id, page size parameter and an API
 // key in a header. Nothing in the checks is Petstore-specific.
 func TestLibrary(t *testing.T) {
+	t.Parallel()
 	doc := fixture(t, "library/openapi.yaml")
 	s, err := spec.Parse(doc.Data, doc.Name)
 	if err != nil {
@@ -125,6 +128,7 @@ func TestLibrary(t *testing.T) {
 // TestSameRequests: the same document sends the same requests, in the
 // same order, run after run.
 func TestSameRequests(t *testing.T) {
+	t.Parallel()
 	record := func() []string {
 		var mu sync.Mutex
 		var log []string
@@ -152,6 +156,7 @@ func TestSameRequests(t *testing.T) {
 // TestFailureMessage: a failure names the check and the operation, the
 // request as curl, the response status, headers and a body excerpt.
 func TestFailureMessage(t *testing.T) {
+	t.Parallel()
 	wrongKey := func(r *http.Request) bool {
 		return is("GET", "/v1/pets")(r) && r.Header.Get("Authorization") == "Bearer petctl-conform-wrong-key-0000"
 	}
@@ -183,6 +188,7 @@ func TestFailureMessage(t *testing.T) {
 // TestUsageAndReach: configuration problems are UsageErrors before any
 // request; a target that does not answer is an UnreachableError.
 func TestUsageAndReach(t *testing.T) {
+	t.Parallel()
 	base := serve(t, petstore(t))
 	dir := t.TempDir()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -237,6 +243,7 @@ func TestUsageAndReach(t *testing.T) {
 // TestTimeout: a deployment that answers slower than --timeout fails the
 // check with the request named; one that never answers the probe is unreachable.
 func TestTimeout(t *testing.T) {
+	t.Parallel()
 	slow := func(o *engine.Options) {
 		o.Latency = map[string]engine.Delay{"listStoreOrders": {Min: 2 * time.Second, Max: 2 * time.Second}}
 	}
@@ -261,6 +268,7 @@ func TestTimeout(t *testing.T) {
 // TestFailFast: the first failure stops the run; the checks after it are
 // skipped, saying why.
 func TestFailFast(t *testing.T) {
+	t.Parallel()
 	h := editRequest(petstore(t), func(r *http.Request) bool { return r.Header.Get("Authorization") == "" }, func(r *http.Request) {
 		r.Header.Set("Authorization", "Bearer "+testKey)
 	})

@@ -19,6 +19,7 @@ import (
 // credentials, whichever way the scheme sends them. A redirect that stays
 // on the origin is still followed, with them.
 func TestCredentialsStayOnOrigin(t *testing.T) {
+	t.Parallel()
 	const key = "origin-test-key-3c9d"
 	// holding lists where r carries the key: any header (Authorization,
 	// an apiKey header, Cookie) or the query.

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -103,8 +105,9 @@ type outcome struct {
 }
 
 // runSpec is the Petstore document and its validator for the runs, built
-// once: the runs are sequential and building a validator is costly. The
-// engines parse their own copy, so nothing is shared between goroutines.
+// once, as building a validator is costly. Runs in parallel tests share
+// them: a Spec and its Validator are read by concurrent requests in the
+// engine too. The engines parse their own copy.
 var runSpec = sync.OnceValues(func() (*spec.Spec, *spec.Validator) {
 	s, err := spec.Default()
 	if err != nil {
@@ -285,4 +288,46 @@ func setBody(r *http.Request, b []byte) {
 func errorBody(status int, code string) []byte {
 	b, _ := json.Marshal(map[string]any{"code": code, "message": "broken on purpose", "status": status})
 	return b
+}
+
+// ownProcessEnv names, in a child process of the test binary, the one
+// test the child is there to run.
+const ownProcessEnv = "PETCTL_CONFORM_OWN_PROCESS"
+
+// inOwnProcess runs the calling test in a child process of the test binary,
+// beside the other tests, and fails it when it fails there. It returns true
+// in the child, where the caller goes on with the test's body, and false
+// in the parent, where the caller returns:
+//
+//	if !inOwnProcess(t) {
+//		return
+//	}
+//
+// Ginkgo runs one suite at a time in a process (its state is global; see
+// runner.go), so a slow run, one that waits out time-outs or reads 4 MiB
+// bodies under the race detector, holds up all the others in-process; in
+// a process of its own it runs beside them.
+func inOwnProcess(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv(ownProcessEnv) == t.Name() {
+		return true
+	}
+	t.Parallel()
+	var run []string
+	for _, part := range strings.Split(t.Name(), "/") {
+		run = append(run, "^"+regexp.QuoteMeta(part)+"$")
+	}
+	args := []string{"-test.run=" + strings.Join(run, "/"), "-test.count=1", "-test.v"}
+	if d, ok := t.Deadline(); ok {
+		args = append(args, "-test.timeout="+time.Until(d).String())
+	}
+	cmd := exec.CommandContext(t.Context(), os.Args[0], args...)
+	cmd.Env = append(os.Environ(), ownProcessEnv+"="+t.Name())
+	out, err := cmd.CombinedOutput()
+	// The child must have run the test: a pattern that matched nothing
+	// would pass having checked nothing.
+	if err != nil || !bytes.Contains(out, []byte("--- PASS: "+t.Name()+" (")) {
+		t.Fatalf("%s in its own process: %v\n%s", t.Name(), err, out)
+	}
+	return false
 }

@@ -17,6 +17,7 @@ import (
 // TestShellQuote runs the quoted words through a real shell: what comes
 // out is what went in, with $PETCTL_API_KEY expanded and nothing else.
 func TestShellQuote(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
@@ -41,6 +42,7 @@ func TestShellQuote(t *testing.T) {
 // TestCurlRepeatsTheRequest pastes a failure's curl command into a shell
 // with PETCTL_API_KEY set: the server sees the same request.
 func TestCurlRepeatsTheRequest(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("no curl")
 	}
@@ -165,6 +167,7 @@ func TestDeprecationHeaders(t *testing.T) {
 // TestClientBounds: bodies are capped, cross-host redirects are not
 // followed, a Retry-After beyond the bound is not waited for.
 func TestClientBounds(t *testing.T) {
+	t.Parallel()
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("the client followed a redirect to another host (%s), with %q", r.URL, r.Header.Get("Authorization"))
 	}))

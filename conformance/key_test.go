@@ -18,6 +18,7 @@ import (
 // or the JUnit report, even when the deployment echoes it in a failing
 // response; requests show $PETCTL_API_KEY instead.
 func TestKeyNeverShown(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	h := editResponse(petstore(t), isPrefix("GET", "/v1/pets/"), func(r *http.Request, res *recorded) {
 		if res.status == 404 {
@@ -67,6 +68,7 @@ func TestKeyNeverShown(t *testing.T) {
 // the console output, the reports or the Result, not even in part; an
 // unreachable target's error does not hold it either.
 func TestKeyEchoedNeverShown(t *testing.T) {
+	t.Parallel()
 	// Characters that JSON, XML, Go quoting and URLs each escape.
 	const key = `s3cr3t-KEY<&>"abc\x`
 	const part = "s3cr3t" // any part of it that survived a cut
@@ -159,6 +161,7 @@ func TestKeyEchoedNeverShown(t *testing.T) {
 // paths, names and file names that hold the word are shown intact, so the
 // output is neither mangled nor a map to the key; the run warns once.
 func TestShortKeyEchoedHidden(t *testing.T) {
+	t.Parallel()
 	const key = "pets"
 	inner := petstore(t, func(o *engine.Options) { o.Keys = []string{key} })
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

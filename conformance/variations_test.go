@@ -17,6 +17,7 @@ import (
 // leaves open in other ways than petctl serve: each must pass, with what
 // it did recorded.
 func TestLegitimateVariations(t *testing.T) {
+	t.Parallel()
 	later := time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name    string
@@ -142,6 +143,7 @@ func TestLegitimateVariations(t *testing.T) {
 // gets them created, named after the run; read-only, the pagination
 // checks are skipped with the reason, never passed.
 func TestFewItems(t *testing.T) {
+	t.Parallel()
 	empty := func(o *engine.Options) { o.Fixtures = nil }
 	o := runAgainst(t, empty, nil, nil)
 	if f := o.failed(); len(f) > 0 {
@@ -180,6 +182,7 @@ func TestFewItems(t *testing.T) {
 // check creates an item with it when writes are allowed, is skipped with
 // the reason when not, and fails when the item created is not found.
 func TestFilterWithoutItems(t *testing.T) {
+	t.Parallel()
 	// 25 animals, all available: no pending or sold ones.
 	var b strings.Builder
 	b.WriteString("[")
