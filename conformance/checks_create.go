@@ -7,7 +7,9 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/petctl/petctl/spec"
@@ -98,7 +100,7 @@ func (t *T) checkCreate(coll *spec.Collection) {
 		t.failf(cr.ex, "the created item with its %s", coll.IDField)
 	}
 	var diffs []string
-	for _, k := range sortedKeys(cr.sent) {
+	for _, k := range slices.Sorted(maps.Keys(cr.sent)) {
 		got, ok := cr.item[k]
 		switch {
 		case !ok:

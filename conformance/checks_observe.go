@@ -7,7 +7,9 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -99,7 +101,7 @@ var paginationHeader = regexp.MustCompile(`(?i)link|total|next|prev|cursor|page|
 
 func paginationHints(h map[string][]string) string {
 	var found []string
-	for _, k := range sortedKeys(h) {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
 		if paginationHeader.MatchString(k) {
 			found = append(found, k+": "+strings.Join(h[k], ", "))
 		}
@@ -152,13 +154,13 @@ func (s *suite) extraFields(coll *spec.Collection) (item, errs []string) {
 			}
 		}
 	}
-	return sortedKeys(itemSet), sortedKeys(errSet)
+	return slices.Sorted(maps.Keys(itemSet)), slices.Sorted(maps.Keys(errSet))
 }
 
 // extraFields lists the properties of obj the schema does not declare.
 func extraFields(obj map[string]any, declared map[string]bool) []string {
 	var out []string
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if !declared[k] {
 			out = append(out, k)
 		}

@@ -6,7 +6,9 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,7 +78,7 @@ func (t *T) readBack(coll *spec.Collection, id string, known, sent map[string]an
 	if v := scalarString(got[coll.IDField]); v != id {
 		diffs = append(diffs, fmt.Sprintf("%s is %s, want %s", coll.IDField, jsonText(got[coll.IDField], t.s.client.redact), id))
 	}
-	for _, k := range sortedKeys(sent) {
+	for _, k := range slices.Sorted(maps.Keys(sent)) {
 		if v, ok := got[k]; !ok || !jsonEqual(v, sent[k]) {
 			diffs = append(diffs, fmt.Sprintf("%s is %s (sent %s)", k, describeField(got, k, t.s.client.redact), jsonText(sent[k], t.s.client.redact)))
 		}

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -484,14 +483,4 @@ func redactURL(s string) string {
 		return s
 	}
 	return u.Redacted()
-}
-
-// sortedKeys returns a map's keys in order, for stable output.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

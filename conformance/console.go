@@ -5,6 +5,8 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -147,7 +149,7 @@ func (s *suite) printSummary(res *Result) {
 	}
 	if len(reasons) > 0 {
 		fmt.Fprintln(w, "  skipped:")
-		keys := sortedKeys(reasons)
+		keys := slices.Sorted(maps.Keys(reasons))
 		sort.SliceStable(keys, func(i, j int) bool { return reasons[keys[i]] > reasons[keys[j]] })
 		for _, r := range keys {
 			fmt.Fprintf(w, "    %3d  %s\n", reasons[r], r)
@@ -162,7 +164,7 @@ func (s *suite) printSummary(res *Result) {
 	}
 	s.mu.Unlock()
 	fmt.Fprintf(w, "  operations exercised (requests): %s\n", orNone(strings.Join(ops, ", ")))
-	for _, id := range sortedKeys(res.NotExercised) {
+	for _, id := range slices.Sorted(maps.Keys(res.NotExercised)) {
 		fmt.Fprintf(w, "  not exercised: %s: %s\n", id, res.NotExercised[id])
 	}
 	if len(res.Created) > 0 {

@@ -6,6 +6,7 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -153,7 +154,7 @@ func (s *suite) coverage(report types.Report) {
 	entry("records created", created)
 	if s.cfg.RequireCoverage && len(missing) > 0 {
 		var parts []string
-		for _, id := range sortedKeys(missing) {
+		for _, id := range slices.Sorted(maps.Keys(missing)) {
 			parts = append(parts, fmt.Sprintf("%s (%s)", id, missing[id]))
 		}
 		s.fail(fmt.Sprintf("--require-coverage: %d of %d operations of the document were not exercised: %s",

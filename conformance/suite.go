@@ -3,9 +3,11 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -163,7 +165,7 @@ func (s *suite) labelList() []string {
 			seen[l] = true
 		}
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 var labelUnsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
