@@ -27,7 +27,7 @@ const DefaultMaxImportBytes = 256 << 20
 var adminEndpoints = []struct {
 	method, path, what string
 }{
-	{http.MethodGet, "health", "liveness: 200 while the process serves"},
+	{http.MethodGet, "health", "liveness: 200 while the process serves, with the count of log lines dropped because stderr was not read"},
 	{http.MethodGet, "ready", "readiness: 200 with the collections and their sizes"},
 	{http.MethodPost, "reset", "return every collection to its fixtures"},
 	{http.MethodGet, "store", "export the store as a fixture file: {collection: [records]}"},
@@ -155,8 +155,10 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	if res != nil {
 		status = res.status
 	}
-	s.log.Info("admin", "method", r.Method, "path", r.URL.Path, "status", status,
-		"latency", time.Since(start).Round(time.Microsecond).String())
+	if !s.quiet {
+		s.log.Info("admin", "method", r.Method, "path", r.URL.Path, "status", status,
+			"latency", time.Since(start).Round(time.Microsecond).String())
+	}
 }
 
 // admin returns the response to write, or nil when it wrote one itself.
@@ -189,7 +191,11 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) *response {
 	}
 	switch {
 	case name == "health":
-		return adminJSON(map[string]any{"status": "ok"})
+		var dropped int64
+		if s.logBuffer != nil {
+			dropped = s.logBuffer.Dropped()
+		}
+		return adminJSON(map[string]any{"status": "ok", "logLinesDropped": dropped})
 	case name == "ready":
 		return adminJSON(map[string]any{"ready": true, "collections": s.Collections()})
 	case name == "reset":

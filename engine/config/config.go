@@ -24,6 +24,7 @@ const FileName = "petctl.yaml"
 type Config struct {
 	Spec      string                    `yaml:"spec" env:"PETCTL_SPEC" flag:"spec" path:"true" doc:"OpenAPI document to serve; empty serves the embedded Petstore. A relative path in this file is relative to the file's directory; from the flag or the environment, to the working directory."`
 	Server    Server                    `yaml:"server" doc:"Where and how the server listens."`
+	Log       Log                       `yaml:"log" doc:"What the server writes on stderr. Logging never holds a request up: lines wait in a bounded buffer, and when stderr is not read (a pipe nobody reads) lines are dropped and counted, a warning says how many once stderr is read again, and GET /__petctl/health reports the count."`
 	Auth      Auth                      `yaml:"auth" doc:"Who may call the API and the admin endpoints."`
 	Fixtures  Fixtures                  `yaml:"fixtures" doc:"Seed data of the store."`
 	Seed      int64                     `yaml:"seed" env:"PETCTL_SEED" flag:"seed" doc:"Seed of generated records, injected latency and injected faults: the same seed gives the same data and the same sequence of delays and faults."`
@@ -43,6 +44,12 @@ type Server struct {
 	MaxBodyBytes int64    `yaml:"maxBodyBytes" env:"PETCTL_MAX_BODY_BYTES" flag:"max-body" min:"1" doc:"Largest request body in bytes; larger bodies get 413."`
 	LogFormat    string   `yaml:"logFormat" env:"PETCTL_LOG_FORMAT" flag:"log-format" enum:"text,json" doc:"Request log format on stderr."`
 	Timeouts     Timeouts `yaml:"timeouts" doc:"Connection time-outs."`
+}
+
+// Log decides what the server writes on stderr.
+type Log struct {
+	Level    string `yaml:"level" env:"PETCTL_LOG_LEVEL" flag:"log-level" enum:"debug,info,warn,error" doc:"Least severity written: debug, info (a line per request, start-up notes), warn (problems only) or error."`
+	Requests bool   `yaml:"requests" env:"PETCTL_LOG_REQUESTS" flag:"log-requests" doc:"Write a line per request (at info). false keeps stderr for warnings and errors; GET /__petctl/requests still lists the last requests."`
 }
 
 // Timeouts bound how long a connection may take.
@@ -122,6 +129,7 @@ func Default() *Config {
 				Shutdown:   Duration(10 * time.Second),
 			},
 		},
+		Log:      Log{Level: "info", Requests: true},
 		Auth:     Auth{Mode: "keys", Keys: []string{}},
 		Fixtures: Fixtures{Files: []string{}},
 		Seed:     1,
