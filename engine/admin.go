@@ -147,6 +147,10 @@ func bearerToken(values []string) (string, bool) {
 // serveAdmin answers a request under AdminPrefix.
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	// Pages on loopback may call the admin endpoints (adminAllowed), so
+	// they may read the answers too; no other page gets CORS headers here,
+	// whatever the CORS settings allow for the API.
+	s.cors.setHeaders(r, w.Header(), loopbackOrigin(r.Header))
 	res := s.admin(w, r)
 	if res != nil {
 		writeResponse(w, r, res)
@@ -176,6 +180,9 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) *response {
 		if ep.path == name {
 			methods = append(methods, ep.method)
 		}
+	}
+	if r.Method == http.MethodOptions && s.cors.isPreflight(r) {
+		return s.cors.preflight(r, methods)
 	}
 	if len(methods) == 0 {
 		var all []string

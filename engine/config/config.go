@@ -13,8 +13,11 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/petctl/petctl/engine"
 )
 
 // FileName is the file petctl looks for in the working directory.
@@ -34,7 +37,7 @@ type Config struct {
 	Clock     Clock                     `yaml:"clock" doc:"The server's clock."`
 	Latency   map[string]Range          `yaml:"latency" example:"'*': 20ms\ngetPet: 50ms..400ms" doc:"Delay before answering, by operationId, or '*' for every operation without its own entry: a fixed duration (50ms) or a range to draw from (50ms..400ms). At most 20s."`
 	Faults    map[string]Fault          `yaml:"faults" example:"createPet:\n  rate: 0.1\n  status: 503" doc:"Injected failures, by operationId or '*': the share of requests that fail (after authentication and validation) and their status. Failures carry the Error body with code fault_injected and change nothing."`
-	CORS      CORS                      `yaml:"cors" doc:"Which browser origins may call the server."`
+	CORS      CORS                      `yaml:"cors" doc:"Which browser origins may call the server. A preflight from an allowed origin is answered for any path, one the document does not declare too, so that the page reads the 404 Error body instead of an opaque CORS error. The admin endpoints send CORS headers to allowed pages served from loopback only, as they admit no others."`
 	Admin     Admin                     `yaml:"admin" doc:"The admin endpoints under /__petctl/."`
 }
 
@@ -143,14 +146,11 @@ func Default() *Config {
 		Responses: map[string]Response{},
 		Latency:   map[string]Range{},
 		Faults:    map[string]Fault{},
+		// The engine's defaults, copied: a loaded configuration changes its own.
 		CORS: CORS{
-			Origins: []string{
-				"http://localhost:*", "https://localhost:*",
-				"http://127.0.0.1:*", "https://127.0.0.1:*",
-				"http://[::1]:*", "https://[::1]:*",
-			},
-			ExposeHeaders: []string{"Deprecation", "Sunset", "Link", "Location", "WWW-Authenticate"},
-			MaxAge:        Duration(10 * time.Minute),
+			Origins:       slices.Clone(engine.DefaultCORSOrigins),
+			ExposeHeaders: slices.Clone(engine.DefaultExposeHeaders),
+			MaxAge:        Duration(engine.DefaultCORSMaxAge),
 		},
 		Admin: Admin{RequestLog: 100, MaxImportBytes: 256 << 20},
 	}
