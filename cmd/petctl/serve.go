@@ -193,7 +193,7 @@ func serveRun(a *app, opts *serveOptions) error {
 	}
 	ln, err := net.Listen("tcp", cfg.Server.Addr)
 	if err != nil {
-		return failure(fmt.Errorf("cannot listen on %s: %v", cfg.Server.Addr, err))
+		return usageError(listenError(cfg, err))
 	}
 	base := "http://" + ln.Addr().String() + p.spec.BasePath
 	printBanner(a, p, base)
@@ -202,6 +202,23 @@ func serveRun(a *app, opts *serveOptions) error {
 		opts.ready(base)
 	}
 	return failure(engine.Serve(a.ctx, ln, p.srv, cfg.Timeouts(), logger))
+}
+
+// listenError says why the address cannot be used, where it was set and
+// how to choose another: "address already in use" alone leaves a newcomer
+// to guess which setting to change.
+func listenError(cfg *config.Loaded, err error) error {
+	reason := err.Error()
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		reason = se.Err.Error() // "address already in use", without Go's "listen tcp ...: bind:"
+	}
+	from := "the default"
+	if src := cfg.Source("server.addr"); src != "default" {
+		from = "from " + src
+	}
+	return fmt.Errorf("cannot listen on %s (%s): %s; choose another address with %s (port 0 picks a free one)",
+		cfg.Server.Addr, from, reason, config.SetBy("server.addr"))
 }
 
 // warnIfExposed warns, on stderr, when the public development key or the
