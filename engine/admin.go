@@ -33,7 +33,7 @@ const importAnswerTime = 10 * time.Second
 var adminEndpoints = []struct {
 	method, path, what string
 }{
-	{http.MethodGet, "health", "liveness: 200 while the process serves"},
+	{http.MethodGet, "health", "liveness: 200 while the process serves, with the count of log lines dropped because stderr was not read"},
 	{http.MethodGet, "ready", "readiness: 200 with the collections and their sizes"},
 	{http.MethodPost, "reset", "return every collection to its fixtures"},
 	{http.MethodGet, "store", "export the store as a fixture file: {collection: [records]}"},
@@ -153,6 +153,10 @@ func bearerToken(values []string) (string, bool) {
 // serveAdmin answers a request under AdminPrefix.
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	// Pages on loopback may call the admin endpoints (adminAllowed), so
+	// they may read the answers too; no other page gets CORS headers here,
+	// whatever the CORS settings allow for the API.
+	s.cors.setHeaders(r, w.Header(), loopbackOrigin(r.Header))
 	res := s.admin(w, r)
 	if res != nil {
 		writeResponse(w, r, res)
@@ -161,8 +165,10 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	if res != nil {
 		status = res.status
 	}
-	s.log.Info("admin", "method", r.Method, "path", r.URL.Path, "status", status,
-		"latency", time.Since(start).Round(time.Microsecond).String())
+	if !s.quiet {
+		s.log.Info("admin", "method", r.Method, "path", r.URL.Path, "status", status,
+			"latency", time.Since(start).Round(time.Microsecond).String())
+	}
 }
 
 // admin returns the response to write, or nil when it wrote one itself.
@@ -181,6 +187,9 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) *response {
 			methods = append(methods, ep.method)
 		}
 	}
+	if r.Method == http.MethodOptions && s.cors.isPreflight(r) {
+		return s.cors.preflight(r, methods)
+	}
 	if len(methods) == 0 {
 		var all []string
 		for _, ep := range adminEndpoints {
@@ -195,7 +204,11 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) *response {
 	}
 	switch {
 	case name == "health":
-		return adminJSON(map[string]any{"status": "ok"})
+		var dropped int64
+		if s.logBuffer != nil {
+			dropped = s.logBuffer.Dropped()
+		}
+		return adminJSON(map[string]any{"status": "ok", "logLinesDropped": dropped})
 	case name == "ready":
 		return adminJSON(map[string]any{"ready": true, "collections": s.Collections()})
 	case name == "reset":

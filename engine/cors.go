@@ -21,7 +21,7 @@ type CORSOptions struct {
 	Credentials bool
 	// ExposeHeaders are the response headers scripts may read; nil means DefaultExposeHeaders.
 	ExposeHeaders []string
-	// MaxAge is how long a browser may cache a preflight answer; 0 means 10 minutes.
+	// MaxAge is how long a browser may cache a preflight answer; 0 means DefaultCORSMaxAge.
 	MaxAge time.Duration
 }
 
@@ -33,8 +33,12 @@ var DefaultCORSOrigins = []string{
 }
 
 // DefaultExposeHeaders lets scripts read the deprecation headers, the created
-// item's location and the auth challenge.
-var DefaultExposeHeaders = []string{"Deprecation", "Sunset", "Link", "Location", "WWW-Authenticate"}
+// item's location, the auth challenge, how long to wait after a 429 or 503,
+// and the methods a 405 allows.
+var DefaultExposeHeaders = []string{"Deprecation", "Sunset", "Link", "Location", "WWW-Authenticate", "Retry-After", "Allow"}
+
+// DefaultCORSMaxAge is how long a browser may cache a preflight answer.
+const DefaultCORSMaxAge = 10 * time.Minute
 
 type cors struct {
 	any         bool
@@ -86,7 +90,7 @@ func newCORS(o CORSOptions) (*cors, error) {
 	c.expose = strings.Join(expose, ", ")
 	age := o.MaxAge
 	if age <= 0 {
-		age = 10 * time.Minute
+		age = DefaultCORSMaxAge
 	}
 	c.maxAge = strconv.Itoa(int(age.Seconds()))
 	return c, nil
@@ -153,14 +157,23 @@ func (c *cors) isPreflight(r *http.Request) bool {
 	return r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != ""
 }
 
-// preflight answers a browser's OPTIONS check for a route.
-func (c *cors) preflight(r *http.Request, rt *route) *response {
+// preflight answers a browser's OPTIONS check. methods are those of the
+// path; with none (no route matches), the method the browser asks about is
+// allowed: the request then goes through, and the page reads the 404 Error
+// body, where a refused preflight would give it only an opaque CORS error.
+func (c *cors) preflight(r *http.Request, methods []string) *response {
 	origin := r.Header.Get("Origin")
 	if !c.allowed(origin) {
 		return errorResponse(Errorf(CodeOriginNotAllowed, "origin %s may not call this server; allow it in the CORS settings", truncate(origin, 100)))
 	}
+	allow := strings.Join(methods, ", ")
+	if m := r.Header.Get("Access-Control-Request-Method"); len(methods) == 0 && isToken(m) {
+		allow = m
+	}
 	res := &response{status: http.StatusNoContent}
-	res.set("Access-Control-Allow-Methods", strings.Join(rt.methods, ", "))
+	if allow != "" {
+		res.set("Access-Control-Allow-Methods", allow)
+	}
 	headers := "Authorization, Content-Type"
 	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" && isTokenList(req) {
 		headers = req
@@ -186,28 +199,35 @@ func (c *cors) decorate(r *http.Request, res *response) {
 	if res.header == nil {
 		res.header = http.Header{}
 	}
-	if _, ok := res.header["Vary"]; ok {
-		res.header.Add("Vary", "Origin")
-	} else {
-		res.header["Vary"] = varyOrigin
-	}
-	origin := r.Header.Get("Origin")
-	if origin == "" {
+	c.setHeaders(r, res.header, true)
+}
+
+// setHeaders is decorate on a header: Vary, and, when admitted and the
+// origin is allowed, the CORS headers. The admin endpoints admit loopback
+// pages only.
+func (c *cors) setHeaders(r *http.Request, h http.Header, admitted bool) {
+	if !c.any && len(c.patterns) == 0 {
 		return
 	}
-	if !c.allowed(origin) {
+	if _, ok := h["Vary"]; ok {
+		h.Add("Vary", "Origin")
+	} else {
+		h["Vary"] = varyOrigin
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" || !admitted || !c.allowed(origin) {
 		return
 	}
 	if c.any {
-		res.header.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Allow-Origin", "*")
 	} else {
-		res.header.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Allow-Origin", origin)
 	}
 	if c.credentials {
-		res.header.Set("Access-Control-Allow-Credentials", "true")
+		h.Set("Access-Control-Allow-Credentials", "true")
 	}
 	if c.expose != "" && !c.isPreflight(r) {
-		res.header.Set("Access-Control-Expose-Headers", c.expose)
+		h.Set("Access-Control-Expose-Headers", c.expose)
 	}
 }
 
@@ -218,15 +238,22 @@ func isTokenList(s string) bool {
 		return false
 	}
 	for _, part := range strings.Split(s, ",") {
-		name := strings.TrimSpace(part)
-		if name == "" {
+		if !isToken(strings.TrimSpace(part)) {
 			return false
 		}
-		for i := 0; i < len(name); i++ {
-			b := name[i]
-			if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '-' || b == '_') {
-				return false
-			}
+	}
+	return true
+}
+
+// isToken accepts a header or method name of letters, digits, '-' and '_'.
+func isToken(name string) bool {
+	if name == "" || len(name) > 1024 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		b := name[i]
+		if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '-' || b == '_') {
+			return false
 		}
 	}
 	return true

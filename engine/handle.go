@@ -24,11 +24,14 @@ func (s *Server) handle(r *http.Request) *response {
 	}
 	rt, params, ok := s.router.match(r.URL.EscapedPath())
 	if !ok {
+		if r.Method == http.MethodOptions && s.cors.isPreflight(r) {
+			return s.cors.preflight(r, nil)
+		}
 		return errorResponse(Errorf(CodeRouteNotFound, "no operation is declared at %s; the paths are %s", truncate(r.URL.EscapedPath(), 200), s.pathList()))
 	}
 	if r.Method == http.MethodOptions {
 		if s.cors.isPreflight(r) {
-			return s.cors.preflight(r, rt)
+			return s.cors.preflight(r, rt.methods)
 		}
 		res := &response{status: http.StatusNoContent}
 		res.set("Allow", rt.allow)

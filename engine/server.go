@@ -50,6 +50,13 @@ type Options struct {
 	MaxHeaderBytes int
 	// Logger receives one line per request and start-up notes; nil discards them.
 	Logger *slog.Logger
+	// QuietRequests leaves out the line per request (log.requests: false);
+	// warnings and errors are still logged, and /__petctl/requests still
+	// lists the last requests.
+	QuietRequests bool
+	// LogBuffer, when Logger writes through one, lets the health endpoint
+	// report how many log lines it dropped.
+	LogBuffer *LogBuffer
 	// Now is the clock; nil means time.Now.
 	Now  func() time.Time
 	CORS CORSOptions
@@ -110,6 +117,8 @@ type Server struct {
 	colls       map[string]*collection
 	errorSchema *base.Schema
 	log         *slog.Logger
+	quiet       bool // no line per request
+	logBuffer   *LogBuffer
 	now         func() time.Time
 	maxBody     int64
 	maxHeader   int
@@ -176,6 +185,8 @@ func New(o Options) (*Server, error) {
 		ops:        map[*spec.Operation]*operation{},
 		colls:      map[string]*collection{},
 		log:        o.Logger,
+		quiet:      o.QuietRequests,
+		logBuffer:  o.LogBuffer,
 		now:        o.Now,
 		maxBody:    o.MaxBodyBytes,
 		maxHeader:  o.MaxHeaderBytes,
@@ -611,7 +622,7 @@ func (s *Server) logRequest(r *http.Request, res *response, latency time.Duratio
 	// Attributes are built only for a line that will be written: boxing
 	// them costs allocations on every request otherwise.
 	ctx := context.Background()
-	if s.log.Enabled(ctx, level) {
+	if !s.quiet && s.log.Enabled(ctx, level) {
 		attrs := make([]slog.Attr, 0, 10)
 		attrs = append(attrs,
 			slog.String("method", r.Method),

@@ -77,6 +77,8 @@ func addConfigFlags(f *pflag.FlagSet) {
 	f.StringArray("fixtures", nil, "seed data file, JSON or YAML (repeatable; default: the embedded Petstore animals with the embedded spec)")
 	f.Var(intText(d.Server.MaxBodyBytes), "max-body", "largest request body in bytes (413 beyond)")
 	f.String("log-format", d.Server.LogFormat, "request log format on stderr: text or json")
+	f.String("log-level", d.Log.Level, "least severity logged: debug, info, warn or error")
+	f.Bool("log-requests", d.Log.Requests, "log a line per request (--log-requests=false: warnings and errors only)")
 	f.String("now", "", "start the clock at this instant (RFC 3339 or a date), e.g. 2031-01-01")
 	f.Var(intText(0), "generate", "add N synthetic records to every collection, made from the schemas and --seed")
 	f.Var(intText(d.Seed), "seed", "seed of generated records and injected latency and faults")
@@ -151,7 +153,7 @@ type prepared struct {
 // 'config validate' runs. ps are the problems loadConfig found; the spec,
 // the fixtures and the spec-dependent settings are checked even so (unless
 // the spec setting itself is wrong), and every problem is reported at once.
-func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger) (*prepared, error) {
+func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger, logs *engine.LogBuffer) (*prepared, error) {
 	c := cfg.Config
 	for _, p := range ps {
 		if p.Key == "spec" {
@@ -170,7 +172,7 @@ func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger
 	if err != nil {
 		errs = append(errs, err)
 	}
-	o.Spec, o.Fixtures, o.Logger = s, files, logger
+	o.Spec, o.Fixtures, o.Logger, o.LogBuffer = s, files, logger, logs
 	srv, err := engine.New(o)
 	if err := cfg.Combine(ps, errors.Join(append(errs, err)...)); err != nil {
 		return nil, usageError(err)
@@ -183,17 +185,20 @@ func serveRun(a *app, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	logger, err := newLogger(a, cfg.Server.LogFormat)
+	logger, logs, err := newLogger(a, cfg.Config)
 	if err != nil {
 		logger = slog.New(slog.NewTextHandler(a.err, nil)) // the problem is among ps
+	} else {
+		// Runs before run prints the error, if any, after the log lines.
+		defer logs.Close(logFlushTimeout)
 	}
-	p, err := prepare(a, cfg, ps, logger)
+	p, err := prepare(a, cfg, ps, logger, logs)
 	if err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", cfg.Server.Addr)
 	if err != nil {
-		return failure(fmt.Errorf("cannot listen on %s: %v", cfg.Server.Addr, err))
+		return usageError(listenError(cfg, err))
 	}
 	base := "http://" + ln.Addr().String() + p.spec.BasePath
 	printBanner(a, p, base)
@@ -202,6 +207,23 @@ func serveRun(a *app, opts *serveOptions) error {
 		opts.ready(base)
 	}
 	return failure(engine.Serve(a.ctx, ln, p.srv, cfg.Timeouts(), logger))
+}
+
+// listenError says why the address cannot be used, where it was set and
+// how to choose another: "address already in use" alone leaves a newcomer
+// to guess which setting to change.
+func listenError(cfg *config.Loaded, err error) error {
+	reason := err.Error()
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		reason = se.Err.Error() // "address already in use", without Go's "listen tcp ...: bind:"
+	}
+	from := "the default"
+	if src := cfg.Source("server.addr"); src != "default" {
+		from = "from " + src
+	}
+	return fmt.Errorf("cannot listen on %s (%s): %s; choose another address with %s (port 0 picks a free one)",
+		cfg.Server.Addr, from, reason, config.SetBy("server.addr"))
 }
 
 // warnIfExposed warns, on stderr, when the public development key or the
@@ -219,14 +241,31 @@ func warnIfExposed(a *app, c *config.Config, addr net.Addr) {
 	}
 }
 
-func newLogger(a *app, format string) (*slog.Logger, error) {
-	switch format {
-	case "text":
-		return slog.New(slog.NewTextHandler(a.err, nil)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(a.err, nil)), nil
+// logFlushTimeout bounds how long serve waits, once stopped, for the log
+// lines still buffered to be written: a stderr nobody reads must not keep
+// the process from exiting.
+const logFlushTimeout = 2 * time.Second
+
+// newLogger builds the server's logger in the configured format and level.
+// It writes through a LogBuffer, so that a stderr nobody reads never holds
+// a request up; close the buffer once the server has stopped.
+func newLogger(a *app, c *config.Config) (*slog.Logger, *engine.LogBuffer, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.Log.Level)); err != nil {
+		return nil, nil, usageErrorf("--log-level %q: want debug, info, warn or error", c.Log.Level)
 	}
-	return nil, usageErrorf("--log-format %q: want text or json", format)
+	if f := c.Server.LogFormat; f != "text" && f != "json" {
+		return nil, nil, usageErrorf("--log-format %q: want text or json", f)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	logs := engine.NewLogBuffer(a.err, engine.DefaultLogBufferBytes)
+	var h slog.Handler = slog.NewTextHandler(logs, opts)
+	if c.Server.LogFormat == "json" {
+		h = slog.NewJSONHandler(logs, opts)
+	}
+	logger := slog.New(h)
+	logs.ReportLossTo(logger)
+	return logger, logs, nil
 }
 
 // fixtureFiles reads the configured fixture files, or the embedded Petstore

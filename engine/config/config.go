@@ -13,6 +13,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ type Config struct {
 	Strict     bool                      `yaml:"strict" env:"PETCTL_STRICT" flag:"strict" doc:"Refuse a document that breaks the OpenAPI schema in the ways generators commonly do (an unquoted status code, an empty description, a $ref standing for a whole map, a security requirement naming an undeclared scheme) instead of serving it with a warning naming the line. Other departures from the schema are always refused."`
 	RefFolders []string                  `yaml:"refFolders" path:"true" doc:"Local folders, besides the document's own, that its file $refs may read. No other file, and no URL, is ever read: such a $ref stops start-up naming the file, the line and the $ref."`
 	Server     Server                    `yaml:"server" doc:"Where and how the server listens."`
+	Log        Log                       `yaml:"log" doc:"What the server writes on stderr. Logging never holds a request up: lines wait in a bounded buffer, and when stderr is not read (a pipe nobody reads) lines are dropped and counted, a warning says how many once stderr is read again, and GET /__petctl/health reports the count."`
 	Auth       Auth                      `yaml:"auth" doc:"Who may call the API and the admin endpoints."`
 	Fixtures   Fixtures                  `yaml:"fixtures" doc:"Seed data of the store."`
 	Store      Store                     `yaml:"store" doc:"Limits of the in-memory store, per collection."`
@@ -38,7 +40,7 @@ type Config struct {
 	Clock      Clock                     `yaml:"clock" doc:"The server's clock."`
 	Latency    map[string]Range          `yaml:"latency" example:"'*': 20ms\ngetPet: 50ms..400ms" doc:"Delay before answering, by operationId, or '*' for every operation without its own entry: a fixed duration (50ms) or a range to draw from (50ms..400ms). At most 20s."`
 	Faults     map[string]Fault          `yaml:"faults" example:"createPet:\n  rate: 0.1\n  status: 503" doc:"Injected failures, by operationId or '*': the share of requests that fail (after authentication and validation) and their status. Failures carry the Error body with code fault_injected and change nothing."`
-	CORS       CORS                      `yaml:"cors" doc:"Which browser origins may call the server."`
+	CORS       CORS                      `yaml:"cors" doc:"Which browser origins may call the server. A preflight from an allowed origin is answered for any path, one the document does not declare too, so that the page reads the 404 Error body instead of an opaque CORS error. The admin endpoints send CORS headers to allowed pages served from loopback only, as they admit no others."`
 	Admin      Admin                     `yaml:"admin" doc:"The admin endpoints under /__petctl/."`
 }
 
@@ -50,6 +52,12 @@ type Server struct {
 	MaxBodyBytes int64             `yaml:"maxBodyBytes" env:"PETCTL_MAX_BODY_BYTES" flag:"max-body" min:"1" doc:"Largest request body in bytes; larger bodies get 413."`
 	LogFormat    string            `yaml:"logFormat" env:"PETCTL_LOG_FORMAT" flag:"log-format" enum:"text,json" doc:"Request log format on stderr."`
 	Timeouts     Timeouts          `yaml:"timeouts" doc:"Connection time-outs."`
+}
+
+// Log decides what the server writes on stderr.
+type Log struct {
+	Level    string `yaml:"level" env:"PETCTL_LOG_LEVEL" flag:"log-level" enum:"debug,info,warn,error" doc:"Least severity written: debug, info (a line per request, start-up notes), warn (problems only) or error."`
+	Requests bool   `yaml:"requests" env:"PETCTL_LOG_REQUESTS" flag:"log-requests" doc:"Write a line per request (at info). false keeps stderr for warnings and errors; GET /__petctl/requests still lists the last requests."`
 }
 
 // Timeouts bound how long a connection may take.
@@ -137,6 +145,7 @@ func Default() *Config {
 				Shutdown:   Duration(10 * time.Second),
 			},
 		},
+		Log:        Log{Level: "info", Requests: true},
 		Auth:       Auth{Mode: "keys", Keys: []string{}},
 		Fixtures:   Fixtures{Files: []string{}},
 		Store:      Store{MaxRecords: engine.DefaultStoreMaxRecords, MaxBytes: engine.DefaultStoreMaxBytes},
@@ -152,14 +161,11 @@ func Default() *Config {
 		Responses: map[string]Response{},
 		Latency:   map[string]Range{},
 		Faults:    map[string]Fault{},
+		// The engine's defaults, copied: a loaded configuration changes its own.
 		CORS: CORS{
-			Origins: []string{
-				"http://localhost:*", "https://localhost:*",
-				"http://127.0.0.1:*", "https://127.0.0.1:*",
-				"http://[::1]:*", "https://[::1]:*",
-			},
-			ExposeHeaders: []string{"Deprecation", "Sunset", "Link", "Location", "WWW-Authenticate"},
-			MaxAge:        Duration(10 * time.Minute),
+			Origins:       slices.Clone(engine.DefaultCORSOrigins),
+			ExposeHeaders: slices.Clone(engine.DefaultExposeHeaders),
+			MaxAge:        Duration(engine.DefaultCORSMaxAge),
 		},
 		Admin: Admin{RequestLog: 100, MaxImportBytes: 256 << 20},
 	}

@@ -400,3 +400,15 @@ func TestShowCommentsAtTheirKeys(t *testing.T) {
 		t.Errorf("show's output does not parse: %v", err)
 	}
 }
+
+func TestSetBy(t *testing.T) {
+	for _, tc := range []struct{ key, want string }{
+		{"server.addr", "--addr, PETCTL_ADDR or server.addr in petctl.yaml"},
+		{"auth.adminKey", "PETCTL_ADMIN_KEY or auth.adminKey in petctl.yaml"},
+		{"server.timeouts.read", "server.timeouts.read in petctl.yaml"},
+	} {
+		if got := SetBy(tc.key); got != tc.want {
+			t.Errorf("SetBy(%q) = %q, want %q", tc.key, got, tc.want)
+		}
+	}
+}

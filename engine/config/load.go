@@ -75,6 +75,29 @@ func (l *Loaded) Source(key string) string {
 	return src
 }
 
+// SetBy says how key is set, for messages that send the reader there:
+// "--addr, PETCTL_ADDR or server.addr in petctl.yaml".
+func SetBy(key string) string {
+	for _, lf := range leaves(Default(), "yaml") {
+		if lf.key != key {
+			continue
+		}
+		var ways []string
+		if flag := lf.field.Tag.Get("flag"); flag != "" {
+			ways = append(ways, "--"+flag)
+		}
+		if env := lf.field.Tag.Get("env"); env != "" {
+			ways = append(ways, env)
+		}
+		ways = append(ways, key+" in "+FileName)
+		if len(ways) == 1 {
+			return ways[0]
+		}
+		return strings.Join(ways[:len(ways)-1], ", ") + " or " + ways[len(ways)-1]
+	}
+	return key
+}
+
 // Load layers the defaults, the file and the environment. path "" looks
 // for petctl.yaml in the working directory; a path that was named must
 // exist. getenv nil means os.Getenv. The result is not checked yet: the

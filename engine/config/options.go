@@ -37,6 +37,7 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 		OpenAuth:        c.Auth.Mode == "open",
 		AdminKey:        c.Auth.AdminKey,
 		MaxBodyBytes:    c.Server.MaxBodyBytes,
+		QuietRequests:   !c.Log.Requests,
 		Seed:            c.Seed,
 		Generate:        c.Fixtures.Generate,
 		RequestLogSize:  c.Admin.RequestLog,
