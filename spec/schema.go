@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"go.yaml.in/yaml/v4"
@@ -150,7 +151,15 @@ func (s *Schema) Prop(name string) *Schema {
 // definition: a definition reached through several $refs, or through a
 // $ref and its place under components, is one Schema.
 type schemaReader struct {
+	mu     sync.Mutex
 	byNode map[*yaml.Node]*Schema
+}
+
+// get is readSchema for concurrent callers.
+func (r *schemaReader) get(lib *base.Schema) *Schema {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.readSchema(lib)
 }
 
 func newSchemaReader() *schemaReader {

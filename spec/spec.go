@@ -53,6 +53,8 @@ type Spec struct {
 	// problems are the document's departures from the OpenAPI schema, its
 	// quirks included, found while reading it.
 	problems []DocumentProblem
+	schemas  *schemaReader
+	errors   errorFormats
 }
 
 // Default parses the embedded Petstore document.
@@ -170,6 +172,7 @@ func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 		OpenAPI:         doc.GetVersion(),
 		SecuritySchemes: map[string]*v3.SecurityScheme{},
 		Schemes:         map[string]*Scheme{},
+		schemas:         newSchemaReader(),
 	}
 	// The embedded default is held to the OpenAPI schema by its tests.
 	if source != DefaultSource {
@@ -287,6 +290,11 @@ func (s *Spec) ErrorSchema() *base.Schema {
 		return nil
 	}
 	return best.schema
+}
+
+// schema is libopenapi's schema as a Schema.
+func (s *Spec) schema(lib *base.Schema) *Schema {
+	return s.schemas.get(lib)
 }
 
 func oneLine(s string) string {
