@@ -43,6 +43,9 @@ type Spec struct {
 	Servers     []string // the servers' URLs, their variables filled
 	Operations  []*Operation
 	Collections []*Collection
+	// Resources are what the paths describe, with the kind of each
+	// operation on them (see Resource).
+	Resources []*Resource
 	// SecuritySchemes are the components' schemes by name.
 	SecuritySchemes map[string]*v3.SecurityScheme
 	// Schemes are the same schemes, classified (see SchemeKind).
@@ -198,6 +201,7 @@ func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 		return nil, fmt.Errorf("spec %s: %w", source, err)
 	}
 	s.Collections = inferCollections(s.Operations)
+	s.Resources = s.inferResources()
 	if s.Warnings, err = s.verdict(s.problems, o.Strict); err != nil {
 		return nil, err
 	}

@@ -202,7 +202,7 @@ func (g *Values) array(s *Schema, name string, depth int) any {
 // not depend on the clock.
 var epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
-var words = []string{
+var sampleWords = []string{
 	"amber", "basil", "cedar", "dune", "ember", "fern", "ginger", "hazel", "iris", "juniper",
 	"kiwi", "lumen", "maple", "nutmeg", "olive", "pepper", "quill", "rowan", "sage", "thyme",
 	"umber", "violet", "willow", "xenia", "yarrow", "zephyr",
@@ -255,7 +255,7 @@ func (g *Values) str(s *Schema, name string) string {
 		case g.Text != nil:
 			v = g.Text(name, g.Seq)
 		case g.Rand != nil:
-			v = words[g.Rand.IntN(len(words))] + " " + words[g.Rand.IntN(len(words))]
+			v = sampleWords[g.Rand.IntN(len(sampleWords))] + " " + sampleWords[g.Rand.IntN(len(sampleWords))]
 		default:
 			v = strconv.FormatInt(g.Seq, 10)
 		}
