@@ -14,6 +14,7 @@ import (
 
 	"github.com/petctl/petctl/engine"
 	"github.com/petctl/petctl/engine/config"
+	"github.com/petctl/petctl/engine/reference"
 	"github.com/petctl/petctl/fixtures"
 	"github.com/petctl/petctl/spec"
 	"github.com/spf13/cobra"
@@ -206,7 +207,7 @@ func serveRun(a *app, opts *serveOptions) error {
 	if opts.ready != nil {
 		opts.ready(base)
 	}
-	return failure(engine.Serve(a.ctx, ln, p.srv, cfg.Timeouts(), logger))
+	return failure(engine.Serve(a.ctx, ln, reference.Mount(p.spec, p.srv, referenceOptions), cfg.Timeouts(), logger))
 }
 
 // listenError says why the address cannot be used, where it was set and
@@ -328,6 +329,7 @@ func printBanner(a *app, p *prepared, base string) {
 		fmt.Fprintf(w, "  clock      starts at %s\n", c.Clock.Now)
 	}
 	fmt.Fprintf(w, "  admin      %s%s (health, ready, reset, store, requests)\n", strings.TrimSuffix(base, s.BasePath), engine.AdminPrefix)
+	printReferenceLine(w, s, strings.TrimSuffix(base, s.BasePath))
 	if len(s.Collections) > 0 {
 		key := "<API_KEY>"
 		if c.UsesDevKey() {
