@@ -206,7 +206,7 @@ func serveRun(a *app, opts *serveOptions) error {
 	if opts.ready != nil {
 		opts.ready(base)
 	}
-	return failure(engine.Serve(a.ctx, ln, p.srv, cfg.Timeouts(), logger))
+	return failure(engine.Serve(a.ctx, ln, p.srv, p.srv.Timeouts(), logger))
 }
 
 // listenError says why the address cannot be used, where it was set and

@@ -13,7 +13,6 @@ package config
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -129,26 +128,29 @@ type Admin struct {
 	MaxImportBytes int64 `yaml:"maxImportBytes" min:"1" doc:"Largest store import (PUT /__petctl/store) in bytes."`
 }
 
-// Default is the built-in configuration.
+// Default is the built-in configuration. The engine's defaults (limits,
+// time-outs, CORS, the request log) are read from engine.DefaultOptions,
+// their one home; the others are the configuration's own.
 func Default() *Config {
+	e := engine.DefaultOptions()
 	return &Config{
 		Server: Server{
 			Addr:         "127.0.0.1:4010",
 			Variables:    map[string]string{},
-			MaxBodyBytes: 1 << 20,
+			MaxBodyBytes: e.MaxBodyBytes,
 			LogFormat:    "text",
 			Timeouts: Timeouts{
-				ReadHeader: Duration(5 * time.Second),
-				Read:       Duration(30 * time.Second),
-				Write:      Duration(30 * time.Second),
-				Idle:       Duration(120 * time.Second),
-				Shutdown:   Duration(10 * time.Second),
+				ReadHeader: Duration(e.Timeouts.ReadHeader),
+				Read:       Duration(e.Timeouts.Read),
+				Write:      Duration(e.Timeouts.Write),
+				Idle:       Duration(e.Timeouts.Idle),
+				Shutdown:   Duration(e.Timeouts.Shutdown),
 			},
 		},
-		Log:        Log{Level: "info", Requests: true},
+		Log:        Log{Level: "info", Requests: !e.QuietRequests},
 		Auth:       Auth{Mode: "keys", Keys: []string{}},
 		Fixtures:   Fixtures{Files: []string{}},
-		Store:      Store{MaxRecords: engine.DefaultStoreMaxRecords, MaxBytes: engine.DefaultStoreMaxBytes},
+		Store:      Store{MaxRecords: e.StoreMaxRecords, MaxBytes: e.StoreMaxBytes},
 		RefFolders: []string{},
 		Seed:       1,
 		Lists: Lists{
@@ -161,13 +163,12 @@ func Default() *Config {
 		Responses: map[string]Response{},
 		Latency:   map[string]Range{},
 		Faults:    map[string]Fault{},
-		// The engine's defaults, copied: a loaded configuration changes its own.
 		CORS: CORS{
-			Origins:       slices.Clone(engine.DefaultCORSOrigins),
-			ExposeHeaders: slices.Clone(engine.DefaultExposeHeaders),
-			MaxAge:        Duration(engine.DefaultCORSMaxAge),
+			Origins:       e.CORS.Origins,
+			ExposeHeaders: e.CORS.ExposeHeaders,
+			MaxAge:        Duration(e.CORS.MaxAge),
 		},
-		Admin: Admin{RequestLog: 100, MaxImportBytes: 256 << 20},
+		Admin: Admin{RequestLog: e.RequestLogSize, MaxImportBytes: e.MaxImportBytes},
 	}
 }
 

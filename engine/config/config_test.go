@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petctl/petctl/engine"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v4"
 )
@@ -209,8 +210,48 @@ func TestFullExample(t *testing.T) {
 		t.Error("the defaults do not use the dev key")
 	}
 	zero, _ := Parse("z.yaml", []byte("admin: {requestLog: 0}\n"))
-	if o, _ := zero.EngineOptions(start); o.RequestLogSize >= 0 {
+	if o, _ := zero.EngineOptions(start); !o.NoRequestLog {
 		t.Errorf("requestLog 0 keeps %d", o.RequestLogSize)
+	}
+}
+
+// TestConfigDefaultsAreEngineDefaults: the built-in configuration gives the
+// engine exactly its own defaults, so that a default changed in
+// engine.DefaultOptions is the configuration's too, and no literal in the
+// configuration can drift from it.
+func TestConfigDefaultsAreEngineDefaults(t *testing.T) {
+	got, err := Default().EngineOptions(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := reflect.ValueOf(engine.DefaultOptions())
+	checked := 0
+	var walk func(got, want reflect.Value, name string)
+	walk = func(got, want reflect.Value, name string) {
+		for i := 0; i < want.NumField(); i++ {
+			f := want.Type().Field(i)
+			g, w := got.Field(i), want.Field(i)
+			switch {
+			case w.IsZero():
+				// No default: zero is the field's meaning (no keys, no latency).
+			case f.Type.Kind() == reflect.Struct:
+				walk(g, w, name+f.Name+".")
+			case !reflect.DeepEqual(g.Interface(), w.Interface()):
+				t.Errorf("%s%s: the configuration gives %v, the engine's default is %v", name, f.Name, g.Interface(), w.Interface())
+				checked++
+			default:
+				checked++
+			}
+		}
+	}
+	walk(reflect.ValueOf(got), want, "")
+	// Body and import limits, five time-outs, three CORS settings, the
+	// request log, two store limits, and those the file has no key for.
+	if checked < 15 {
+		t.Errorf("only %d defaults compared; DefaultOptions lost some", checked)
+	}
+	if got.NoRequestLog {
+		t.Error("the built-in configuration keeps no request log")
 	}
 }
 

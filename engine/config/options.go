@@ -32,31 +32,31 @@ func (c *Config) UsesDevKey() bool { return c.Auth.Mode == "keys" && len(c.Auth.
 // settings are converted even so, and the engine checks them.
 func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 	var errs []error
-	o := engine.Options{
-		Keys:            c.Auth.Keys,
-		OpenAuth:        c.Auth.Mode == "open",
-		AdminKey:        c.Auth.AdminKey,
-		MaxBodyBytes:    c.Server.MaxBodyBytes,
-		QuietRequests:   !c.Log.Requests,
-		Seed:            c.Seed,
-		Generate:        c.Fixtures.Generate,
-		RequestLogSize:  c.Admin.RequestLog,
-		MaxImportBytes:  c.Admin.MaxImportBytes,
-		StoreMaxRecords: c.Store.MaxRecords,
-		StoreMaxBytes:   c.Store.MaxBytes,
-		CORS: engine.CORSOptions{
-			Origins:       c.CORS.Origins,
-			Credentials:   c.CORS.Credentials,
-			ExposeHeaders: c.CORS.ExposeHeaders,
-			MaxAge:        time.Duration(c.CORS.MaxAge),
-		},
-		Lists: engine.ListOptions{
-			ClampLimit:  c.Lists.OutOfRangeLimit == "clamp",
-			NewestFirst: c.Lists.Order == "newest-first",
-		},
+	// Every setting is given; the options the file has no key for keep
+	// the engine's defaults.
+	o := engine.DefaultOptions()
+	o.Keys = c.Auth.Keys
+	o.OpenAuth = c.Auth.Mode == "open"
+	o.AdminKey = c.Auth.AdminKey
+	o.MaxBodyBytes = c.Server.MaxBodyBytes
+	o.Timeouts = c.timeouts()
+	o.QuietRequests = !c.Log.Requests
+	o.Seed = c.Seed
+	o.Generate = c.Fixtures.Generate
+	o.RequestLogSize = c.Admin.RequestLog
+	o.NoRequestLog = c.Admin.RequestLog == 0 // the engine's 0 is its default
+	o.MaxImportBytes = c.Admin.MaxImportBytes
+	o.StoreMaxRecords = c.Store.MaxRecords
+	o.StoreMaxBytes = c.Store.MaxBytes
+	o.CORS = engine.CORSOptions{
+		Origins:       c.CORS.Origins,
+		Credentials:   c.CORS.Credentials,
+		ExposeHeaders: c.CORS.ExposeHeaders,
+		MaxAge:        time.Duration(c.CORS.MaxAge),
 	}
-	if c.Admin.RequestLog == 0 {
-		o.RequestLogSize = -1 // keep none
+	o.Lists = engine.ListOptions{
+		ClampLimit:  c.Lists.OutOfRangeLimit == "clamp",
+		NewestFirst: c.Lists.Order == "newest-first",
 	}
 	if c.UsesDevKey() {
 		o.Keys = []string{DevKey}
@@ -116,8 +116,8 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 	return o, errors.Join(errs...)
 }
 
-// Timeouts are the server's connection time-outs.
-func (c *Config) Timeouts() engine.Timeouts {
+// timeouts are the server's connection time-outs.
+func (c *Config) timeouts() engine.Timeouts {
 	t := c.Server.Timeouts
 	return engine.Timeouts{
 		ReadHeader: time.Duration(t.ReadHeader),
