@@ -58,8 +58,8 @@ type originPattern struct {
 	subdomain bool
 }
 
-// newCORS checks every origin and reports each bad one, on its own line,
-// as "cors: origins[i]: ...", so configuration problems can name the entry.
+// newCORS checks every origin and reports each bad one as an *OptionError
+// at cors.origins[i], so configuration problems can name the entry.
 // New has given o its defaults.
 func newCORS(o CORSOptions) (*cors, error) {
 	c := &cors{credentials: o.Credentials}
@@ -67,14 +67,14 @@ func newCORS(o CORSOptions) (*cors, error) {
 	for i, p := range o.Origins {
 		if p == "*" {
 			if o.Credentials {
-				errs = append(errs, fmt.Errorf("cors: origins[%d]: \"*\" cannot be combined with credentials: name the origins that may send credentials", i))
+				errs = append(errs, keyError(fmt.Sprintf("cors.origins[%d]", i), `"*" cannot be combined with credentials: name the origins that may send credentials`))
 			}
 			c.any = true
 			continue
 		}
 		pat, err := parseOriginPattern(p)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("cors: origins[%d]: %q: %v", i, p, err))
+			errs = append(errs, keyError(fmt.Sprintf("cors.origins[%d]", i), "%q: %v", p, err))
 			continue
 		}
 		c.patterns = append(c.patterns, pat)

@@ -286,10 +286,10 @@ func New(o Options) (*Server, error) {
 	}
 	keys, err := newKeyring(o.Keys, o.OpenAuth)
 	if err != nil {
-		errs = append(errs, fmt.Errorf("auth: keys: %w", err))
+		errs = append(errs, err)
 	}
 	if len(o.Keys) == 0 && !o.OpenAuth && anySecured(o.Spec.Operations) {
-		errs = append(errs, errors.New("no API key: give at least one, or use open authentication"))
+		errs = append(errs, wholeError("auth.keys", errors.New("no API key: give at least one, or use open authentication")))
 	}
 	if s.val, err = o.Spec.NewValidator(); err != nil {
 		return nil, errors.Join(append(errs, err)...)
@@ -299,11 +299,11 @@ func New(o Options) (*Server, error) {
 		errs = append(errs, err)
 	}
 	if err := s.checkErrorSchema(); err != nil {
-		errs = append(errs, err)
+		errs = append(errs, wholeError("spec", err))
 	}
 	for _, r := range s.router.routes {
 		if strings.HasPrefix(s.spec.BasePath+r.template+"/", AdminPrefix) {
-			errs = append(errs, fmt.Errorf("spec %s: path %s%s is under %s, which petctl reserves for its admin endpoints", s.spec.Source, s.spec.BasePath, r.template, AdminPrefix))
+			errs = append(errs, wholeError("spec", fmt.Errorf("spec %s: path %s%s is under %s, which petctl reserves for its admin endpoints", s.spec.Source, s.spec.BasePath, r.template, AdminPrefix)))
 		}
 	}
 	s.prepareOperations()
@@ -314,11 +314,11 @@ func New(o Options) (*Server, error) {
 	if o.Generate > s.maxRecords {
 		// Refused before a single record is made: generating them first
 		// could take minutes and gigabytes.
-		errs = append(errs, fmt.Errorf("store: maxRecords: fixtures.generate adds %d records to every collection, past the limit of %d: raise store.maxRecords, or generate fewer", o.Generate, s.maxRecords))
+		errs = append(errs, keyError("store.maxRecords", "fixtures.generate adds %d records to every collection, past the limit of %d: raise store.maxRecords, or generate fewer", o.Generate, s.maxRecords))
 	} else if o.Generate > 0 {
 		gen, err := s.generateFixtures(o.Generate, o.Seed)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, wholeError("fixtures.generate", err))
 		} else {
 			files = append(slices.Clip(files), gen)
 		}
@@ -437,10 +437,13 @@ func (s *Server) deprecationHeaders(op *spec.Operation) [][2]string {
 	return h
 }
 
+// loadFixtures fills the collections from files; a problem is an
+// *OptionError at fixtures.files, or at the store limit the records would
+// pass.
 func (s *Server) loadFixtures(files []FixtureFile) error {
 	byName, err := parseFixtures(files, s.colls)
 	if err != nil {
-		return err
+		return wholeError("fixtures.files", err)
 	}
 	now := s.now()
 	var errs []error
@@ -448,9 +451,11 @@ func (s *Server) loadFixtures(files []FixtureFile) error {
 		err := s.colls[name].loadFixtures(byName[name], now)
 		var full *fullError
 		if errors.As(err, &full) {
-			// "store: maxRecords: ..." lets the configuration layer name
-			// where the setting came from.
-			err = fmt.Errorf("store: %s: %s: the fixtures and generated records must fit; raise %s, or load fewer", full.key, full.what(), full.setting())
+			// At the setting, so that the configuration layer names where
+			// it came from.
+			err = keyError(full.setting(), "%s: the fixtures and generated records must fit; raise %s, or load fewer", full.what(), full.setting())
+		} else if err != nil {
+			err = wholeError("fixtures.files", err) // one line per bad record
 		}
 		if err != nil {
 			errs = append(errs, err)

@@ -162,7 +162,7 @@ func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger
 	}
 	s, err := spec.LoadWith(c.Spec, c.SpecOptions())
 	if err != nil {
-		return nil, usageError(cfg.Combine(ps, err))
+		return nil, usageError(cfg.Combine(ps, &engine.OptionError{Key: "spec", Err: err}))
 	}
 	for _, w := range s.Warnings {
 		logger.Warn(w)
@@ -270,15 +270,15 @@ func newLogger(a *app, c *config.Config) (*slog.Logger, *engine.LogBuffer, error
 
 // fixtureFiles reads the configured fixture files, or the embedded Petstore
 // animals when the embedded spec is served without any and nothing is
-// generated. A file that cannot be read is a problem; the others are still
-// read, so that their records are checked too.
+// generated. A file that cannot be read is a problem at fixtures.files; the
+// others are still read, so that their records are checked too.
 func fixtureFiles(c *config.Config, s *spec.Spec) ([]engine.FixtureFile, []error) {
 	var files []engine.FixtureFile
 	var errs []error
 	for _, p := range c.Fixtures.Files {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("fixtures %s: %v", p, unwrapPathErr(err)))
+			errs = append(errs, &engine.OptionError{Key: "fixtures.files", Err: fmt.Errorf("fixtures %s: %v", p, unwrapPathErr(err))})
 			continue
 		}
 		files = append(files, engine.FixtureFile{Name: p, Data: data})

@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -400,15 +401,14 @@ func TestLocate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = l.Locate(errorString("latency: no operation \"nope\"; the operations are a, b\ngenerate: -1: want 0 or more"))
+	err = l.Combine(nil, errors.Join(
+		&engine.OptionError{Key: "latency.nope", Err: errors.New(`no operation "nope"; the operations are a, b`)},
+		&engine.OptionError{Key: "fixtures.generate", Err: errors.New("-1: want 0 or more")},
+	))
 	if !strings.Contains(err.Error(), "petctl.yaml:3: latency.nope: no operation") {
 		t.Errorf("located: %v", err)
 	}
 }
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
 
 // TestShowCommentsAtTheirKeys: a map-valued key cites its own line, and the
 // comment of an empty flow list stays on its line.
