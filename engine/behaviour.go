@@ -55,8 +55,9 @@ type Fault struct {
 // operation without an entry of its own.
 const AllOperations = "*"
 
-// checkOptions reports every option that does not fit the document, at
-// once, before anything listens: one *OptionError each.
+// checkOptions reports every option that does not fit the document or
+// the server, at once, before anything listens: one *OptionError each. New
+// has given o its defaults.
 func (s *Server) checkOptions(o Options) error {
 	var errs []error
 	if p := o.Lists.CursorParam; p != "" {
@@ -90,6 +91,8 @@ func (s *Server) checkOptions(o Options) error {
 			errs = append(errs, keyError(key, "want 0 <= min <= max, got %s..%s", d.Min, d.Max))
 		case d.Max > MaxInjectedLatency:
 			errs = append(errs, keyError(key, "%s is longer than the limit of %s", d.Max, MaxInjectedLatency))
+		case d.Max >= o.Timeouts.Write:
+			errs = append(errs, keyError(key, "%s reaches the write time-out (server.timeouts.write %s): the answer would never arrive", d, o.Timeouts.Write))
 		}
 	}
 	for _, id := range sortedKeys(o.Faults) {

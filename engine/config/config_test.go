@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/spec"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v4"
 )
@@ -254,6 +255,10 @@ func TestConfigDefaultsAreEngineDefaults(t *testing.T) {
 	if got.NoRequestLog {
 		t.Error("the built-in configuration keeps no request log")
 	}
+	// The latency limit is the engine's; the key's doc states it.
+	if f, _ := reflect.TypeOf(Config{}).FieldByName("Latency"); !strings.Contains(f.Tag.Get("doc"), "At most "+engine.MaxInjectedLatency.String()+".") {
+		t.Errorf("the doc of latency does not state the engine's limit, %s: %q", engine.MaxInjectedLatency, f.Tag.Get("doc"))
+	}
 }
 
 // TestEveryProblemAtOnce: unknown keys, wrong types and impossible values
@@ -302,13 +307,15 @@ server2: {}
 			t.Errorf("missing %q in:\n%s", w, got)
 		}
 	}
-	// The same file without its type errors: every impossible value at once.
+	// The same file without its type errors: every impossible value at
+	// once, those the engine checks (the latency limit, "*" with
+	// credentials) with those of the file.
 	fixed := strings.NewReplacer("  adress: 127.0.0.1:1\n", "", "maxBodyBytes: lots", "maxBodyBytes: 0", "seed: [1]", "seed: 1", "server2: {}\n", "", "getPet: 2s..1s", "getPet: 2s").Replace(file)
 	l, err = Parse("petctl.yaml", []byte(fixed))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = l.Check().Error()
+	got = validate(t, l).Error()
 	for _, w := range []string{
 		"petctl.yaml:2: server.maxBodyBytes: 0: want at least 1",
 		`petctl.yaml:4: lists.order: "random" is not one of id, newest-first`,
@@ -331,6 +338,47 @@ server2: {}
 	for _, bad := range []string{"[1, 2]\n", "server: [1]\n", "lists:\n  order: id\n  order: newest-first\n", ": : :\n", "defaults: {pets: [1]}\n"} {
 		if _, err := Parse("x.yaml", []byte(bad)); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// validate checks l as `petctl config validate` does, with the embedded
+// Petstore and no fixtures: the file's checks, then the engine's.
+func validate(t *testing.T, l *Loaded) error {
+	t.Helper()
+	var ps Problems
+	if err := l.Check(); err != nil && !errors.As(err, &ps) {
+		t.Fatal(err)
+	}
+	s, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, convErr := l.EngineOptions(time.Now())
+	o.Spec = s
+	_, err = engine.New(o)
+	return l.Combine(ps, errors.Join(convErr, err))
+}
+
+// TestLatencyWithinTheWriteTimeout: an injected latency must end before
+// the write time-out, or the answer would never arrive; the engine, which
+// holds both, says so at the latency's line.
+func TestLatencyWithinTheWriteTimeout(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"server:\n  timeouts: {write: 1s}\nlatency:\n  getPet: 500ms..2s\n", "petctl.yaml:4: latency.getPet: 500ms..2s reaches the write time-out (server.timeouts.write 1s): the answer would never arrive"},
+		{"latency:\n  '*': 30s\n", "petctl.yaml:2: latency.*: 30s is longer than the limit of 20s"},
+		{"server:\n  timeouts: {write: 1s}\nlatency:\n  getPet: 999ms\n", ""},
+	} {
+		l, err := Parse("petctl.yaml", []byte(tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = validate(t, l)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q: %v", tc.file, err)
+		case tc.want != "" && (err == nil || err.Error() != "configuration: "+tc.want):
+			t.Errorf("%q: got %v, want %q", tc.file, err, tc.want)
 		}
 	}
 }
