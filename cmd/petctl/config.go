@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/petctl/petctl/engine/config"
+	"github.com/petctl/petctl/config"
 	"github.com/spf13/cobra"
 )
 

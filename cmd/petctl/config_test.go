@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/petctl/petctl/engine/config"
+	"github.com/petctl/petctl/config"
 )
 
 // startServe runs `petctl serve args...` on a free port until the test

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petctl/petctl/config"
 	"github.com/petctl/petctl/engine"
-	"github.com/petctl/petctl/engine/config"
 	"github.com/petctl/petctl/fixtures"
 	"github.com/petctl/petctl/spec"
 	"github.com/spf13/cobra"

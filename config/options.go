@@ -228,7 +228,7 @@ func (l *Loaded) Show() ([]byte, error) {
 	c := *l.Config
 	c.Auth.Keys = redactAll(c.Auth.Keys)
 	if c.Auth.AdminKey != "" {
-		c.Auth.AdminKey = Redacted
+		c.Auth.AdminKey = redacted
 	}
 	var doc yaml.Node
 	if err := doc.Encode(&c); err != nil {
@@ -238,13 +238,13 @@ func (l *Loaded) Show() ([]byte, error) {
 	return yaml.Marshal(&doc)
 }
 
-// Redacted replaces secrets in what petctl shows.
-const Redacted = "<redacted>"
+// redacted replaces secrets in what petctl shows.
+const redacted = "<redacted>"
 
 func redactAll(keys []string) []string {
 	out := make([]string, len(keys))
 	for i := range keys {
-		out[i] = Redacted
+		out[i] = redacted
 	}
 	return out
 }

@@ -18,7 +18,7 @@ import (
 )
 
 func TestTemplateIsTheDefaults(t *testing.T) {
-	l, err := Parse("petctl.yaml", Template())
+	l, err := parse("petctl.yaml", Template())
 	if err != nil {
 		t.Fatalf("the starter file does not parse: %v", err)
 	}
@@ -44,7 +44,7 @@ func TestTemplateIsTheDefaults(t *testing.T) {
 // docs/configuration.md generated from the Config struct. Run with
 // PETCTL_UPDATE_DOCS=1 to regenerate them.
 func TestDocsInSync(t *testing.T) {
-	schemaPath, mdPath := "../../docs/petctl.schema.json", "../../docs/configuration.md"
+	schemaPath, mdPath := "../docs/petctl.schema.json", "../docs/configuration.md"
 	const begin, end = "<!-- BEGIN GENERATED REFERENCE -->\n", "<!-- END GENERATED REFERENCE -->"
 	md, err := os.ReadFile(mdPath)
 	if err != nil {
@@ -54,7 +54,7 @@ func TestDocsInSync(t *testing.T) {
 	if i < 0 || j < i {
 		t.Fatalf("%s lacks the generated-reference markers", mdPath)
 	}
-	wantMD := string(md[:i+len(begin)]) + Reference() + "\n" + string(md[j:])
+	wantMD := string(md[:i+len(begin)]) + reference() + "\n" + string(md[j:])
 	if os.Getenv("PETCTL_UPDATE_DOCS") != "" {
 		if err := os.WriteFile(schemaPath, Schema(), 0o644); err != nil {
 			t.Fatal(err)
@@ -65,10 +65,10 @@ func TestDocsInSync(t *testing.T) {
 	}
 	got, err := os.ReadFile(schemaPath)
 	if err != nil || !bytes.Equal(got, Schema()) {
-		t.Errorf("%s is not the schema of the Config struct (%v); run PETCTL_UPDATE_DOCS=1 go test ./engine/config", schemaPath, err)
+		t.Errorf("%s is not the schema of the Config struct (%v); run PETCTL_UPDATE_DOCS=1 go test ./config", schemaPath, err)
 	}
 	if md, _ := os.ReadFile(mdPath); string(md) != wantMD {
-		t.Errorf("the reference in %s is not generated from the Config struct; run PETCTL_UPDATE_DOCS=1 go test ./engine/config", mdPath)
+		t.Errorf("the reference in %s is not generated from the Config struct; run PETCTL_UPDATE_DOCS=1 go test ./config", mdPath)
 	}
 }
 
@@ -117,8 +117,8 @@ func TestSchemaAgreesWithTheDecoder(t *testing.T) {
 		t.Errorf("the schema refuses the full example: %v", err)
 	}
 	for _, bad := range []string{"colour: red\n", "server: {addr: 4010}\n", "lists: {order: random}\n", "latency: {getPet: soon}\n", "faults: {x: {rate: 2}}\n"} {
-		if _, err := Parse("bad.yaml", []byte(bad)); err == nil {
-			if l, _ := Parse("bad.yaml", []byte(bad)); l.Check() == nil {
+		if _, err := parse("bad.yaml", []byte(bad)); err == nil {
+			if l, _ := parse("bad.yaml", []byte(bad)); l.Check() == nil {
 				t.Errorf("petctl accepts %q", bad)
 			}
 		}
@@ -168,7 +168,7 @@ admin: {requestLog: 10, maxImportBytes: 1000}
 `
 
 func TestFullExample(t *testing.T) {
-	l, err := Parse("petctl.yaml", []byte(fullExample))
+	l, err := parse("petctl.yaml", []byte(fullExample))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestFullExample(t *testing.T) {
 	if !Default().UsesDevKey() {
 		t.Error("the defaults do not use the dev key")
 	}
-	zero, _ := Parse("z.yaml", []byte("admin: {requestLog: 0}\n"))
+	zero, _ := parse("z.yaml", []byte("admin: {requestLog: 0}\n"))
 	if o, _ := zero.EngineOptions(start); !o.NoRequestLog {
 		t.Errorf("requestLog 0 keeps %d", o.RequestLogSize)
 	}
@@ -285,7 +285,7 @@ seed: [1]
 fixtures: {generate: -3}
 server2: {}
 `
-	l, err := Parse("petctl.yaml", []byte(file))
+	l, err := parse("petctl.yaml", []byte(file))
 	var ps Problems
 	if err != nil {
 		ps = err.(Problems)
@@ -311,7 +311,7 @@ server2: {}
 	// once, those the engine checks (the latency limit, "*" with
 	// credentials) with those of the file.
 	fixed := strings.NewReplacer("  adress: 127.0.0.1:1\n", "", "maxBodyBytes: lots", "maxBodyBytes: 0", "seed: [1]", "seed: 1", "server2: {}\n", "", "getPet: 2s..1s", "getPet: 2s").Replace(file)
-	l, err = Parse("petctl.yaml", []byte(fixed))
+	l, err = parse("petctl.yaml", []byte(fixed))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +336,7 @@ server2: {}
 		t.Errorf("the summary line: %s", strings.SplitN(got, "\n", 2)[0])
 	}
 	for _, bad := range []string{"[1, 2]\n", "server: [1]\n", "lists:\n  order: id\n  order: newest-first\n", ": : :\n", "defaults: {pets: [1]}\n"} {
-		if _, err := Parse("x.yaml", []byte(bad)); err == nil {
+		if _, err := parse("x.yaml", []byte(bad)); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
@@ -369,7 +369,7 @@ func TestLatencyWithinTheWriteTimeout(t *testing.T) {
 		{"latency:\n  '*': 30s\n", "petctl.yaml:2: latency.*: 30s is longer than the limit of 20s"},
 		{"server:\n  timeouts: {write: 1s}\nlatency:\n  getPet: 999ms\n", ""},
 	} {
-		l, err := Parse("petctl.yaml", []byte(tc.file))
+		l, err := parse("petctl.yaml", []byte(tc.file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -421,7 +421,7 @@ func TestLayers(t *testing.T) {
 }
 
 func TestShowRedacts(t *testing.T) {
-	l, err := Parse("petctl.yaml", []byte("auth:\n  keys: [super-secret-1]\n  adminKey: super-secret-2\nlatency: {getPet: 5ms..9ms}\n"))
+	l, err := parse("petctl.yaml", []byte("auth:\n  keys: [super-secret-1]\n  adminKey: super-secret-2\nlatency: {getPet: 5ms..9ms}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,13 +439,13 @@ func TestShowRedacts(t *testing.T) {
 		}
 	}
 	// What show prints is itself a valid configuration.
-	if _, err := Parse("shown.yaml", out); err != nil {
+	if _, err := parse("shown.yaml", out); err != nil {
 		t.Errorf("show's output does not parse: %v", err)
 	}
 }
 
 func TestLocate(t *testing.T) {
-	l, err := Parse("petctl.yaml", []byte("seed: 1\nlatency:\n  nope: 5ms\n"))
+	l, err := parse("petctl.yaml", []byte("seed: 1\nlatency:\n  nope: 5ms\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +462,7 @@ func TestLocate(t *testing.T) {
 // comment of an empty flow list stays on its line.
 func TestShowCommentsAtTheirKeys(t *testing.T) {
 	file := "defaults:\n  pets:\n    status: available\nresponses:\n  listStoreOrders:\n    status: 200\n    body: []\n"
-	l, err := Parse("petctl.yaml", []byte(file))
+	l, err := parse("petctl.yaml", []byte(file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,7 +485,7 @@ func TestShowCommentsAtTheirKeys(t *testing.T) {
 			t.Errorf("show: %q, want %q", lines[k], want)
 		}
 	}
-	if _, err := Parse("shown.yaml", out); err != nil {
+	if _, err := parse("shown.yaml", out); err != nil {
 		t.Errorf("show's output does not parse: %v", err)
 	}
 }

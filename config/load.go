@@ -148,9 +148,9 @@ func (l *Loaded) withValueProblems(ps Problems) Problems {
 	return ps
 }
 
-// Parse decodes a configuration file's content onto the defaults, without
+// parse decodes a configuration file's content onto the defaults, without
 // the environment.
-func Parse(name string, data []byte) (*Loaded, error) {
+func parse(name string, data []byte) (*Loaded, error) {
 	l := &Loaded{Config: Default(), File: name, sources: map[string]string{}}
 	if ps := l.decodeFile(name, data); len(ps) > 0 {
 		return nil, l.withValueProblems(ps)
@@ -663,11 +663,11 @@ func checkBounds(f reflect.StructField, v reflect.Value) string {
 	switch {
 	case f.Type == durationType:
 		x = float64(v.Int())
-		parse := func(s string) float64 { d, _ := time.ParseDuration(s); return float64(d) }
-		if lo != "" && x < parse(lo) {
+		duration := func(s string) float64 { d, _ := time.ParseDuration(s); return float64(d) }
+		if lo != "" && x < duration(lo) {
 			return fmt.Sprintf("%s: want at least %s", show(), lo)
 		}
-		if hi != "" && x > parse(hi) {
+		if hi != "" && x > duration(hi) {
 			return fmt.Sprintf("%s: want at most %s", show(), hi)
 		}
 		return ""
