@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -627,7 +628,7 @@ func (l *Loaded) Check() error {
 	}
 	walk(reflect.ValueOf(l.Config).Elem(), "")
 	c := l.Config
-	if _, _, err := splitHostPort(c.Server.Addr); err != nil {
+	if _, _, err := net.SplitHostPort(c.Server.Addr); err != nil {
 		bad("server.addr", "%q: want host:port, for example 127.0.0.1:4010", c.Server.Addr)
 	}
 	if c.Lists.Pagination == "cursor" && c.Lists.CursorParam == "" {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,8 +13,6 @@ import (
 	"github.com/petctl/petctl/spec"
 	"go.yaml.in/yaml/v4"
 )
-
-func splitHostPort(addr string) (string, string, error) { return net.SplitHostPort(addr) }
 
 // DevKey is the key accepted when auth.mode is keys and none is configured.
 const DevKey = "petctl-dev-key"
