@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/spec"
 )
 
 // FileName is the file petctl looks for in the working directory.
@@ -213,12 +214,10 @@ func parseRange(s string) (Range, error) {
 	return Range{Min: a, Max: b}, nil
 }
 
-// ParseNow reads clock.now: RFC 3339, or a date (midnight UTC).
-func ParseNow(s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
+// parseNow reads clock.now: RFC 3339 (its offset kept), or a date
+// (midnight UTC).
+func parseNow(s string) (time.Time, error) {
+	if t, ok := spec.ParseInstant(s); ok {
 		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("%q: want an RFC 3339 instant (2031-01-01T09:00:00Z) or a date (2031-01-01)", s)

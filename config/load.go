@@ -635,7 +635,7 @@ func (l *Loaded) Check() error {
 		bad("lists.cursorParam", "pagination is cursor: name the cursor parameter")
 	}
 	if c.Clock.Now != "" {
-		if _, err := ParseNow(c.Clock.Now); err != nil {
+		if _, err := parseNow(c.Clock.Now); err != nil {
 			bad("clock.now", "%v", err)
 		}
 	}

@@ -61,7 +61,7 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 		o.Lists.CursorParam = c.Lists.CursorParam
 	}
 	if c.Clock.Now != "" {
-		if at, err := ParseNow(c.Clock.Now); err != nil {
+		if at, err := parseNow(c.Clock.Now); err != nil {
 			errs = append(errs, &engine.OptionError{Key: "clock.now", Err: err})
 		} else {
 			offset := at.Sub(start)
