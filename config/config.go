@@ -1,14 +1,17 @@
 // Package config reads petctl.yaml: built-in defaults, then the file, then
 // PETCTL_* environment variables, then flags. Every setting is declared once,
-// in the Config struct and its tags; the decoder, the checks, the starter
-// file of `petctl init`, the JSON Schema and docs/configuration.md are all
-// derived from it.
+// in the Config struct and its tags; the decoder, the checks, the serve
+// flags, the starter file of `petctl init`, the JSON Schema and
+// docs/configuration.md are all derived from it. The engine's defaults are
+// read from engine.DefaultOptions, and what a value means for the document
+// is checked by engine.New, whose problems Combine locates by their key.
 //
 // Tags: yaml (the key), doc (one sentence), enum (allowed values), min and
 // max (numbers), env (the environment variable), flag (the serve flag),
-// flaghelp (the flag's help, when the doc is too long for --help), secret (redacted when shown), path (file paths: relative ones in a file
-// are relative to the file's directory), example (a YAML value for maps whose default
-// is empty).
+// flaghelp (the flag's help, when the doc is too long for --help), secret
+// (redacted when shown), path (file paths: relative ones in a file are
+// relative to the file's directory), example (a YAML value for maps whose
+// default is empty).
 package config
 
 import (
