@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -197,7 +199,7 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) *response {
 		}
 		return errorResponse(Errorf(CodeRouteNotFound, "no admin endpoint at %s; they are %s", truncate(r.URL.Path, 200), strings.Join(all, ", ")))
 	}
-	if !contains(methods, r.Method) && (r.Method != http.MethodHead || !contains(methods, http.MethodGet)) {
+	if !slices.Contains(methods, r.Method) && (r.Method != http.MethodHead || !slices.Contains(methods, http.MethodGet)) {
 		res := errorResponse(Errorf(CodeMethodNotAllowed, "%s is not an admin method for %s; allowed: %s", r.Method, r.URL.Path, strings.Join(methods, ", ")))
 		res.set("Allow", strings.Join(methods, ", "))
 		return res
@@ -338,7 +340,7 @@ func (s *Server) Export(w io.Writer) error {
 	// written after it is released: a client that stops reading holds its
 	// own answer only, never a reset or an import.
 	s.adminMu.Lock()
-	names := sortedKeys(s.colls)
+	names := slices.Sorted(maps.Keys(s.colls))
 	stores := make([]frozenRecords, len(names))
 	for i, name := range names {
 		stores[i] = s.colls[name].store.frozen()
@@ -400,7 +402,7 @@ func (s *Server) importLocked(file string, byName map[string]*fixtureSet, ready 
 	}
 	var all []built
 	now := s.now()
-	for _, name := range sortedKeys(byName) {
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		c := s.colls[name]
 		cols, err := c.buildFixtures(byName[name], now)
 		if err != nil {

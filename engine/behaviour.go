@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -136,7 +137,7 @@ func (s *Server) checkDefault(c *collection, field string, raw json.RawMessage) 
 		names, _, _ := spec.ObjectProperties(def.ItemSchema)
 		return fmt.Errorf("the item schema has no field %q; its fields are %s", field, strings.Join(names, ", "))
 	}
-	if contains(def.Assigned, field) {
+	if slices.Contains(def.Assigned, field) {
 		return fmt.Errorf("the server assigns %s; it cannot have a default", field)
 	}
 	if ps := s.val.Schema(f.Schema, raw); len(ps) > 0 {

@@ -3,8 +3,10 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -85,7 +87,7 @@ func exampleValue(s *base.Schema, seq int64, now time.Time) any {
 // the same seed. Ids are left out, so they follow the fixtures' ids.
 func (s *Server) generateFixtures(n int, seed int64) (FixtureFile, error) {
 	buf := []byte{'{'}
-	names := sortedKeys(s.colls)
+	names := slices.Sorted(maps.Keys(s.colls))
 	for ci, name := range names {
 		c := s.colls[name]
 		if ci > 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,7 +53,7 @@ func newCollection(def *spec.Collection, schema *spec.ResponseSchema, describe f
 	}
 	c.idPos = c.fieldPosOf(def.IDField)
 	for _, f := range def.Filters {
-		if !contains(c.filterFields, f.Field) && len(c.filterFields) < 64 {
+		if !slices.Contains(c.filterFields, f.Field) && len(c.filterFields) < 64 {
 			c.filterFields = append(c.filterFields, f.Field)
 			c.filterPos = append(c.filterPos, c.fieldPosOf(f.Field))
 		}
@@ -194,7 +195,7 @@ func (c *collection) buildFields(sc *scratch, extra []string, seq int64, mode bu
 		switch {
 		case i == c.idPos && mode == fromClient:
 			val, present = c.newID(seq), true
-		case mode == fromClient && contains(c.def.Assigned, f.Name):
+		case mode == fromClient && slices.Contains(c.def.Assigned, f.Name):
 			val, present = exampleValue(f.Schema, seq, now), true
 		default:
 			val, present = sc.in.vals[i], sc.in.has[i]
@@ -441,15 +442,6 @@ func appendJSONString(buf []byte, s string) []byte {
 	}
 	buf = append(buf, s[start:]...)
 	return append(buf, '"')
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // describeProblems joins problems for a one-line message, trimmed to a readable length.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -397,7 +398,7 @@ func (s *Server) loadFixtures(files []FixtureFile) error {
 	}
 	now := s.now()
 	var errs []error
-	for _, name := range sortedKeys(byName) {
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		err := s.colls[name].loadFixtures(byName[name], now)
 		var full *fullError
 		if errors.As(err, &full) {
