@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/spec"
 	"golang.org/x/net/http/httpguts"
 )
@@ -143,7 +144,7 @@ func (s *Server) checkDefault(c *collection, field string, raw json.RawMessage) 
 	if ps := s.val.Schema(f.Schema, raw); len(ps) > 0 {
 		return fmt.Errorf("%s is not a valid %s: %s", raw, field, describeProblems(ps))
 	}
-	if _, err := decodeStrict(raw); err != nil {
+	if _, err := store.DecodeStrict(raw); err != nil {
 		return err
 	}
 	if c.defaults == nil {

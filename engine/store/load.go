@@ -1,288 +1,29 @@
-package engine
+package store
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"path"
 	"runtime"
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
-
-	"go.yaml.in/yaml/v4"
 )
 
-// FixtureFile is seed data for the store. Its content is either a JSON array
-// of records for the collection its base name names ("pets.json"), or a JSON
-// object mapping collection names to arrays of records. A name ending in
-// .yaml or .yml holds the same in YAML.
-type FixtureFile struct {
-	Name string // for messages, and the collection of a top-level array
-	Data []byte
-}
-
-// fixtureSet is the records of one collection, split out of the files
-// without decoding them, so a file of a million records never exists as a
-// million maps at once, nor as a million of anything larger than a ref.
-type fixtureSet struct {
-	segs []fixtureSegment
-	refs []fixtureRef
-}
-
-// fixtureSegment is one array of records in one file.
-type fixtureSegment struct {
-	file, coll string
-	data       []byte // the whole file
-}
-
-// fixtureRef locates one record: its segment, its index in that array, and
-// its bytes in the file.
-type fixtureRef struct {
-	seg        int32
-	index      int32
-	start, end uint32
-}
-
-// maxFixtureBytes bounds a fixtures file so a ref's offsets fit in 32 bits.
-const maxFixtureBytes = 1<<32 - 1
-
-func (fs *fixtureSet) raw(r *fixtureRef) []byte {
-	return fs.segs[r.seg].data[r.start:r.end]
-}
-
-func (fs *fixtureSet) where(r *fixtureRef) string {
-	sg := &fs.segs[r.seg]
-	return fmt.Sprintf("fixtures %s: %s[%d]", sg.file, sg.coll, r.index)
-}
-
-// parseFixtures splits the files into records grouped by collection name;
-// a file that is an array of records fills the collection its base name
-// names.
-func parseFixtures(files []FixtureFile, known map[string]*collection) (map[string]*fixtureSet, error) {
-	return parseFixturesAs(files, collectionOfFile, known)
-}
-
-// collectionOfFile is the collection an array of records in a file named
-// name fills: its base name without the extension (pets.json: pets).
-func collectionOfFile(name string) (string, error) {
-	base := path.Base(strings.ReplaceAll(name, "\\", "/"))
-	return strings.TrimSuffix(base, path.Ext(base)), nil
-}
-
-// parseFixturesAs is parseFixtures where arrayOf names the collection a
-// file that is an array of records fills.
-func parseFixturesAs(files []FixtureFile, arrayOf func(file string) (string, error), known map[string]*collection) (map[string]*fixtureSet, error) {
-	out := map[string]*fixtureSet{}
-	for _, f := range files {
-		if isYAMLName(f.Name) {
-			data, err := yamlToJSON(f.Data)
-			if err != nil {
-				return nil, fmt.Errorf("fixtures %s: %v", f.Name, err)
-			}
-			f.Data = data
-		}
-		if len(f.Data) > maxFixtureBytes {
-			return nil, fmt.Errorf("fixtures %s: larger than 4 GiB; split it into several files", f.Name)
-		}
-		p := parser{data: f.Data}
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, fmt.Errorf("fixtures %s: the file is empty", f.Name)
-		}
-		switch p.data[p.pos] {
-		case '[':
-			name, err := arrayOf(f.Name)
-			if err != nil {
-				return nil, fmt.Errorf("fixtures %s: %v", f.Name, err)
-			}
-			if err := p.splitRecords(f.Name, name, known, out); err != nil {
-				return nil, err
-			}
-		case '{':
-			p.pos++
-			seen := map[string]bool{}
-			for {
-				p.skipSpace()
-				if p.pos < len(p.data) && p.data[p.pos] == '}' && len(seen) == 0 {
-					p.pos++
-					break
-				}
-				if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-					return nil, fmt.Errorf("fixtures %s: %v", f.Name, p.fail("a collection name (a string) expected"))
-				}
-				name, err := p.string()
-				if err != nil {
-					return nil, fmt.Errorf("fixtures %s: %v", f.Name, err)
-				}
-				if seen[name] {
-					return nil, fmt.Errorf("fixtures %s: collection %q appears twice", f.Name, name)
-				}
-				seen[name] = true
-				p.skipSpace()
-				if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-					return nil, fmt.Errorf("fixtures %s: %v", f.Name, p.fail("':' expected"))
-				}
-				p.pos++
-				p.skipSpace()
-				if p.pos >= len(p.data) || p.data[p.pos] != '[' {
-					return nil, fmt.Errorf("fixtures %s: %s: want an array of records", f.Name, name)
-				}
-				if err := p.splitRecords(f.Name, name, known, out); err != nil {
-					return nil, err
-				}
-				p.skipSpace()
-				if p.pos < len(p.data) && p.data[p.pos] == ',' {
-					p.pos++
-					continue
-				}
-				if p.pos < len(p.data) && p.data[p.pos] == '}' {
-					p.pos++
-					break
-				}
-				return nil, fmt.Errorf("fixtures %s: %v", f.Name, p.fail("',' or '}' expected"))
-			}
-		default:
-			return nil, fmt.Errorf("fixtures %s: want an array of records, or an object that maps collection names to arrays", f.Name)
-		}
-		p.skipSpace()
-		if p.pos != len(p.data) {
-			return nil, fmt.Errorf("fixtures %s: unexpected data after the JSON value at byte %d", f.Name, p.pos)
-		}
-	}
-	return out, nil
-}
-
-// splitRecords reads an array at p.pos and appends its elements' JSON. The
-// elements are only delimited here; decodeStrict checks each one in full.
-func (p *parser) splitRecords(file, name string, known map[string]*collection, out map[string]*fixtureSet) error {
-	if _, ok := known[name]; !ok {
-		return fmt.Errorf("fixtures %s: %q is not a collection of the spec (it has %s)", file, name, knownNames(known))
-	}
-	set := out[name]
-	if set == nil {
-		set = &fixtureSet{}
-		out[name] = set
-	}
-	seg := int32(len(set.segs))
-	set.segs = append(set.segs, fixtureSegment{file: file, coll: name, data: p.data})
-	p.pos++ // '['
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		return nil
-	}
-	for i := 0; ; i++ {
-		p.skipSpace()
-		start := p.pos
-		if err := p.skipValue(); err != nil {
-			return fmt.Errorf("fixtures %s: %s[%d]: %v", file, name, i, err)
-		}
-		set.refs = append(set.refs, fixtureRef{seg: seg, index: int32(i), start: uint32(start), end: uint32(p.pos)})
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return fmt.Errorf("fixtures %s: %s: %v", file, name, p.fail(""))
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			return nil
-		default:
-			return fmt.Errorf("fixtures %s: %s[%d]: %v", file, name, i, p.fail("',' or ']' expected after a record"))
-		}
-	}
-}
-
-// skipValue moves past one JSON value, tracking only strings and nesting;
-// mismatched brackets are left for decodeStrict to report.
-func (p *parser) skipValue() error {
-	if p.pos >= len(p.data) {
-		return p.fail("")
-	}
-	switch p.data[p.pos] {
-	case '{', '[':
-		depth := 0
-		for p.pos < len(p.data) {
-			switch p.data[p.pos] {
-			case '"':
-				if !p.skipString() {
-					return p.fail("")
-				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					p.pos++
-					return nil
-				}
-			}
-			p.pos++
-		}
-		return p.fail("")
-	case '"':
-		if !p.skipString() {
-			return p.fail("")
-		}
-		return nil
-	}
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ',', ']', '}', ' ', '\t', '\n', '\r':
-			return nil
-		}
-		p.pos++
-	}
-	return nil
-}
-
-// skipString moves past a string at p.pos; false when it does not end.
-func (p *parser) skipString() bool {
-	p.pos++
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case '\\':
-			p.pos += 2
-			continue
-		case '"':
-			p.pos++
-			return true
-		}
-		p.pos++
-	}
-	return false
-}
-
-func knownNames(known map[string]*collection) string {
-	var names []string
-	for n := range known {
-		names = append(names, strconv.Quote(n))
-	}
-	sort.Strings(names)
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, ", ")
-}
-
-// loadFixtures builds, validates and stores the records of one collection.
+// load builds, validates and stores the records of one collection.
 // Records without an id get the next ids after the largest given one. A bad
 // record stops the load and the store is left as it was; the error lists
-// the first maxFixtureProblems bad records in file order, one per line,
+// the first MaxFixtureProblems bad records in file order, one per line,
 // and how many more there are.
-func (c *collection) loadFixtures(set *fixtureSet, now time.Time) error {
+func (c *Collection) load(set *fixtureSet, now time.Time) error {
 	cols, err := c.buildFixtures(set, now)
 	if err != nil {
 		return err
 	}
-	c.store.loadColumns(cols)
+	c.table.loadColumns(cols)
 	return nil
 }
 
@@ -307,8 +48,9 @@ func (c *columns) bytes() int64 {
 	return n
 }
 
-// parallelFixtures is the size above which records are built by one worker per CPU.
-const parallelFixtures = 4096
+// ParallelFixtures is the number of records from which a collection's
+// fixtures are built by one worker per CPU.
+const ParallelFixtures = 4096
 
 // pendingRecord is a record without an id, waiting for the largest id.
 type pendingRecord struct {
@@ -317,11 +59,11 @@ type pendingRecord struct {
 }
 
 // buildFixtures builds and validates a collection's records, and refuses
-// them (a *fullError) when they would pass the store's limits: the count
+// them (a *FullError) when they would pass the store's limits: the count
 // before anything is built, the bytes once the records are.
-func (c *collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, error) {
+func (c *Collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, error) {
 	n := len(set.refs)
-	if err := c.store.limits.check(n, 0); err != nil {
+	if err := c.table.limits.check(n, 0); err != nil {
 		return nil, err
 	}
 	cols := &columns{seqs: make([]int64, n), spans: make([]span, n)}
@@ -329,7 +71,7 @@ func (c *collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 		cols.keys = make([]string, n)
 	}
 	workers := runtime.GOMAXPROCS(0)
-	if n < parallelFixtures || workers < 2 {
+	if n < ParallelFixtures || workers < 2 {
 		workers = 1
 	}
 	arenas := make([]arena, workers)
@@ -403,16 +145,17 @@ func (c *collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 	if err := c.orderColumns(set, cols); err != nil {
 		return nil, err
 	}
-	if err := c.store.limits.check(n, cols.bytes()); err != nil {
+	if err := c.table.limits.check(n, cols.bytes()); err != nil {
 		return nil, err
 	}
 	return cols, nil
 }
 
-// maxFixtureProblems is how many bad records one load reports.
-const maxFixtureProblems = 20
+// MaxFixtureProblems is how many bad records one load or import reports;
+// the others are counted.
+const MaxFixtureProblems = 20
 
-// badRecords keeps the first maxFixtureProblems bad records of a load, in
+// badRecords keeps the first MaxFixtureProblems bad records of a load, in
 // the order they are added, and counts them all.
 type badRecords struct {
 	first []error
@@ -422,7 +165,7 @@ type badRecords struct {
 // add records that the record at index i of set is bad; why's text follows
 // the record's place (": reason").
 func (b *badRecords) add(set *fixtureSet, i int, why error) {
-	if b.n++; len(b.first) < maxFixtureProblems {
+	if b.n++; len(b.first) < MaxFixtureProblems {
 		b.first = append(b.first, fmt.Errorf("%s%v", set.where(&set.refs[i]), why))
 	}
 }
@@ -433,7 +176,7 @@ func (b *badRecords) err(set *fixtureSet) error {
 	if b.n == 0 {
 		return nil
 	}
-	errs := slices.Clip(b.first[:min(len(b.first), maxFixtureProblems)])
+	errs := slices.Clip(b.first[:min(len(b.first), MaxFixtureProblems)])
 	if more := b.n - len(errs); more > 0 {
 		errs = append(errs, fmt.Errorf("fixtures: %s: %d more bad records after these %d", set.segs[0].coll, more, len(errs)))
 	}
@@ -450,7 +193,7 @@ func sortLists(index []map[string][]int32) {
 
 // fixtureWorker builds records into the columns and its own arena.
 type fixtureWorker struct {
-	c     *collection
+	c     *Collection
 	cols  *columns
 	a     *arena
 	sc    scratch
@@ -460,7 +203,7 @@ type fixtureWorker struct {
 	index []map[string][]int32
 }
 
-func (c *collection) newFixtureWorker(cols *columns, a *arena) *fixtureWorker {
+func (c *Collection) newFixtureWorker(cols *columns, a *arena) *fixtureWorker {
 	fw := &fixtureWorker{c: c, cols: cols, a: a, sc: scratch{in: c.newFieldValues(), view: c.newFieldValues()}}
 	fw.index = make([]map[string][]int32, len(c.filterFields))
 	for j := range fw.index {
@@ -485,8 +228,8 @@ func (fw *fixtureWorker) build(set *fixtureSet, i int, now time.Time) (*pendingR
 	extra, ok := decodeFields(raw, c.fieldPos, &fw.sc.in, fw.extra[:0])
 	fw.extra = extra
 	if !ok {
-		// Not the common case: decodeStrict decides, and says why.
-		doc, err := decodeStrict(raw)
+		// Not the common case: DecodeStrict decides, and says why.
+		doc, err := DecodeStrict(raw)
 		if err != nil {
 			return nil, fmt.Errorf(": %v", err)
 		}
@@ -542,7 +285,7 @@ func (fw *fixtureWorker) store(i int, b built) {
 // buildPending gives the records without an id the ids after the largest
 // one, in file order, and builds them; the worker it returns holds their
 // index entries (nil when there were none).
-func (c *collection) buildPending(set *fixtureSet, cols *columns, pending []map[int]*pendingRecord, now time.Time) (*fixtureWorker, error) {
+func (c *Collection) buildPending(set *fixtureSet, cols *columns, pending []map[int]*pendingRecord, now time.Time) (*fixtureWorker, error) {
 	var idx []int
 	for _, m := range pending {
 		for i := range m {
@@ -609,7 +352,7 @@ func (c *collection) buildPending(set *fixtureSet, cols *columns, pending []map[
 
 // orderColumns sorts the records by seq (stable: file order among equals,
 // which only string ids can have) and refuses duplicate ids.
-func (c *collection) orderColumns(set *fixtureSet, cols *columns) error {
+func (c *Collection) orderColumns(set *fixtureSet, cols *columns) error {
 	n := len(cols.seqs)
 	// order[k] is the file index of the k-th record in seq order.
 	var order []int32
@@ -654,7 +397,7 @@ func (c *collection) orderColumns(set *fixtureSet, cols *columns) error {
 	if len(dups) > 0 {
 		slices.SortFunc(dups, func(a, b [2]int) int { return a[0] - b[0] })
 		var bad badRecords
-		for _, d := range dups[:min(len(dups), maxFixtureProblems)] {
+		for _, d := range dups[:min(len(dups), MaxFixtureProblems)] {
 			i, j := d[0], d[1]
 			key := strconv.FormatInt(cols.seqs[i], 10)
 			if cols.keys != nil {
@@ -700,74 +443,13 @@ func permute[T any](xs []T, order []int32) []T {
 
 // buildChecked builds a fixture record and validates it; errors start with
 // ": " or " (id X): " to follow the record's location.
-func (c *collection) buildChecked(sc *scratch, extra []string, seq int64, now time.Time) (built, error) {
+func (c *Collection) buildChecked(sc *scratch, extra []string, seq int64, now time.Time) (built, error) {
 	b, err := c.buildFields(sc, extra, seq, fromFixture, now)
 	if err != nil {
 		return built{}, fmt.Errorf(": %v", err)
 	}
-	if ps := c.validate(b.raw, b.view); len(ps) > 0 {
-		return built{}, fmt.Errorf(" (id %s): %s", b.key, describeProblems(ps))
+	if err := c.validate(b.raw, b.view); err != nil {
+		return built{}, fmt.Errorf(" (id %s): %v", b.key, err)
 	}
 	return b, nil
-}
-
-func isYAMLName(name string) bool {
-	ext := strings.ToLower(path.Ext(name))
-	return ext == ".yaml" || ext == ".yml"
-}
-
-// yamlToJSON turns a YAML fixture file into the JSON the loader reads.
-// Duplicate keys and non-string keys are errors, as in JSON fixtures.
-func yamlToJSON(data []byte) ([]byte, error) {
-	var v any
-	if err := yaml.Unmarshal(data, &v); err != nil {
-		return nil, err
-	}
-	if v == nil {
-		return nil, fmt.Errorf("the file is empty")
-	}
-	v, err := jsonCompatible(v, "")
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(v)
-}
-
-func jsonCompatible(v any, where string) (any, error) {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, e := range t {
-			var err error
-			if t[k], err = jsonCompatible(e, where+"."+k); err != nil {
-				return nil, err
-			}
-		}
-	case map[any]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			ks, ok := k.(string)
-			if !ok {
-				return nil, fmt.Errorf("%s: key %v is not a string", strings.TrimPrefix(where, "."), k)
-			}
-			var err error
-			if out[ks], err = jsonCompatible(e, where+"."+ks); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	case []any:
-		for i, e := range t {
-			var err error
-			if t[i], err = jsonCompatible(e, fmt.Sprintf("%s[%d]", where, i)); err != nil {
-				return nil, err
-			}
-		}
-	case time.Time:
-		return t.Format(time.RFC3339Nano), nil
-	case float64:
-		if math.IsInf(t, 0) || math.IsNaN(t) {
-			return nil, fmt.Errorf("%s: %v is not a JSON number", strings.TrimPrefix(where, "."), t)
-		}
-	}
-	return v, nil
 }
