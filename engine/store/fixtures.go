@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"path"
@@ -61,10 +62,20 @@ func (fs *fixtureSet) raw(r *fixtureRef) []byte {
 	return fs.segs[r.seg].data[r.start:r.end]
 }
 
-func (fs *fixtureSet) where(r *fixtureRef) string {
+// place locates record i.
+func (fs *fixtureSet) place(i int) Place {
+	r := &fs.refs[i]
 	sg := &fs.segs[r.seg]
-	return fmt.Sprintf("fixtures %s: %s[%d]", sg.file, sg.coll, r.index)
+	return Place{File: sg.file, Collection: sg.coll, Index: int(r.index)}
 }
+
+// refuse says why record i was refused; id is its id once it is built.
+func (fs *fixtureSet) refuse(i int, id string, why error) *RecordError {
+	return &RecordError{Place: fs.place(i), ID: id, Err: why}
+}
+
+// coll is the collection the records are of.
+func (fs *fixtureSet) coll() string { return fs.segs[0].coll }
 
 // collectionOfFile is the collection an array of records in a file named
 // name fills: its base name without the extension (pets.json: pets).
@@ -89,23 +100,23 @@ func (s *Store) Parse(files []FixtureFile, arrayOf func(file string) (string, er
 		if isYAMLName(f.Name) {
 			data, err := yamlToJSON(f.Data)
 			if err != nil {
-				return nil, fmt.Errorf("fixtures %s: %v", f.Name, err)
+				return nil, &FileError{File: f.Name, Err: err}
 			}
 			f.Data = data
 		}
 		if len(f.Data) > maxFixtureBytes {
-			return nil, fmt.Errorf("fixtures %s: larger than 4 GiB; split it into several files", f.Name)
+			return nil, &FileError{File: f.Name, Err: errors.New("larger than 4 GiB; split it into several files")}
 		}
 		p := parser{data: f.Data}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
-			return nil, fmt.Errorf("fixtures %s: the file is empty", f.Name)
+			return nil, &FileError{File: f.Name, Err: errors.New("the file is empty")}
 		}
 		switch p.data[p.pos] {
 		case '[':
 			name, err := arrayOf(f.Name)
 			if err != nil {
-				return nil, fmt.Errorf("fixtures %s: %v", f.Name, err)
+				return nil, &FileError{File: f.Name, Err: err}
 			}
 			if err := s.splitRecords(&p, f.Name, name, out); err != nil {
 				return nil, err
@@ -120,24 +131,24 @@ func (s *Store) Parse(files []FixtureFile, arrayOf func(file string) (string, er
 					break
 				}
 				if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-					return nil, fmt.Errorf("fixtures %s: %v", f.Name, p.fail("a collection name (a string) expected"))
+					return nil, &FileError{File: f.Name, Err: p.fail("a collection name (a string) expected")}
 				}
 				name, err := p.string()
 				if err != nil {
-					return nil, fmt.Errorf("fixtures %s: %v", f.Name, err)
+					return nil, &FileError{File: f.Name, Err: err}
 				}
 				if seen[name] {
-					return nil, fmt.Errorf("fixtures %s: collection %q appears twice", f.Name, name)
+					return nil, &FileError{File: f.Name, Err: fmt.Errorf("collection %q appears twice", name)}
 				}
 				seen[name] = true
 				p.skipSpace()
 				if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-					return nil, fmt.Errorf("fixtures %s: %v", f.Name, p.fail("':' expected"))
+					return nil, &FileError{File: f.Name, Err: p.fail("':' expected")}
 				}
 				p.pos++
 				p.skipSpace()
 				if p.pos >= len(p.data) || p.data[p.pos] != '[' {
-					return nil, fmt.Errorf("fixtures %s: %s: want an array of records", f.Name, name)
+					return nil, &FileError{File: f.Name, Err: fmt.Errorf("%s: want an array of records", name)}
 				}
 				if err := s.splitRecords(&p, f.Name, name, out); err != nil {
 					return nil, err
@@ -151,14 +162,14 @@ func (s *Store) Parse(files []FixtureFile, arrayOf func(file string) (string, er
 					p.pos++
 					break
 				}
-				return nil, fmt.Errorf("fixtures %s: %v", f.Name, p.fail("',' or '}' expected"))
+				return nil, &FileError{File: f.Name, Err: p.fail("',' or '}' expected")}
 			}
 		default:
-			return nil, fmt.Errorf("fixtures %s: want an array of records, or an object that maps collection names to arrays", f.Name)
+			return nil, &FileError{File: f.Name, Err: errors.New("want an array of records, or an object that maps collection names to arrays")}
 		}
 		p.skipSpace()
 		if p.pos != len(p.data) {
-			return nil, fmt.Errorf("fixtures %s: unexpected data after the JSON value at byte %d", f.Name, p.pos)
+			return nil, &FileError{File: f.Name, Err: fmt.Errorf("unexpected data after the JSON value at byte %d", p.pos)}
 		}
 	}
 	return fx, nil
@@ -168,7 +179,7 @@ func (s *Store) Parse(files []FixtureFile, arrayOf func(file string) (string, er
 // elements are only delimited here; DecodeStrict checks each one in full.
 func (s *Store) splitRecords(p *parser, file, name string, out map[string]*fixtureSet) error {
 	if _, ok := s.colls[name]; !ok {
-		return fmt.Errorf("fixtures %s: %q is not a collection of the spec (it has %s)", file, name, QuoteNames(s.names))
+		return &FileError{File: file, Err: fmt.Errorf("%q is not a collection of the spec (it has %s)", name, QuoteNames(s.names))}
 	}
 	set := out[name]
 	if set == nil {
@@ -187,12 +198,12 @@ func (s *Store) splitRecords(p *parser, file, name string, out map[string]*fixtu
 		p.skipSpace()
 		start := p.pos
 		if err := p.skipValue(); err != nil {
-			return fmt.Errorf("fixtures %s: %s[%d]: %v", file, name, i, err)
+			return &RecordError{Place: Place{File: file, Collection: name, Index: i}, Err: err}
 		}
 		set.refs = append(set.refs, fixtureRef{seg: seg, index: int32(i), start: uint32(start), end: uint32(p.pos)})
 		p.skipSpace()
 		if p.pos >= len(p.data) {
-			return fmt.Errorf("fixtures %s: %s: %v", file, name, p.fail(""))
+			return &FileError{File: file, Err: fmt.Errorf("%s: %v", name, p.fail(""))}
 		}
 		switch p.data[p.pos] {
 		case ',':
@@ -201,7 +212,7 @@ func (s *Store) splitRecords(p *parser, file, name string, out map[string]*fixtu
 			p.pos++
 			return nil
 		default:
-			return fmt.Errorf("fixtures %s: %s[%d]: %v", file, name, i, p.fail("',' or ']' expected after a record"))
+			return &RecordError{Place: Place{File: file, Collection: name, Index: i}, Err: p.fail("',' or ']' expected after a record")}
 		}
 	}
 }

@@ -94,7 +94,7 @@ func (c *Collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 			for i := lo; i < hi; i++ {
 				p, err := fw.build(set, i, now)
 				if err != nil {
-					bads[w].add(set, i, err)
+					bads[w].add(err)
 					continue
 				}
 				if bads[w].n > 0 {
@@ -115,7 +115,7 @@ func (c *Collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 		bad.first = append(bad.first, bads[w].first...)
 		bad.n += bads[w].n
 	}
-	if err := bad.err(set); err != nil {
+	if err := bad.err(set.coll()); err != nil {
 		return nil, err
 	}
 	for w := range arenas {
@@ -162,23 +162,22 @@ type badRecords struct {
 	n     int
 }
 
-// add records that the record at index i of set is bad; why's text follows
-// the record's place (": reason").
-func (b *badRecords) add(set *fixtureSet, i int, why error) {
+// add records a bad record: a *RecordError or a *DuplicateError.
+func (b *badRecords) add(err error) {
 	if b.n++; len(b.first) < MaxFixtureProblems {
-		b.first = append(b.first, fmt.Errorf("%s%v", set.where(&set.refs[i]), why))
+		b.first = append(b.first, err)
 	}
 }
 
-// err joins the first bad records, one per line, and says how many more
-// there are; nil when there are none.
-func (b *badRecords) err(set *fixtureSet) error {
+// err joins the first bad records of collection coll, one per line, and
+// says how many more there are; nil when there are none.
+func (b *badRecords) err(coll string) error {
 	if b.n == 0 {
 		return nil
 	}
 	errs := slices.Clip(b.first[:min(len(b.first), MaxFixtureProblems)])
 	if more := b.n - len(errs); more > 0 {
-		errs = append(errs, fmt.Errorf("fixtures: %s: %d more bad records after these %d", set.segs[0].coll, more, len(errs)))
+		errs = append(errs, fmt.Errorf("fixtures: %s: %d more bad records after these %d", coll, more, len(errs)))
 	}
 	return errors.Join(errs...)
 }
@@ -231,11 +230,11 @@ func (fw *fixtureWorker) build(set *fixtureSet, i int, now time.Time) (*pendingR
 		// Not the common case: DecodeStrict decides, and says why.
 		doc, err := DecodeStrict(raw)
 		if err != nil {
-			return nil, fmt.Errorf(": %v", err)
+			return nil, set.refuse(i, "", err)
 		}
 		obj, isObj := doc.(map[string]any)
 		if !isObj {
-			return nil, fmt.Errorf(": want a JSON object")
+			return nil, set.refuse(i, "", errors.New("want a JSON object"))
 		}
 		extra = c.fromObject(obj, &fw.sc.in)
 	}
@@ -249,16 +248,16 @@ func (fw *fixtureWorker) build(set *fixtureSet, i int, now time.Time) (*pendingR
 	if c.def.IDType == "integer" {
 		n, ok := fw.sc.in.vals[c.idPos].(json.Number)
 		if !ok {
-			return nil, fmt.Errorf(": the id field '%s' must be an integer", c.def.IDField)
+			return nil, set.refuse(i, "", fmt.Errorf("the id field '%s' must be an integer", c.def.IDField))
 		}
 		var err error
 		if seq, err = exactInt(n); err != nil {
-			return nil, fmt.Errorf(": the id field '%s': %v", c.def.IDField, err)
+			return nil, set.refuse(i, "", fmt.Errorf("the id field '%s': %v", c.def.IDField, err))
 		}
 	} else {
 		seq = int64(set.refs[i].index + 1)
 	}
-	b, err := c.buildChecked(&fw.sc, extra, seq, now)
+	b, err := c.buildChecked(set, i, &fw.sc, extra, seq, now)
 	if err != nil {
 		return nil, err
 	}
@@ -323,24 +322,24 @@ func (c *Collection) buildPending(set *fixtureSet, cols *columns, pending []map[
 		if c.def.IDType != "integer" {
 			seq = int64(set.refs[i].index + 1)
 		} else if int64(k) >= left {
-			bad.add(set, i, fmt.Errorf(": no id left: the record has no %s, and the largest id, %d, is taken; give it an id", c.def.IDField, int64(math.MaxInt64)))
+			bad.add(set.refuse(i, "", fmt.Errorf("no id left: the record has no %s, and the largest id, %d, is taken; give it an id", c.def.IDField, int64(math.MaxInt64))))
 			continue
 		}
 		if c.idPos < 0 {
-			return nil, fmt.Errorf("%s: the id field '%s' is missing", set.where(&set.refs[i]), c.def.IDField)
+			return nil, set.refuse(i, "", fmt.Errorf("the id field '%s' is missing", c.def.IDField))
 		}
 		p.in.vals[c.idPos], p.in.has[c.idPos] = c.newID(seq), true
 		fw.sc.in = p.in
-		b, err := c.buildChecked(&fw.sc, p.extra, seq, now)
+		b, err := c.buildChecked(set, i, &fw.sc, p.extra, seq, now)
 		if err != nil {
-			bad.add(set, i, err)
+			bad.add(err)
 			continue
 		}
 		if bad.n == 0 {
 			fw.store(i, b)
 		}
 	}
-	if err := bad.err(set); err != nil {
+	if err := bad.err(set.coll()); err != nil {
 		return nil, err
 	}
 	base := cols.data.adopt(&a)
@@ -403,10 +402,10 @@ func (c *Collection) orderColumns(set *fixtureSet, cols *columns) error {
 			if cols.keys != nil {
 				key = cols.keys[i]
 			}
-			bad.add(set, i, fmt.Errorf(": id %s is already used by %s", key, set.where(&set.refs[j])))
+			bad.add(&DuplicateError{Place: set.place(i), ID: key, First: set.place(j)})
 		}
 		bad.n = len(dups) // the rest are counted, not described
-		return bad.err(set)
+		return bad.err(set.coll())
 	}
 	if order == nil {
 		return nil
@@ -441,15 +440,15 @@ func permute[T any](xs []T, order []int32) []T {
 	return out
 }
 
-// buildChecked builds a fixture record and validates it; errors start with
-// ": " or " (id X): " to follow the record's location.
-func (c *Collection) buildChecked(sc *scratch, extra []string, seq int64, now time.Time) (built, error) {
+// buildChecked builds record i of set and validates it; an error is a
+// *RecordError.
+func (c *Collection) buildChecked(set *fixtureSet, i int, sc *scratch, extra []string, seq int64, now time.Time) (built, error) {
 	b, err := c.buildFields(sc, extra, seq, fromFixture, now)
 	if err != nil {
-		return built{}, fmt.Errorf(": %v", err)
+		return built{}, set.refuse(i, "", err)
 	}
 	if err := c.validate(b.raw, b.view); err != nil {
-		return built{}, fmt.Errorf(" (id %s): %v", b.key, err)
+		return built{}, set.refuse(i, b.key, err)
 	}
 	return b, nil
 }
