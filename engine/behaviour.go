@@ -10,11 +10,13 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/spec"
 	"golang.org/x/net/http/httpguts"
 )
@@ -139,13 +141,13 @@ func (s *Server) checkDefault(c *collection, field string, raw json.RawMessage) 
 		names, _, _ := spec.ObjectProperties(def.ItemSchema)
 		return fmt.Errorf("the item schema has no field %q; its fields are %s", field, strings.Join(names, ", "))
 	}
-	if contains(def.Assigned, field) {
+	if slices.Contains(def.Assigned, field) {
 		return fmt.Errorf("the server assigns %s; it cannot have a default", field)
 	}
 	if ps := s.val.Schema(f.Schema, raw); len(ps) > 0 {
 		return fmt.Errorf("%s is not a valid %s: %s", raw, field, describeProblems(ps))
 	}
-	if _, err := decodeStrict(raw); err != nil {
+	if _, err := store.DecodeStrict(raw); err != nil {
 		return err
 	}
 	if c.defaults == nil {

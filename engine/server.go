@@ -17,10 +17,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -176,6 +176,7 @@ type Server struct {
 	auth        *authenticator
 	ops         map[*spec.Operation]*operation
 	colls       map[string]*collection
+	data        *store.Store // the records of colls
 	errorSchema *base.Schema
 	log         *slog.Logger
 	quiet       bool // no line per request
@@ -189,7 +190,6 @@ type Server struct {
 	lists       ListOptions
 	dice        *dice
 	adminKey    []byte // sha256 of the admin key; nil without one
-	adminMu     sync.Mutex
 	reqlog      *requestLog
 	maxImport   int64
 	lingerBytes int64
@@ -316,7 +316,7 @@ func New(o Options) (*Server, error) {
 		// could take minutes and gigabytes.
 		errs = append(errs, keyError("store.maxRecords", "fixtures.generate adds %d records to every collection, past the limit of %d: raise store.maxRecords, or generate fewer", o.Generate, s.maxRecords))
 	} else if o.Generate > 0 {
-		gen, err := s.generateFixtures(o.Generate, o.Seed)
+		gen, err := s.data.Generate(o.Generate, o.Seed)
 		if err != nil {
 			errs = append(errs, wholeError("fixtures.generate", err))
 		} else {
@@ -332,9 +332,6 @@ func New(o Options) (*Server, error) {
 		return nil, errors.Join(errs...)
 	}
 	s.assignInjections(o.Latency, o.Faults)
-	for _, c := range s.colls {
-		c.store.markBaseline()
-	}
 	return s, nil
 }
 
@@ -363,19 +360,23 @@ func (s *Server) checkErrorSchema() error {
 }
 
 func (s *Server) prepareOperations() {
+	var data []*store.Collection
 	for _, def := range s.spec.Collections {
 		compiled, err := s.val.CompileResponseSchema(def.ItemSchema)
 		if err != nil {
 			s.log.Warn("item schema not compiled; records are validated the slow way", "collection", def.Name, "error", err.Error())
 			compiled = nil
 		}
-		c := newCollection(def, compiled, func(raw []byte) spec.Problems { return s.val.Schema(def.ItemSchema, raw) })
-		c.store.limits = storeLimits{coll: def.Name, maxRecords: s.maxRecords, maxBytes: s.maxBytes}
+		c := &collection{def: def, schema: compiled}
+		c.data = store.NewCollection(def, store.Check{Compiled: compiled, Describe: s.describeRecord(def)},
+			store.Limits{MaxRecords: s.maxRecords, MaxBytes: s.maxBytes})
 		s.colls[def.Name] = c
+		data = append(data, c.data)
 		for _, n := range def.Notes {
 			s.log.Warn("collection", "note", n)
 		}
 	}
+	s.data = store.New(data...)
 	for _, op := range s.spec.Operations {
 		o := &operation{op: op}
 		for _, def := range s.spec.Collections {
@@ -437,41 +438,30 @@ func (s *Server) deprecationHeaders(op *spec.Operation) [][2]string {
 	return h
 }
 
-// loadFixtures fills the collections from files; a problem is an
-// *OptionError at fixtures.files, or at the store limit the records would
-// pass.
+// loadFixtures stores the fixtures' records, which become what Reset
+// returns to. A problem is an *OptionError at fixtures.files, or at the
+// store limit the records would pass.
 func (s *Server) loadFixtures(files []FixtureFile) error {
-	byName, err := parseFixtures(files, s.colls)
+	fx, err := s.data.Parse(files, nil)
 	if err != nil {
 		return wholeError("fixtures.files", err)
 	}
-	now := s.now()
-	var errs []error
-	for _, name := range sortedKeys(byName) {
-		err := s.colls[name].loadFixtures(byName[name], now)
-		var full *fullError
+	errs := s.data.Load(fx, s.now())
+	for i, err := range errs {
+		var full *store.FullError
 		if errors.As(err, &full) {
 			// At the setting, so that the configuration layer names where
 			// it came from.
-			err = keyError(full.setting(), "%s: the fixtures and generated records must fit; raise %s, or load fewer", full.what(), full.setting())
-		} else if err != nil {
-			err = wholeError("fixtures.files", err) // one line per bad record
-		}
-		if err != nil {
-			errs = append(errs, err)
+			errs[i] = keyError(full.Setting(), "%s: the fixtures and generated records must fit; raise %s, or load fewer", full.Reason(), full.Setting())
+		} else {
+			errs[i] = wholeError("fixtures.files", err) // one line per bad record
 		}
 	}
 	return errors.Join(errs...)
 }
 
 // Collections returns the names of the served collections and their sizes.
-func (s *Server) Collections() map[string]int {
-	out := map[string]int{}
-	for n, c := range s.colls {
-		out[n] = c.store.len()
-	}
-	return out
-}
+func (s *Server) Collections() map[string]int { return s.data.Sizes() }
 
 // Timeouts returns the connection time-outs of the options, defaults
 // filled: give them to Serve.

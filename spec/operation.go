@@ -245,9 +245,11 @@ func mediaTypes(content *orderedmap.Map[string, *v3.MediaType]) ([]string, *base
 	return types, schema, proxy
 }
 
+// isJSON reports whether a media type is JSON: application/json, a +json
+// type (application/problem+json), or text/json, as some documents say.
 func isJSON(mediaType string) bool {
 	mt := strings.ToLower(strings.TrimSpace(strings.SplitN(mediaType, ";", 2)[0]))
-	return mt == JSON || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+	return mt == JSON || mt == "text/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 }
 
 func mergeParams(pathLevel, opLevel []*v3.Parameter) []*Param {
