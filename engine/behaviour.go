@@ -10,11 +10,13 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/spec"
 	"golang.org/x/net/http/httpguts"
 )
@@ -55,27 +57,27 @@ type Fault struct {
 // operation without an entry of its own.
 const AllOperations = "*"
 
-// checkOptions reports every option that does not fit the document, at
-// once, before anything listens.
+// checkOptions reports every option that does not fit the document or
+// the server, at once, before anything listens: one *OptionError each. New
+// has given o its defaults.
 func (s *Server) checkOptions(o Options) error {
 	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if p := o.Lists.CursorParam; p != "" {
 		for _, c := range s.spec.Collections {
 			if c.List != nil && c.List.Param("query", p) != nil {
-				bad("lists: cursor parameter %q is already a parameter of %s; choose another name", p, c.List.ID)
+				errs = append(errs, sectionError("lists.cursorParam", "cursor parameter %q is already a parameter of %s; choose another name", p, c.List.ID))
 			}
 		}
 	}
 	for _, name := range sortedKeys(o.Defaults) {
 		c := s.colls[name]
 		if c == nil {
-			bad("defaults: no collection %q; the collections are %s", name, knownNames(s.colls))
+			errs = append(errs, sectionError("defaults."+name, "no collection %q; the collections are %s", name, knownNames(s.colls)))
 			continue
 		}
 		for _, field := range sortedKeys(o.Defaults[name]) {
 			if err := s.checkDefault(c, field, o.Defaults[name][field]); err != nil {
-				bad("defaults: %s.%s: %v", name, field, err)
+				errs = append(errs, keyError("defaults."+name+"."+field, "%v", err))
 			}
 		}
 	}
@@ -83,29 +85,32 @@ func (s *Server) checkOptions(o Options) error {
 		errs = append(errs, s.checkStub(id, o.Responses[id])...)
 	}
 	for _, id := range sortedKeys(o.Latency) {
-		d := o.Latency[id]
+		d, key := o.Latency[id], "latency."+id
 		switch {
 		case id != AllOperations && s.spec.Operation(id) == nil:
-			bad("latency: no operation %q; the operations are %s", id, s.operationIDs())
+			errs = append(errs, sectionError(key, "no operation %q; the operations are %s", id, s.operationIDs()))
 		case d.Min < 0 || d.Max < d.Min:
-			bad("latency: %s: want 0 <= min <= max, got %s..%s", id, d.Min, d.Max)
+			errs = append(errs, keyError(key, "want 0 <= min <= max, got %s..%s", d.Min, d.Max))
 		case d.Max > MaxInjectedLatency:
-			bad("latency: %s: %s is longer than the limit of %s", id, d.Max, MaxInjectedLatency)
+			errs = append(errs, keyError(key, "%s is longer than the limit of %s", d.Max, MaxInjectedLatency))
+		case d.Max >= o.Timeouts.Write:
+			errs = append(errs, keyError(key, "%s reaches the write time-out (server.timeouts.write %s): the answer would never arrive", d, o.Timeouts.Write))
 		}
 	}
 	for _, id := range sortedKeys(o.Faults) {
-		f := o.Faults[id]
+		f, key := o.Faults[id], "faults."+id
 		switch {
 		case id != AllOperations && s.spec.Operation(id) == nil:
-			bad("faults: no operation %q; the operations are %s", id, s.operationIDs())
+			errs = append(errs, sectionError(key, "no operation %q; the operations are %s", id, s.operationIDs()))
 		case f.Rate < 0 || f.Rate > 1:
-			bad("faults: %s: rate %g: want a number from 0 to 1", id, f.Rate)
+			errs = append(errs, keyError(key, "rate %g: want a number from 0 to 1", f.Rate))
 		case f.Status != 0 && (f.Status < 400 || f.Status > 599):
-			bad("faults: %s: status %d: want an error status, 400 to 599", id, f.Status)
+			errs = append(errs, keyError(key, "status %d: want an error status, 400 to 599", f.Status))
 		}
 	}
 	if o.Generate < 0 {
-		bad("generate: %d: want 0 or more records", o.Generate)
+		// Worded "generate: ..." as it always was.
+		errs = append(errs, &OptionError{Key: "fixtures.generate", Err: fmt.Errorf("%d: want 0 or more records", o.Generate), lead: "generate: "})
 	}
 	return errors.Join(errs...)
 }
@@ -136,13 +141,13 @@ func (s *Server) checkDefault(c *collection, field string, raw json.RawMessage) 
 		names, _, _ := spec.ObjectProperties(def.ItemSchema)
 		return fmt.Errorf("the item schema has no field %q; its fields are %s", field, strings.Join(names, ", "))
 	}
-	if contains(def.Assigned, field) {
+	if slices.Contains(def.Assigned, field) {
 		return fmt.Errorf("the server assigns %s; it cannot have a default", field)
 	}
 	if ps := s.val.Schema(f.Schema, raw); len(ps) > 0 {
 		return fmt.Errorf("%s is not a valid %s: %s", raw, field, describeProblems(ps))
 	}
-	if _, err := decodeStrict(raw); err != nil {
+	if _, err := store.DecodeStrict(raw); err != nil {
 		return err
 	}
 	if c.defaults == nil {
@@ -154,50 +159,51 @@ func (s *Server) checkDefault(c *collection, field string, raw json.RawMessage) 
 
 // checkStub proves a configured response is one the document allows and
 // HTTP can carry, so it never becomes a 500, a hung client or a lie at
-// request time. Each problem is one error, "responses: <id>[.field]: ...",
-// so that configuration problems name the key. See docs/configuration.md.
+// request time. Each problem is one *OptionError at responses.<id>[.field].
+// See docs/configuration.md.
 func (s *Server) checkStub(id string, st Stub) []error {
+	key := "responses." + id
 	op := s.spec.Operation(id)
 	if op == nil {
-		return []error{fmt.Errorf("responses: %s: no such operation; the operations are %s", id, s.operationIDs())}
+		return []error{keyError(key, "no such operation; the operations are %s", s.operationIDs())}
 	}
 	if o := s.ops[op]; o != nil && o.kind != kindUnpublished && o.kind != kindUnserved {
-		return []error{fmt.Errorf("responses: %s: %s is served from the store; a configured response would hide it", id, op)}
+		return []error{keyError(key, "%s is served from the store; a configured response would hide it", op)}
 	}
 	switch {
 	case st.Status >= 100 && st.Status <= 199:
 		// RFC 9110 §15.2: 1xx are interim; net/http would send a final 200
 		// after it, or (101) leave the client waiting for a protocol switch.
-		return []error{fmt.Errorf("responses: %s.status: %d: a 1xx status is an interim answer (RFC 9110 §15.2), never the final one; want 200 to 599", id, st.Status)}
+		return []error{keyError(key+".status", "%d: a 1xx status is an interim answer (RFC 9110 §15.2), never the final one; want 200 to 599", st.Status)}
 	case st.Status < 200 || st.Status > 599:
-		return []error{fmt.Errorf("responses: %s.status: %d: want an HTTP status, 200 to 599", id, st.Status)}
+		return []error{keyError(key+".status", "%d: want an HTTP status, 200 to 599", st.Status)}
 	case !op.Declares(st.Status):
-		return []error{fmt.Errorf("responses: %s.status: %d is not declared for %s", id, st.Status, op)}
+		return []error{keyError(key+".status", "%d is not declared for %s", st.Status, op)}
 	}
 	var errs []error
 	bad := func(field, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("responses: %s.%s: %s", id, field, fmt.Sprintf(format, args...)))
+		errs = append(errs, keyError(key+"."+field, format, args...))
 	}
 	res := &response{status: st.Status, op: op}
 	seen := map[string]string{}
 	for _, name := range sortedKeys(st.Headers) {
 		v := st.Headers[name]
-		key := "headers." + name
+		field := "headers." + name
 		canon := http.CanonicalHeaderKey(name)
 		switch {
 		case !httpguts.ValidHeaderFieldName(name):
-			bad(key, "%q is not a header name (RFC 9110 §5.1: letters, digits and !#$%%&'*+-.^_`|~)", name)
+			bad(field, "%q is not a header name (RFC 9110 §5.1: letters, digits and !#$%%&'*+-.^_`|~)", name)
 			continue
 		case !httpguts.ValidHeaderFieldValue(v):
-			bad(key, "the value holds a control character (a line break, NUL); HTTP cannot carry it")
+			bad(field, "the value holds a control character (a line break, NUL); HTTP cannot carry it")
 			continue
 		case seen[canon] != "":
-			bad(key, "given twice (%s, %s): header names are case-insensitive", seen[canon], name)
+			bad(field, "given twice (%s, %s): header names are case-insensitive", seen[canon], name)
 			continue
 		}
 		seen[canon] = name
 		if why := refusedHeader(canon); why != "" {
-			bad(key, "%s", why)
+			bad(field, "%s", why)
 			continue
 		}
 		res.set(name, v)
@@ -232,10 +238,10 @@ func (s *Server) checkStub(id string, st Stub) []error {
 	}
 	r, err := http.NewRequest(op.Method, path, nil)
 	if err != nil {
-		return []error{fmt.Errorf("responses: %s: %v", id, err)}
+		return []error{keyError(key, "%v", err)}
 	}
 	if ps := s.val.Response(r, op, res.status, res.header, res.body); len(ps) > 0 {
-		return []error{fmt.Errorf("responses: %s: the response does not match the document: %s", id, describeProblems(ps))}
+		return []error{keyError(key, "the response does not match the document: %s", describeProblems(ps))}
 	}
 	s.ops[op].stub = res
 	return nil
@@ -245,9 +251,10 @@ func (s *Server) checkStub(id string, st Stub) []error {
 // error keeps: the Error body, application/json, with status equal to the
 // HTTP status, accepted by the document's error schema.
 func (s *Server) checkStubError(id string, st Stub, res *response) []error {
+	key := "responses." + id
 	what := fmt.Sprintf("a %d answer is the Error body {code, message, status}", st.Status)
 	if st.Body == nil {
-		return []error{fmt.Errorf("responses: %s.body: %s; give one", id, what)}
+		return []error{keyError(key+".body", "%s; give one", what)}
 	}
 	var errs []error
 	if mt, _, err := mime.ParseMediaType(res.header.Get("Content-Type")); err != nil || !isJSONMediaType(mt) {
@@ -257,7 +264,7 @@ func (s *Server) checkStubError(id string, st Stub, res *response) []error {
 				name = k
 			}
 		}
-		errs = append(errs, fmt.Errorf("responses: %s.headers.%s: a %d answer is the Error body, %s", id, name, st.Status, spec.JSON))
+		errs = append(errs, keyError(key+".headers."+name, "a %d answer is the Error body, %s", st.Status, spec.JSON))
 	}
 	var reasons []string
 	dec := json.NewDecoder(bytes.NewReader(res.body))
@@ -277,10 +284,10 @@ func (s *Server) checkStubError(id string, st Stub, res *response) []error {
 		}
 	}
 	if len(reasons) > 0 {
-		errs = append(errs, fmt.Errorf("responses: %s.body: %s: %s", id, what, strings.Join(reasons, "; ")))
+		errs = append(errs, keyError(key+".body", "%s: %s", what, strings.Join(reasons, "; ")))
 	} else if s.errorSchema != nil {
 		if ps := s.val.Schema(s.errorSchema, res.body); len(ps) > 0 {
-			errs = append(errs, fmt.Errorf("responses: %s.body: does not match the document's error schema: %s", id, describeProblems(ps)))
+			errs = append(errs, keyError(key+".body", "does not match the document's error schema: %s", describeProblems(ps)))
 		}
 	}
 	return errs

@@ -172,7 +172,7 @@ func TestCursorPagination(t *testing.T) {
 	// Ids can be negative; the cursors that name them work.
 	neg := newPetstore(t, func(o *Options) {
 		o.Lists.CursorParam = "cursor"
-		o.Fixtures = []FixtureFile{{"pets.json", []byte(`[{"id":-3,"name":"A","categoryId":1},{"id":-1,"name":"B","categoryId":1},{"id":2,"name":"C","categoryId":1}]`)}}
+		o.Fixtures = []FixtureFile{{Name: "pets.json", Data: []byte(`[{"id":-3,"name":"A","categoryId":1},{"id":-1,"name":"B","categoryId":1},{"id":2,"name":"C","categoryId":1}]`)}}
 	})
 	if got := walk(t, neg, "/v1/pets?limit=1", nil); fmt.Sprint(got) != "[-3 -1 2]" {
 		t.Errorf("walk over negative ids: %v, want [-3 -1 2]", got)
@@ -552,7 +552,7 @@ func TestYAMLFixtures(t *testing.T) {
 // create says so and stores nothing, instead of wrapping to a negative id.
 func TestIDsExhausted(t *testing.T) {
 	env := newPetstore(t, func(o *Options) {
-		o.Fixtures = []FixtureFile{{"pets.json", []byte(`[{"id":1,"name":"A","categoryId":1},{"id":9223372036854775807,"name":"Last","categoryId":1}]`)}}
+		o.Fixtures = []FixtureFile{{Name: "pets.json", Data: []byte(`[{"id":1,"name":"A","categoryId":1},{"id":9223372036854775807,"name":"Last","categoryId":1}]`)}}
 	})
 	for i := 0; i < 2; i++ {
 		r := env.post("/pets", `{"name":"Next","categoryId":1}`)
@@ -566,7 +566,7 @@ func TestIDsExhausted(t *testing.T) {
 	}
 	// A store whose ids are all negative continues at the one after the largest.
 	neg := newPetstore(t, func(o *Options) {
-		o.Fixtures = []FixtureFile{{"pets.json", []byte(`[{"id":-5,"name":"A","categoryId":1},{"id":-1,"name":"B","categoryId":1}]`)}}
+		o.Fixtures = []FixtureFile{{Name: "pets.json", Data: []byte(`[{"id":-5,"name":"A","categoryId":1},{"id":-1,"name":"B","categoryId":1}]`)}}
 	})
 	if r := neg.post("/pets", `{"name":"Next","categoryId":1}`); r.status != 201 || r.object(t)["id"] != float64(0) {
 		t.Errorf("create after id -1: %d %s, want id 0", r.status, r.body)

@@ -15,27 +15,29 @@ import (
 type CORSOptions struct {
 	// Origins are patterns: "http://localhost:*" (any port), "https://*.example.com",
 	// "https://app.example.com:8443", or "*" (any origin, never with credentials).
-	// Nil means DefaultCORSOrigins; an empty, non-nil slice allows none.
+	// Nil means the default (DefaultOptions); an empty, non-nil slice allows none.
 	Origins []string
 	// Credentials lets browsers send cookies and read responses to credentialed requests.
 	Credentials bool
-	// ExposeHeaders are the response headers scripts may read; nil means DefaultExposeHeaders.
+	// ExposeHeaders are the response headers scripts may read; nil means the default.
 	ExposeHeaders []string
 	// MaxAge is how long a browser may cache a preflight answer; 0 means DefaultCORSMaxAge.
 	MaxAge time.Duration
 }
 
-// DefaultCORSOrigins are the loopback origins on any port, over http and https.
-var DefaultCORSOrigins = []string{
+// defaultCORSOrigins are the loopback origins on any port, over http and
+// https. Unexported so that no caller can change them for everyone:
+// DefaultOptions hands out copies.
+var defaultCORSOrigins = []string{
 	"http://localhost:*", "https://localhost:*",
 	"http://127.0.0.1:*", "https://127.0.0.1:*",
 	"http://[::1]:*", "https://[::1]:*",
 }
 
-// DefaultExposeHeaders lets scripts read the deprecation headers, the created
+// defaultExposeHeaders lets scripts read the deprecation headers, the created
 // item's location, the auth challenge, how long to wait after a 429 or 503,
 // and the methods a 405 allows.
-var DefaultExposeHeaders = []string{"Deprecation", "Sunset", "Link", "Location", "WWW-Authenticate", "Retry-After", "Allow"}
+var defaultExposeHeaders = []string{"Deprecation", "Sunset", "Link", "Location", "WWW-Authenticate", "Retry-After", "Allow"}
 
 // DefaultCORSMaxAge is how long a browser may cache a preflight answer.
 const DefaultCORSMaxAge = 10 * time.Minute
@@ -56,26 +58,23 @@ type originPattern struct {
 	subdomain bool
 }
 
-// newCORS checks every origin and reports each bad one, on its own line,
-// as "cors: origins[i]: ...", so configuration problems can name the entry.
+// newCORS checks every origin and reports each bad one as an *OptionError
+// at cors.origins[i], so configuration problems can name the entry.
+// New has given o its defaults.
 func newCORS(o CORSOptions) (*cors, error) {
 	c := &cors{credentials: o.Credentials}
-	origins := o.Origins
-	if origins == nil {
-		origins = DefaultCORSOrigins
-	}
 	var errs []error
-	for i, p := range origins {
+	for i, p := range o.Origins {
 		if p == "*" {
 			if o.Credentials {
-				errs = append(errs, fmt.Errorf("cors: origins[%d]: \"*\" cannot be combined with credentials: name the origins that may send credentials", i))
+				errs = append(errs, keyError(fmt.Sprintf("cors.origins[%d]", i), `"*" cannot be combined with credentials: name the origins that may send credentials`))
 			}
 			c.any = true
 			continue
 		}
 		pat, err := parseOriginPattern(p)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("cors: origins[%d]: %q: %v", i, p, err))
+			errs = append(errs, keyError(fmt.Sprintf("cors.origins[%d]", i), "%q: %v", p, err))
 			continue
 		}
 		c.patterns = append(c.patterns, pat)
@@ -83,16 +82,8 @@ func newCORS(o CORSOptions) (*cors, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	expose := o.ExposeHeaders
-	if expose == nil {
-		expose = DefaultExposeHeaders
-	}
-	c.expose = strings.Join(expose, ", ")
-	age := o.MaxAge
-	if age <= 0 {
-		age = DefaultCORSMaxAge
-	}
-	c.maxAge = strconv.Itoa(int(age.Seconds()))
+	c.expose = strings.Join(o.ExposeHeaders, ", ")
+	c.maxAge = strconv.Itoa(int(o.MaxAge.Seconds()))
 	return c, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -176,7 +177,7 @@ func (s *Server) readBody(r *http.Request, op *spec.Operation) (doc any, cut boo
 	if !isJSONMediaType(mt) {
 		return nil, false, nil
 	}
-	doc, err = decodeStrict(body)
+	doc, err = store.DecodeStrict(body)
 	if err != nil {
 		return nil, false, Errorf(CodeMalformedJSON, "request body: %v", err)
 	}
@@ -208,26 +209,26 @@ func isJSONMediaType(mt string) bool {
 // list answers a list operation; values is r's query, parsed once.
 func (s *Server) list(r *http.Request, o *operation, values url.Values) *response {
 	def := o.coll.def
-	q := query{}
+	q := store.Query{}
 	if l := def.Limit; l != nil {
-		q.limit = int(l.Default)
+		q.Limit = int(l.Default)
 		if v := values.Get(l.Param); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil {
 				return errorResponse(Errorf(CodeValidation, "query parameter '%s': %q is not an integer", l.Param, v))
 			}
-			q.limit = int(n)
+			q.Limit = int(n)
 		}
 	}
 	for _, f := range def.Filters {
 		if v, ok := values[f.Param]; ok && len(v) > 0 {
-			if q.filters == nil {
-				q.filters = map[string]string{}
+			if q.Filters == nil {
+				q.Filters = map[string]string{}
 			}
-			q.filters[f.Field] = queryKey(def.Field(f.Field), v[0])
+			q.Filters[f.Field] = v[0]
 		}
 	}
-	q.desc = s.lists.NewestFirst
+	q.Desc = s.lists.NewestFirst
 	cursor := s.lists.CursorParam
 	if cursor != "" {
 		if v := values[cursor]; len(v) > 0 {
@@ -238,10 +239,10 @@ func (s *Server) list(r *http.Request, o *operation, values url.Values) *respons
 			if !ok {
 				return errorResponse(Errorf(CodeValidation, "query parameter '%s': %q is not a cursor this server gave out; follow the Link rel=\"next\" of the previous page", cursor, truncate(v[0], 100)))
 			}
-			q.after, q.hasAfter = after, true
+			q.After, q.HasAfter = after, true
 		}
 	}
-	items, last, more := o.coll.store.page(q)
+	items, last, more := o.coll.data.Page(q)
 	// The page stays the store's own bytes: a proven answer is written as
 	// it is composed, so a page of large records is never copied whole
 	// (checkResponse joins any other to validate it).
@@ -321,9 +322,6 @@ func writeArray(w io.Writer, items [][]byte) error {
 	return err
 }
 
-// errInvalidRecord marks a built record that the item schema refuses.
-var errInvalidRecord = errors.New("invalid record")
-
 func (s *Server) create(o *operation, obj map[string]any) *response {
 	c := o.coll
 	if obj == nil {
@@ -331,55 +329,41 @@ func (s *Server) create(o *operation, obj map[string]any) *response {
 	}
 	for field, raw := range c.defaults {
 		if _, sent := obj[field]; !sent {
-			obj[field], _ = decodeStrict(raw) // checked at start-up
+			obj[field], _ = store.DecodeStrict(raw) // checked at start-up
 		}
 	}
-	now := s.now()
-	var problems spec.Problems
-	rec, err := c.store.create(func(seq int64) (entry, error) {
-		b, err := c.build(obj, seq, fromClient, now, nil)
-		if err != nil {
-			return entry{}, err
-		}
-		if problems = c.validate(b.raw, b.view); len(problems) > 0 {
-			return entry{}, errInvalidRecord
-		}
-		return b.entry, nil
-	})
-	// The store returns a *fullError as it is; a type assertion, unlike
+	rec, err := c.data.Create(obj, s.now())
+	// The store returns its errors as they are; a type assertion, unlike
 	// errors.As, costs a create no allocation.
-	full, _ := err.(*fullError)
+	invalid, _ := err.(*store.InvalidRecordError)
+	full, _ := err.(*store.FullError)
 	switch {
-	case errors.Is(err, errInvalidRecord):
+	case invalid != nil:
 		// The request passed the create schema but the record fails the item
 		// schema: the document's two schemas disagree. Nothing was stored.
-		return errorResponse(Errorf(CodeResponseInvalid, "the created record does not match the item schema (%s); nothing was stored", describeProblems(problems)))
+		return errorResponse(Errorf(CodeResponseInvalid, "the created record does not match the item schema (%v); nothing was stored", invalid.Err))
 	case full != nil:
-		return errorResponse(Errorf(CodeStoreFull, "%v; nothing was stored: raise %s, or reset the store (POST %sreset)", full, full.setting(), AdminPrefix))
-	case errors.Is(err, errIDsExhausted):
+		return errorResponse(Errorf(CodeStoreFull, "%v; nothing was stored: raise %s, or reset the store (POST %sreset)", full, full.Setting(), AdminPrefix))
+	case errors.Is(err, store.ErrIDsExhausted):
 		return errorResponse(Errorf(CodeIDsExhausted, "%s: the largest id, %d, is taken, so a new item has no id; nothing was stored", c.def.Name, int64(math.MaxInt64)))
 	case err != nil:
 		return errorResponse(Errorf(CodeValidation, "%v", err))
 	}
-	res := jsonResponse(c.def.CreateStatus, rec.raw)
+	res := jsonResponse(c.def.CreateStatus, rec.JSON)
 	res.proven = o.proven
 	if c.def.ItemPath != "" {
-		res.set("Location", s.spec.BasePath+strings.Replace(c.def.ItemPath, "{"+c.def.IDParam+"}", url.PathEscape(rec.key), 1))
+		res.set("Location", s.spec.BasePath+strings.Replace(c.def.ItemPath, "{"+c.def.IDParam+"}", url.PathEscape(rec.ID), 1))
 	}
 	return res
 }
 
 func (s *Server) read(o *operation, raw string) *response {
 	def := o.coll.def
-	key := raw
-	if f := def.Field(def.IDField); f != nil {
-		key = queryKey(f, raw)
-	}
-	rec, ok := o.coll.store.get(key)
+	rec, ok := o.coll.data.Get(raw)
 	if !ok {
 		return errorResponse(Errorf(CodeNotFound, "%s: no item has %s %s", def.Name, def.IDParam, truncate(raw, 100)))
 	}
-	res := jsonResponse(http.StatusOK, rec.raw)
+	res := jsonResponse(http.StatusOK, rec.JSON)
 	res.proven = o.proven
 	return res
 }
@@ -416,6 +400,11 @@ func headerBytes(r *http.Request) int {
 		}
 	}
 	return n
+}
+
+// describeProblems joins problems for a one-line message, trimmed to a readable length.
+func describeProblems(ps spec.Problems) string {
+	return truncate(strings.TrimSpace(ps.Error()), 600)
 }
 
 func truncate(s string, n int) string {

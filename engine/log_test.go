@@ -33,7 +33,7 @@ func BenchmarkRequestLog(b *testing.B) {
 				defer logs.Close(time.Second)
 				w = logs
 			}
-			srv, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{"pets.json", data}},
+			srv, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{Name: "pets.json", Data: data}},
 				Logger: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: tc.level}))})
 			if err != nil {
 				b.Fatal(err)

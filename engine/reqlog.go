@@ -6,7 +6,7 @@ import (
 )
 
 // DefaultRequestLogSize is how many recent requests the admin endpoint
-// keeps unless Options say otherwise.
+// keeps unless Options say otherwise (see DefaultOptions).
 const DefaultRequestLogSize = 100
 
 // LoggedRequest is one entry of /__petctl/requests. It holds no header
@@ -38,11 +38,10 @@ type requestLog struct {
 	full    bool
 }
 
+// newRequestLog keeps the last size requests; New has given size its
+// default. A size below 1 keeps none.
 func newRequestLog(size int) *requestLog {
-	if size == 0 {
-		size = DefaultRequestLogSize
-	}
-	if size < 0 {
+	if size <= 0 {
 		return nil
 	}
 	return &requestLog{entries: make([]LoggedRequest, size)}

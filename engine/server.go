@@ -17,14 +17,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/spec"
 )
 
-// Defaults for Options fields left zero.
+// Defaults for Options fields left zero; DefaultOptions gathers them with
+// the others.
 const (
 	DefaultMaxBodyBytes   = 1 << 20
 	DefaultMaxHeaderBytes = 32 << 10
@@ -44,10 +45,13 @@ type Options struct {
 	OpenAuth bool
 	// Fixtures seed the store; see FixtureFile.
 	Fixtures []FixtureFile
-	// MaxBodyBytes bounds request bodies (413 beyond); 0 means DefaultMaxBodyBytes.
+	// MaxBodyBytes bounds request bodies (413 beyond).
 	MaxBodyBytes int64
-	// MaxHeaderBytes bounds the request's header fields (431 beyond); 0 means DefaultMaxHeaderBytes.
+	// MaxHeaderBytes bounds the request's header fields (431 beyond).
 	MaxHeaderBytes int
+	// Timeouts are the connection time-outs Serve should be given (see
+	// Server.Timeouts); New holds injected latency below the write time-out.
+	Timeouts Timeouts
 	// Logger receives one line per request and start-up notes; nil discards them.
 	Logger *slog.Logger
 	// QuietRequests leaves out the line per request (log.requests: false);
@@ -90,21 +94,78 @@ type Options struct {
 	// AdminKey opens the admin endpoints (/__petctl/) to callers that are
 	// not on loopback; without it they answer loopback only.
 	AdminKey string
-	// RequestLogSize is how many recent requests /__petctl/requests keeps;
-	// 0 means DefaultRequestLogSize, negative keeps none.
+	// RequestLogSize is how many recent requests /__petctl/requests keeps.
+	// NoRequestLog keeps none: a size of 0 means the default, as it does
+	// for every field.
 	RequestLogSize int
-	// MaxImportBytes bounds a store import; 0 means DefaultMaxImportBytes.
+	NoRequestLog   bool
+	// MaxImportBytes bounds a store import.
 	MaxImportBytes int64
 	// LingerBytes and LingerTime bound how much of an unread request body
-	// is discarded after the answer, so that the client can read it; 0
-	// means DefaultLingerBytes and DefaultLingerTime.
+	// is discarded after the answer, so that the client can read it.
 	LingerBytes int64
 	LingerTime  time.Duration
 	// StoreMaxRecords and StoreMaxBytes (record JSON, as stored) cap each
 	// collection: a create, import or fixture set beyond them is refused
-	// whole. 0 means DefaultStoreMaxRecords and DefaultStoreMaxBytes.
+	// whole.
 	StoreMaxRecords int
 	StoreMaxBytes   int64
+}
+
+// DefaultOptions are the engine's defaults, declared here once: New gives
+// every limit, time-out and CORS setting left zero its value from here, and
+// the configuration layer (config) starts from them, so that its defaults
+// are these. The fields it leaves zero have no default: zero is their
+// meaning (no keys, no fixtures, no injected latency).
+func DefaultOptions() Options {
+	return Options{
+		MaxBodyBytes:   DefaultMaxBodyBytes,
+		MaxHeaderBytes: DefaultMaxHeaderBytes,
+		Timeouts:       defaultTimeouts(),
+		CORS: CORSOptions{
+			// Copies: a caller that changes its options changes no one else's.
+			Origins:       slices.Clone(defaultCORSOrigins),
+			ExposeHeaders: slices.Clone(defaultExposeHeaders),
+			MaxAge:        DefaultCORSMaxAge,
+		},
+		RequestLogSize:  DefaultRequestLogSize,
+		MaxImportBytes:  DefaultMaxImportBytes,
+		LingerBytes:     DefaultLingerBytes,
+		LingerTime:      DefaultLingerTime,
+		StoreMaxRecords: DefaultStoreMaxRecords,
+		StoreMaxBytes:   DefaultStoreMaxBytes,
+	}
+}
+
+// withDefaults gives every field that has a default and is left zero (or
+// below zero, which no limit can be) its value from DefaultOptions.
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	orDefault(&o.MaxBodyBytes, d.MaxBodyBytes)
+	orDefault(&o.MaxHeaderBytes, d.MaxHeaderBytes)
+	o.Timeouts = o.Timeouts.withDefaults()
+	if o.CORS.Origins == nil { // an empty, non-nil list allows no origin
+		o.CORS.Origins = d.CORS.Origins
+	}
+	if o.CORS.ExposeHeaders == nil {
+		o.CORS.ExposeHeaders = d.CORS.ExposeHeaders
+	}
+	orDefault(&o.CORS.MaxAge, d.CORS.MaxAge)
+	if o.RequestLogSize == 0 {
+		o.RequestLogSize = d.RequestLogSize
+	}
+	orDefault(&o.MaxImportBytes, d.MaxImportBytes)
+	orDefault(&o.LingerBytes, d.LingerBytes)
+	orDefault(&o.LingerTime, d.LingerTime)
+	orDefault(&o.StoreMaxRecords, d.StoreMaxRecords)
+	orDefault(&o.StoreMaxBytes, d.StoreMaxBytes)
+	return o
+}
+
+func orDefault[T int | int64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // Server is an http.Handler that serves a document. It is safe for concurrent use.
@@ -115,6 +176,7 @@ type Server struct {
 	auth        *authenticator
 	ops         map[*spec.Operation]*operation
 	colls       map[string]*collection
+	data        *store.Store // the records of colls
 	errorSchema *base.Schema
 	log         *slog.Logger
 	quiet       bool // no line per request
@@ -122,12 +184,12 @@ type Server struct {
 	now         func() time.Time
 	maxBody     int64
 	maxHeader   int
+	timeouts    Timeouts
 	cors        *cors
 	revalidate  bool
 	lists       ListOptions
 	dice        *dice
 	adminKey    []byte // sha256 of the admin key; nil without one
-	adminMu     sync.Mutex
 	reqlog      *requestLog
 	maxImport   int64
 	lingerBytes int64
@@ -179,35 +241,32 @@ func New(o Options) (*Server, error) {
 	if o.Spec == nil {
 		return nil, errors.New("engine: no spec")
 	}
+	o = o.withDefaults()
 	s := &Server{
-		spec:       o.Spec,
-		router:     newRouter(o.Spec),
-		ops:        map[*spec.Operation]*operation{},
-		colls:      map[string]*collection{},
-		log:        o.Logger,
-		quiet:      o.QuietRequests,
-		logBuffer:  o.LogBuffer,
-		now:        o.Now,
-		maxBody:    o.MaxBodyBytes,
-		maxHeader:  o.MaxHeaderBytes,
-		revalidate: o.RevalidateResponses,
-		lists:      o.Lists,
-		dice:       newDice(o.Seed),
-		reqlog:     newRequestLog(o.RequestLogSize),
-		maxImport:  o.MaxImportBytes,
-		maxRecords: o.StoreMaxRecords,
-		maxBytes:   o.StoreMaxBytes,
+		spec:        o.Spec,
+		router:      newRouter(o.Spec),
+		ops:         map[*spec.Operation]*operation{},
+		colls:       map[string]*collection{},
+		log:         o.Logger,
+		quiet:       o.QuietRequests,
+		logBuffer:   o.LogBuffer,
+		now:         o.Now,
+		maxBody:     o.MaxBodyBytes,
+		maxHeader:   o.MaxHeaderBytes,
+		timeouts:    o.Timeouts,
+		revalidate:  o.RevalidateResponses,
+		lists:       o.Lists,
+		dice:        newDice(o.Seed),
+		maxImport:   o.MaxImportBytes,
+		lingerBytes: o.LingerBytes,
+		lingerTime:  o.LingerTime,
+		maxRecords:  o.StoreMaxRecords,
+		maxBytes:    o.StoreMaxBytes,
+	}
+	if !o.NoRequestLog {
+		s.reqlog = newRequestLog(o.RequestLogSize)
 	}
 	s.keyParams, s.keyHeaders, s.keyCookies = keyNames(o.Spec)
-	if s.maxImport <= 0 {
-		s.maxImport = DefaultMaxImportBytes
-	}
-	if s.maxRecords <= 0 {
-		s.maxRecords = DefaultStoreMaxRecords
-	}
-	if s.maxBytes <= 0 {
-		s.maxBytes = DefaultStoreMaxBytes
-	}
 	if o.AdminKey != "" {
 		sum := sha256.Sum256([]byte(o.AdminKey))
 		s.adminKey = sum[:]
@@ -218,18 +277,6 @@ func New(o Options) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	if s.maxBody <= 0 {
-		s.maxBody = DefaultMaxBodyBytes
-	}
-	if s.maxHeader <= 0 {
-		s.maxHeader = DefaultMaxHeaderBytes
-	}
-	if s.lingerBytes = o.LingerBytes; s.lingerBytes <= 0 {
-		s.lingerBytes = DefaultLingerBytes
-	}
-	if s.lingerTime = o.LingerTime; s.lingerTime <= 0 {
-		s.lingerTime = DefaultLingerTime
-	}
 	// Every problem with the options is gathered and reported at once; only
 	// a document that cannot be compiled stops the checks early.
 	var errs []error
@@ -239,10 +286,10 @@ func New(o Options) (*Server, error) {
 	}
 	keys, err := newKeyring(o.Keys, o.OpenAuth)
 	if err != nil {
-		errs = append(errs, fmt.Errorf("auth: keys: %w", err))
+		errs = append(errs, err)
 	}
 	if len(o.Keys) == 0 && !o.OpenAuth && anySecured(o.Spec.Operations) {
-		errs = append(errs, errors.New("no API key: give at least one, or use open authentication"))
+		errs = append(errs, wholeError("auth.keys", errors.New("no API key: give at least one, or use open authentication")))
 	}
 	if s.val, err = o.Spec.NewValidator(); err != nil {
 		return nil, errors.Join(append(errs, err)...)
@@ -252,11 +299,11 @@ func New(o Options) (*Server, error) {
 		errs = append(errs, err)
 	}
 	if err := s.checkErrorSchema(); err != nil {
-		errs = append(errs, err)
+		errs = append(errs, wholeError("spec", err))
 	}
 	for _, r := range s.router.routes {
 		if strings.HasPrefix(s.spec.BasePath+r.template+"/", AdminPrefix) {
-			errs = append(errs, fmt.Errorf("spec %s: path %s%s is under %s, which petctl reserves for its admin endpoints", s.spec.Source, s.spec.BasePath, r.template, AdminPrefix))
+			errs = append(errs, wholeError("spec", fmt.Errorf("spec %s: path %s%s is under %s, which petctl reserves for its admin endpoints", s.spec.Source, s.spec.BasePath, r.template, AdminPrefix)))
 		}
 	}
 	s.prepareOperations()
@@ -267,11 +314,11 @@ func New(o Options) (*Server, error) {
 	if o.Generate > s.maxRecords {
 		// Refused before a single record is made: generating them first
 		// could take minutes and gigabytes.
-		errs = append(errs, fmt.Errorf("store: maxRecords: fixtures.generate adds %d records to every collection, past the limit of %d: raise store.maxRecords, or generate fewer", o.Generate, s.maxRecords))
+		errs = append(errs, keyError("store.maxRecords", "fixtures.generate adds %d records to every collection, past the limit of %d: raise store.maxRecords, or generate fewer", o.Generate, s.maxRecords))
 	} else if o.Generate > 0 {
-		gen, err := s.generateFixtures(o.Generate, o.Seed)
+		gen, err := s.data.Generate(o.Generate, o.Seed)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, wholeError("fixtures.generate", err))
 		} else {
 			files = append(slices.Clip(files), gen)
 		}
@@ -285,9 +332,6 @@ func New(o Options) (*Server, error) {
 		return nil, errors.Join(errs...)
 	}
 	s.assignInjections(o.Latency, o.Faults)
-	for _, c := range s.colls {
-		c.store.markBaseline()
-	}
 	return s, nil
 }
 
@@ -316,19 +360,23 @@ func (s *Server) checkErrorSchema() error {
 }
 
 func (s *Server) prepareOperations() {
+	var data []*store.Collection
 	for _, def := range s.spec.Collections {
 		compiled, err := s.val.CompileResponseSchema(def.ItemSchema)
 		if err != nil {
 			s.log.Warn("item schema not compiled; records are validated the slow way", "collection", def.Name, "error", err.Error())
 			compiled = nil
 		}
-		c := newCollection(def, compiled, func(raw []byte) spec.Problems { return s.val.Schema(def.ItemSchema, raw) })
-		c.store.limits = storeLimits{coll: def.Name, maxRecords: s.maxRecords, maxBytes: s.maxBytes}
+		c := &collection{def: def, schema: compiled}
+		c.data = store.NewCollection(def, store.Check{Compiled: compiled, Describe: s.describeRecord(def)},
+			store.Limits{MaxRecords: s.maxRecords, MaxBytes: s.maxBytes})
 		s.colls[def.Name] = c
+		data = append(data, c.data)
 		for _, n := range def.Notes {
 			s.log.Warn("collection", "note", n)
 		}
 	}
+	s.data = store.New(data...)
 	for _, op := range s.spec.Operations {
 		o := &operation{op: op}
 		for _, def := range s.spec.Collections {
@@ -390,36 +438,34 @@ func (s *Server) deprecationHeaders(op *spec.Operation) [][2]string {
 	return h
 }
 
+// loadFixtures stores the fixtures' records, which become what Reset
+// returns to. A problem is an *OptionError at fixtures.files, or at the
+// store limit the records would pass.
 func (s *Server) loadFixtures(files []FixtureFile) error {
-	byName, err := parseFixtures(files, s.colls)
+	fx, err := s.data.Parse(files, nil)
 	if err != nil {
-		return err
+		return wholeError("fixtures.files", err)
 	}
-	now := s.now()
-	var errs []error
-	for _, name := range sortedKeys(byName) {
-		err := s.colls[name].loadFixtures(byName[name], now)
-		var full *fullError
+	errs := s.data.Load(fx, s.now())
+	for i, err := range errs {
+		var full *store.FullError
 		if errors.As(err, &full) {
-			// "store: maxRecords: ..." lets the configuration layer name
-			// where the setting came from.
-			err = fmt.Errorf("store: %s: %s: the fixtures and generated records must fit; raise %s, or load fewer", full.key, full.what(), full.setting())
-		}
-		if err != nil {
-			errs = append(errs, err)
+			// At the setting, so that the configuration layer names where
+			// it came from.
+			errs[i] = keyError(full.Setting(), "%s: the fixtures and generated records must fit; raise %s, or load fewer", full.Reason(), full.Setting())
+		} else {
+			errs[i] = wholeError("fixtures.files", err) // one line per bad record
 		}
 	}
 	return errors.Join(errs...)
 }
 
 // Collections returns the names of the served collections and their sizes.
-func (s *Server) Collections() map[string]int {
-	out := map[string]int{}
-	for n, c := range s.colls {
-		out[n] = c.store.len()
-	}
-	return out
-}
+func (s *Server) Collections() map[string]int { return s.data.Sizes() }
+
+// Timeouts returns the connection time-outs of the options, defaults
+// filled: give them to Serve.
+func (s *Server) Timeouts() Timeouts { return s.timeouts }
 
 // Spec returns the document the server serves.
 func (s *Server) Spec() *spec.Spec { return s.spec }

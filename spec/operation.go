@@ -364,10 +364,7 @@ func parseDate(n *yaml.Node) (time.Time, error) {
 	if err := n.Decode(&s); err != nil {
 		return time.Time{}, fmt.Errorf("want a date such as 2030-12-05 or 2030-12-05T00:00:00Z")
 	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t.UTC(), nil
-	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
+	if t, ok := ParseInstant(s); ok {
 		return t.UTC(), nil
 	}
 	return time.Time{}, fmt.Errorf("%q is not a date such as 2030-12-05 or 2030-12-05T00:00:00Z", s)

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/petctl/petctl/engine/config"
+	"github.com/petctl/petctl/config"
 	"github.com/spf13/cobra"
 )
 

@@ -8,12 +8,11 @@ import (
 	"net"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/petctl/petctl/config"
 	"github.com/petctl/petctl/engine"
-	"github.com/petctl/petctl/engine/config"
 	"github.com/petctl/petctl/engine/reference"
 	"github.com/petctl/petctl/fixtures"
 	"github.com/petctl/petctl/spec"
@@ -66,31 +65,28 @@ PETCTL_API_KEY or auth.keys; with none, the development key is used and printed.
 	return cmd
 }
 
-// addConfigFlags declares the flags that set configuration keys; their
-// defaults are the configuration's, so --help shows them.
+// addConfigFlags declares a flag for every setting with a flag tag, with
+// the setting's help and default: the flags are declared once, by the
+// tags (TestServeFlagsMatchConfigTags).
 func addConfigFlags(f *pflag.FlagSet) {
-	d := config.Default()
-	f.String("addr", d.Server.Addr, "address to listen on (host:port; port 0 picks a free one)")
-	f.StringArray("api-key", nil, "accepted API key (repeatable)")
-	f.String("spec", "", "OpenAPI document to serve (default: the embedded Petstore)")
-	f.String("base-path", "", "path to serve the operations under (default: the path of the document's first server; / for the root)")
-	f.Bool("strict", false, "refuse documents with the quirks of generated ones (unquoted status codes, empty descriptions) instead of warning")
-	f.StringArray("fixtures", nil, "seed data file, JSON or YAML (repeatable; default: the embedded Petstore animals with the embedded spec)")
-	f.Var(intText(d.Server.MaxBodyBytes), "max-body", "largest request body in bytes (413 beyond)")
-	f.String("log-format", d.Server.LogFormat, "request log format on stderr: text or json")
-	f.String("log-level", d.Log.Level, "least severity logged: debug, info, warn or error")
-	f.Bool("log-requests", d.Log.Requests, "log a line per request (--log-requests=false: warnings and errors only)")
-	f.String("now", "", "start the clock at this instant (RFC 3339 or a date), e.g. 2031-01-01")
-	f.Var(intText(0), "generate", "add N synthetic records to every collection, made from the schemas and --seed")
-	f.Var(intText(d.Seed), "seed", "seed of generated records and injected latency and faults")
+	for _, cf := range config.Flags() {
+		switch cf.Type {
+		case "list":
+			f.StringArray(cf.Name, nil, cf.Usage)
+		case "bool":
+			f.Bool(cf.Name, cf.Default == "true", cf.Usage)
+		case "string":
+			f.String(cf.Name, cf.Default, cf.Usage)
+		default: // a number
+			f.Var(&textValue{text: cf.Default, typ: cf.Type}, cf.Name, cf.Usage)
+		}
+	}
 }
 
 // textValue is a flag that keeps its text: the configuration parses it, so
 // '--seed abc' is reported as a configuration problem, in a readable line,
 // with the others, not as strconv's error.
 type textValue struct{ text, typ string }
-
-func intText(def int64) *textValue { return &textValue{text: strconv.FormatInt(def, 10), typ: "int"} }
 
 func (v *textValue) String() string     { return v.text }
 func (v *textValue) Set(s string) error { v.text = s; return nil }
@@ -163,7 +159,7 @@ func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger
 	}
 	s, err := spec.LoadWith(c.Spec, c.SpecOptions())
 	if err != nil {
-		return nil, usageError(cfg.Combine(ps, err))
+		return nil, usageError(cfg.Combine(ps, &engine.OptionError{Key: "spec", Err: err}))
 	}
 	for _, w := range s.Warnings {
 		logger.Warn(w)
@@ -207,7 +203,7 @@ func serveRun(a *app, opts *serveOptions) error {
 	if opts.ready != nil {
 		opts.ready(base)
 	}
-	return failure(engine.Serve(a.ctx, ln, reference.Mount(p.spec, p.srv, referenceOptions), cfg.Timeouts(), logger))
+	return failure(engine.Serve(a.ctx, ln, reference.Mount(p.spec, p.srv, referenceOptions), p.srv.Timeouts(), logger))
 }
 
 // listenError says why the address cannot be used, where it was set and
@@ -271,15 +267,15 @@ func newLogger(a *app, c *config.Config) (*slog.Logger, *engine.LogBuffer, error
 
 // fixtureFiles reads the configured fixture files, or the embedded Petstore
 // animals when the embedded spec is served without any and nothing is
-// generated. A file that cannot be read is a problem; the others are still
-// read, so that their records are checked too.
+// generated. A file that cannot be read is a problem at fixtures.files; the
+// others are still read, so that their records are checked too.
 func fixtureFiles(c *config.Config, s *spec.Spec) ([]engine.FixtureFile, []error) {
 	var files []engine.FixtureFile
 	var errs []error
 	for _, p := range c.Fixtures.Files {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("fixtures %s: %v", p, unwrapPathErr(err)))
+			errs = append(errs, &engine.OptionError{Key: "fixtures.files", Err: fmt.Errorf("fixtures %s: %v", p, unwrapPathErr(err))})
 			continue
 		}
 		files = append(files, engine.FixtureFile{Name: p, Data: data})

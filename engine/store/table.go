@@ -1,8 +1,6 @@
-package engine
+package store
 
 import (
-	"errors"
-	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -10,14 +8,6 @@ import (
 	"strconv"
 	"sync"
 )
-
-// record is one stored item: its id and its canonical JSON, which was
-// validated against the item schema before it was stored and never changes.
-type record struct {
-	seq int64  // insertion order; equals the id for integer ids
-	key string // the id as it appears in a path
-	raw []byte
-}
 
 // arenaChunk is the size of the blocks record JSON is packed into. Packing
 // keeps a million records to a few hundred allocations the garbage
@@ -64,12 +54,6 @@ func (a *arena) adopt(o *arena) uint32 {
 	return base
 }
 
-// Defaults of the store's limits, per collection, when Options leave them zero.
-const (
-	DefaultStoreMaxRecords       = 1_000_000
-	DefaultStoreMaxBytes   int64 = 512 << 20
-)
-
 // storeLimits cap what one collection holds: a create, an import or the
 // fixtures that would pass them are refused whole, so a client cannot grow
 // the process without bound.
@@ -79,37 +63,21 @@ type storeLimits struct {
 	maxBytes   int64 // of record JSON, as stored
 }
 
-// check returns a *fullError when a collection of records records and bytes
+// check returns a *FullError when a collection of records records and bytes
 // bytes of JSON would pass a limit.
 func (l storeLimits) check(records int, bytes int64) error {
 	switch {
 	case records > l.maxRecords:
-		return &fullError{key: "maxRecords", coll: l.coll, unit: "records", would: int64(records), max: int64(l.maxRecords)}
+		return &FullError{Key: "maxRecords", Collection: l.coll, Unit: "records", Would: int64(records), Max: int64(l.maxRecords)}
 	case bytes > l.maxBytes:
-		return &fullError{key: "maxBytes", coll: l.coll, unit: "bytes of record JSON", would: bytes, max: l.maxBytes}
+		return &FullError{Key: "maxBytes", Collection: l.coll, Unit: "bytes of record JSON", Would: bytes, Max: l.maxBytes}
 	}
 	return nil
 }
 
-// fullError says which store limit a change would pass.
-type fullError struct {
-	key, coll, unit string // key: the setting under store
-	would, max      int64
-}
-
-// setting is the configuration key that raises the limit.
-func (e *fullError) setting() string { return "store." + e.key }
-
-func (e *fullError) what() string {
-	return fmt.Sprintf("%s would hold %d %s, past the limit of %d", e.coll, e.would, e.unit, e.max)
-}
-
-// Error starts with the setting, which also says which limit it is.
-func (e *fullError) Error() string { return e.setting() + ": " + e.what() }
-
-// collectionStore keeps one collection's records in id order with an index
-// per filter, so a filtered page costs O(log n + limit), never a full scan.
-type collectionStore struct {
+// table keeps one collection's records in id order with an index per
+// filter, so a filtered page costs O(log n + limit), never a full scan.
+type table struct {
 	mu sync.RWMutex
 	// limits are set before the store is shared and never change.
 	limits  storeLimits
@@ -127,14 +95,18 @@ type collectionStore struct {
 	// the ascending positions of the records that hold it.
 	fields []string
 	index  []map[string][]int32
+	// canon turns a filter value as a client sent it into the canonical
+	// text the index holds (07 into 7); canon(i, v) is for fields[i]. nil
+	// takes values as they are.
+	canon func(i int, v string) string
 	// base is the state reset returns to (the fixtures), shared with the
 	// live state: every slice in it is clipped, so appends never write
 	// into it.
-	base *storeState
+	base *tableState
 }
 
-// storeState is a view of a store's contents.
-type storeState struct {
+// tableState is a view of a table's contents.
+type tableState struct {
 	seqs    []int64
 	spans   []span
 	bytes   int64
@@ -146,16 +118,16 @@ type storeState struct {
 	noNext  bool
 }
 
-// newCollectionStore makes an empty store without limits; the server sets
-// them before it serves.
-func newCollectionStore(integer bool, filterFields []string) *collectionStore {
-	s := &collectionStore{integer: integer, nextSeq: 1, fields: filterFields,
+// newTable makes an empty table without limits; its collection sets them
+// before it is shared.
+func newTable(integer bool, filterFields []string) *table {
+	s := &table{integer: integer, nextSeq: 1, fields: filterFields,
 		limits: storeLimits{maxRecords: math.MaxInt, maxBytes: math.MaxInt64}}
 	s.reset(0)
 	return s
 }
 
-func (s *collectionStore) reset(n int) {
+func (s *table) reset(n int) {
 	s.bytes = 0
 	s.seqs = make([]int64, 0, n)
 	s.spans = make([]span, 0, n)
@@ -183,19 +155,9 @@ type entry struct {
 	has  uint64
 }
 
-// load replaces the contents with entries, which must be sorted by seq.
-func (s *collectionStore) load(entries []entry) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reset(len(entries))
-	for i := range entries {
-		s.appendLocked(&entries[i], s.data.add(entries[i].raw))
-	}
-}
-
 // loadColumns replaces the contents with built records sorted by seq,
 // adopting the columns' slices and arena rather than copying them.
-func (s *collectionStore) loadColumns(c *columns) {
+func (s *table) loadColumns(c *columns) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reset(0)
@@ -213,7 +175,7 @@ func (s *collectionStore) loadColumns(c *columns) {
 	}
 }
 
-func (s *collectionStore) appendLocked(e *entry, sp span) {
+func (s *table) appendLocked(e *entry, sp span) {
 	pos := int32(len(s.seqs))
 	s.seqs = append(s.seqs, e.seq)
 	s.spans = append(s.spans, sp)
@@ -234,7 +196,7 @@ func (s *collectionStore) appendLocked(e *entry, sp span) {
 
 // advancePast makes the next seq the one after seq; after the largest
 // int64 there is none (adding one would wrap to the smallest).
-func (s *collectionStore) advancePast(seq int64) {
+func (s *table) advancePast(seq int64) {
 	if seq == math.MaxInt64 {
 		s.noNext = true
 		return
@@ -242,14 +204,11 @@ func (s *collectionStore) advancePast(seq int64) {
 	s.nextSeq = seq + 1
 }
 
-// errIDsExhausted says a create found no next seq.
-var errIDsExhausted = errors.New("no next id")
-
 // markBaseline makes the current contents what restoreBaseline returns to.
-func (s *collectionStore) markBaseline() {
+func (s *table) markBaseline() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := &storeState{
+	st := &tableState{
 		seqs:    slices.Clip(s.seqs),
 		spans:   slices.Clip(s.spans),
 		bytes:   s.bytes,
@@ -274,7 +233,7 @@ func (s *collectionStore) markBaseline() {
 
 // restoreBaseline returns the store to the contents markBaseline saw. Its
 // cost is the number of distinct filter values and string ids, not records.
-func (s *collectionStore) restoreBaseline() {
+func (s *table) restoreBaseline() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.base != nil {
@@ -282,7 +241,7 @@ func (s *collectionStore) restoreBaseline() {
 	}
 }
 
-func (s *collectionStore) restoreLocked(st *storeState) {
+func (s *table) restoreLocked(st *tableState) {
 	s.seqs, s.spans, s.keys, s.bytes = st.seqs, st.spans, st.keys, st.bytes
 	s.byKey = maps.Clone(st.byKey)
 	s.data = arena{chunks: clipChunks(st.chunks)}
@@ -305,25 +264,25 @@ func clipChunks(chunks [][]byte) [][]byte {
 
 // create assigns the next seq, lets build make the entry for it, and stores
 // the entry only when build succeeds and the store's limits allow it: a
-// failed create leaves nothing behind (a *fullError says which limit). A
+// failed create leaves nothing behind (a *FullError says which limit). A
 // string id that fixtures already use is skipped.
-func (s *collectionStore) create(build func(seq int64) (entry, error)) (record, error) {
+func (s *table) create(build func(seq int64) (entry, error)) (Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// The count is checked before the record is built, its bytes after.
 	if err := s.limits.check(len(s.seqs)+1, s.bytes); err != nil {
-		return record{}, err
+		return Record{}, err
 	}
 	for {
 		if s.noNext {
-			return record{}, errIDsExhausted
+			return Record{}, ErrIDsExhausted
 		}
 		e, err := build(s.nextSeq)
 		if err != nil {
-			return record{}, err
+			return Record{}, err
 		}
 		if err := s.limits.check(len(s.seqs)+1, s.bytes+int64(len(e.raw))); err != nil {
-			return record{}, err
+			return Record{}, err
 		}
 		if s.byKey != nil {
 			if _, taken := s.byKey[e.key]; taken {
@@ -333,12 +292,12 @@ func (s *collectionStore) create(build func(seq int64) (entry, error)) (record, 
 		}
 		sp := s.data.add(e.raw)
 		s.appendLocked(&e, sp)
-		return record{seq: e.seq, key: e.key, raw: s.data.get(sp)}, nil
+		return Record{ID: e.key, JSON: s.data.get(sp), seq: e.seq}, nil
 	}
 }
 
 // get returns the record with the given path key.
-func (s *collectionStore) get(key string) (record, bool) {
+func (s *table) get(key string) (Record, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	pos := -1
@@ -352,36 +311,27 @@ func (s *collectionStore) get(key string) (record, bool) {
 		pos = int(p)
 	}
 	if pos < 0 {
-		return record{}, false
+		return Record{}, false
 	}
 	return s.recordAt(pos), true
 }
 
-func (s *collectionStore) recordAt(pos int) record {
-	r := record{seq: s.seqs[pos], raw: s.data.get(s.spans[pos])}
+func (s *table) recordAt(pos int) Record {
+	r := Record{JSON: s.data.get(s.spans[pos]), seq: s.seqs[pos]}
 	if s.integer {
-		r.key = strconv.FormatInt(r.seq, 10)
+		r.ID = strconv.FormatInt(r.seq, 10)
 	} else {
-		r.key = s.keys[pos]
+		r.ID = s.keys[pos]
 	}
 	return r
 }
 
-// query describes a page of a list.
-type query struct {
-	filters  map[string]string // field -> canonical value
-	limit    int               // 0 means no limit
-	desc     bool              // newest first
-	after    int64             // continue after this seq, when hasAfter
-	hasAfter bool
-}
-
 // page returns the raw records of a page, in order, the seq of the last
 // one (for a cursor) and whether more follow.
-func (s *collectionStore) page(q query) (items [][]byte, last int64, more bool) {
+func (s *table) page(q Query) (items [][]byte, last int64, more bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	items = make([][]byte, 0, min(max(q.limit, 0), len(s.seqs), 1024))
+	items = make([][]byte, 0, min(max(q.Limit, 0), len(s.seqs), 1024))
 	more = s.scanLocked(q, func(pos int) {
 		items = append(items, s.data.get(s.spans[pos]))
 		last = s.seqs[pos]
@@ -391,16 +341,19 @@ func (s *collectionStore) page(q query) (items [][]byte, last int64, more bool) 
 
 // scanLocked calls take with the position of each record of the page, in
 // order, and reports whether more follow. The caller holds the read lock.
-func (s *collectionStore) scanLocked(q query, take func(pos int)) bool {
+func (s *table) scanLocked(q Query, take func(pos int)) bool {
 	// Candidate positions: the shortest index list of the filters, the other
 	// filters checked by binary search in their own lists.
 	var cand []int32
 	var others [][]int32
-	all := len(q.filters) == 0
-	for f, v := range q.filters {
+	all := len(q.Filters) == 0
+	for f, v := range q.Filters {
 		i := slices.Index(s.fields, f)
 		if i < 0 {
 			return false
+		}
+		if s.canon != nil {
+			v = s.canon(i, v)
 		}
 		list := s.index[i][v]
 		if len(list) == 0 {
@@ -427,20 +380,20 @@ func (s *collectionStore) scanLocked(q query, take func(pos int)) bool {
 	}
 	// Find where to start: the first candidate past the cursor.
 	start := 0
-	if q.hasAfter {
+	if q.HasAfter {
 		var afterPos int
-		if q.desc {
-			afterPos = sort.Search(len(s.seqs), func(i int) bool { return s.seqs[i] >= q.after })
+		if q.Desc {
+			afterPos = sort.Search(len(s.seqs), func(i int) bool { return s.seqs[i] >= q.After })
 		} else {
-			afterPos = sort.Search(len(s.seqs), func(i int) bool { return s.seqs[i] > q.after })
+			afterPos = sort.Search(len(s.seqs), func(i int) bool { return s.seqs[i] > q.After })
 		}
 		start = sort.Search(n, func(i int) bool { return at(i) >= afterPos })
 	}
 	taken := 0
 	step, i := 1, start
-	if q.desc {
+	if q.Desc {
 		step, i = -1, n-1
-		if q.hasAfter {
+		if q.HasAfter {
 			i = start - 1
 		}
 	}
@@ -449,7 +402,7 @@ func (s *collectionStore) scanLocked(q query, take func(pos int)) bool {
 		if !inAll(others, int32(pos)) {
 			continue
 		}
-		if q.limit > 0 && taken == q.limit {
+		if q.Limit > 0 && taken == q.Limit {
 			return true
 		}
 		take(pos)
@@ -468,7 +421,7 @@ func inAll(lists [][]int32, pos int32) bool {
 }
 
 // len returns the number of records.
-func (s *collectionStore) len() int {
+func (s *table) len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return len(s.seqs)
@@ -488,20 +441,9 @@ func (f frozenRecords) at(i int) []byte { return f.data.get(f.spans[i]) }
 
 // frozen returns the records as they are now; its cost is the number of
 // arena chunks, not of records.
-func (s *collectionStore) frozen() frozenRecords {
+func (s *table) frozen() frozenRecords {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	// The chunk list is copied: add rewrites the last chunk's header in it.
 	return frozenRecords{spans: slices.Clip(s.spans), data: arena{chunks: slices.Clone(s.data.chunks)}}
-}
-
-// snapshot returns the raw records in seq order.
-func (s *collectionStore) snapshot() [][]byte {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([][]byte, len(s.seqs))
-	for i := range s.seqs {
-		out[i] = s.data.get(s.spans[i])
-	}
-	return out
 }

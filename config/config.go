@@ -1,23 +1,26 @@
 // Package config reads petctl.yaml: built-in defaults, then the file, then
 // PETCTL_* environment variables, then flags. Every setting is declared once,
-// in the Config struct and its tags; the decoder, the checks, the starter
-// file of `petctl init`, the JSON Schema and docs/configuration.md are all
-// derived from it.
+// in the Config struct and its tags; the decoder, the checks, the serve
+// flags, the starter file of `petctl init`, the JSON Schema and
+// docs/configuration.md are all derived from it. The engine's defaults are
+// read from engine.DefaultOptions, and what a value means for the document
+// is checked by engine.New, whose problems Combine locates by their key.
 //
 // Tags: yaml (the key), doc (one sentence), enum (allowed values), min and
 // max (numbers), env (the environment variable), flag (the serve flag),
-// secret (redacted when shown), path (file paths: relative ones in a file
-// are relative to the file's directory), example (a YAML value for maps whose default
-// is empty).
+// flaghelp (the flag's help, when the doc is too long for --help), secret
+// (redacted when shown), path (file paths: relative ones in a file are
+// relative to the file's directory), example (a YAML value for maps whose
+// default is empty).
 package config
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/spec"
 )
 
 // FileName is the file petctl looks for in the working directory.
@@ -25,15 +28,15 @@ const FileName = "petctl.yaml"
 
 // Config is the whole configuration of `petctl serve`.
 type Config struct {
-	Spec       string                    `yaml:"spec" env:"PETCTL_SPEC" flag:"spec" path:"true" doc:"OpenAPI document to serve; empty serves the embedded Petstore. A relative path in this file is relative to the file's directory; from the flag or the environment, to the working directory. A document split over several files is read through its relative $refs, from its own folder only (see refFolders)."`
-	Strict     bool                      `yaml:"strict" env:"PETCTL_STRICT" flag:"strict" doc:"Refuse a document that breaks the OpenAPI schema in the ways generators commonly do (an unquoted status code, an empty description, a $ref standing for a whole map, a security requirement naming an undeclared scheme) instead of serving it with a warning naming the line. Other departures from the schema are always refused."`
+	Spec       string                    `yaml:"spec" env:"PETCTL_SPEC" flag:"spec" flaghelp:"OpenAPI document to serve (default: the embedded Petstore)" path:"true" doc:"OpenAPI document to serve; empty serves the embedded Petstore. A relative path in this file is relative to the file's directory; from the flag or the environment, to the working directory. A document split over several files is read through its relative $refs, from its own folder only (see refFolders)."`
+	Strict     bool                      `yaml:"strict" env:"PETCTL_STRICT" flag:"strict" flaghelp:"refuse documents with the quirks of generated ones (unquoted status codes, empty descriptions) instead of warning" doc:"Refuse a document that breaks the OpenAPI schema in the ways generators commonly do (an unquoted status code, an empty description, a $ref standing for a whole map, a security requirement naming an undeclared scheme) instead of serving it with a warning naming the line. Other departures from the schema are always refused."`
 	RefFolders []string                  `yaml:"refFolders" path:"true" doc:"Local folders, besides the document's own, that its file $refs may read. No other file, and no URL, is ever read: such a $ref stops start-up naming the file, the line and the $ref."`
 	Server     Server                    `yaml:"server" doc:"Where and how the server listens."`
 	Log        Log                       `yaml:"log" doc:"What the server writes on stderr. Logging never holds a request up: lines wait in a bounded buffer, and when stderr is not read (a pipe nobody reads) lines are dropped and counted, a warning says how many once stderr is read again, and GET /__petctl/health reports the count."`
 	Auth       Auth                      `yaml:"auth" doc:"Who may call the API and the admin endpoints."`
 	Fixtures   Fixtures                  `yaml:"fixtures" doc:"Seed data of the store."`
 	Store      Store                     `yaml:"store" doc:"Limits of the in-memory store, per collection."`
-	Seed       int64                     `yaml:"seed" env:"PETCTL_SEED" flag:"seed" doc:"Seed of generated records, injected latency and injected faults: the same seed gives the same data and the same sequence of delays and faults."`
+	Seed       int64                     `yaml:"seed" env:"PETCTL_SEED" flag:"seed" flaghelp:"seed of generated records and injected latency and faults" doc:"Seed of generated records, injected latency and injected faults: the same seed gives the same data and the same sequence of delays and faults."`
 	Lists      Lists                     `yaml:"lists" doc:"Behaviour of list operations where the description says 'not shown'."`
 	Defaults   map[string]map[string]any `yaml:"defaults" example:"pets:\n  status: available" doc:"Values given to fields a create request leaves out, per collection and field (for the Petstore: the status of a new animal sent without one). Without an entry the field stays absent, as the spec allows."`
 	Responses  map[string]Response       `yaml:"responses" example:"listStoreOrders:\n  status: 200\n  body: []" doc:"Configured answers for operations the store cannot serve, by operationId: for the Petstore, GET /store/orders, whose interface is not published. Each has a status (default 200), headers and a body (JSON, written in YAML). Checked at start-up against the spec and against what HTTP can carry: a 4xx or 5xx must be the Error body, and some statuses and headers are refused (docs/configuration.md, Configured responses)."`
@@ -47,17 +50,17 @@ type Config struct {
 // Server is where and how the server listens.
 type Server struct {
 	Addr         string            `yaml:"addr" env:"PETCTL_ADDR" flag:"addr" doc:"Address to listen on, host:port; port 0 picks a free one."`
-	BasePath     string            `yaml:"basePath" env:"PETCTL_BASE_PATH" flag:"base-path" doc:"Path the operations are served under. Empty: the path of the document's first server URL, its {variables} filled; / serves them at the root (for a document whose servers name someone else's host or mock)."`
+	BasePath     string            `yaml:"basePath" env:"PETCTL_BASE_PATH" flag:"base-path" flaghelp:"path to serve the operations under (default: the path of the document's first server; / for the root)" doc:"Path the operations are served under. Empty: the path of the document's first server URL, its {variables} filled; / serves them at the root (for a document whose servers name someone else's host or mock)."`
 	Variables    map[string]string `yaml:"variables" example:"protocol: https\nhostpath: localhost:8989" doc:"Values of the {variables} in the document's server URLs, by name, instead of their defaults; each must be one of its variable's enum when it has one."`
 	MaxBodyBytes int64             `yaml:"maxBodyBytes" env:"PETCTL_MAX_BODY_BYTES" flag:"max-body" min:"1" doc:"Largest request body in bytes; larger bodies get 413."`
-	LogFormat    string            `yaml:"logFormat" env:"PETCTL_LOG_FORMAT" flag:"log-format" enum:"text,json" doc:"Request log format on stderr."`
+	LogFormat    string            `yaml:"logFormat" env:"PETCTL_LOG_FORMAT" flag:"log-format" flaghelp:"request log format on stderr: text or json" enum:"text,json" doc:"Request log format on stderr."`
 	Timeouts     Timeouts          `yaml:"timeouts" doc:"Connection time-outs."`
 }
 
 // Log decides what the server writes on stderr.
 type Log struct {
 	Level    string `yaml:"level" env:"PETCTL_LOG_LEVEL" flag:"log-level" enum:"debug,info,warn,error" doc:"Least severity written: debug, info (a line per request, start-up notes), warn (problems only) or error."`
-	Requests bool   `yaml:"requests" env:"PETCTL_LOG_REQUESTS" flag:"log-requests" doc:"Write a line per request (at info). false keeps stderr for warnings and errors; GET /__petctl/requests still lists the last requests."`
+	Requests bool   `yaml:"requests" env:"PETCTL_LOG_REQUESTS" flag:"log-requests" flaghelp:"log a line per request (--log-requests=false: warnings and errors only)" doc:"Write a line per request (at info). false keeps stderr for warnings and errors; GET /__petctl/requests still lists the last requests."`
 }
 
 // Timeouts bound how long a connection may take.
@@ -72,14 +75,14 @@ type Timeouts struct {
 // Auth decides who may call.
 type Auth struct {
 	Mode     string   `yaml:"mode" env:"PETCTL_AUTH_MODE" enum:"keys,open" doc:"keys: only the listed keys are accepted (with none listed, the development key petctl-dev-key is, and printed at start-up). open: any non-empty key is accepted, sent where the document's scheme takes it (a bearer token for the Petstore), for solo offline work; requests without one still get 401. Both are meant for loopback: served on another address, serve warns on stderr."`
-	Keys     []string `yaml:"keys" env:"PETCTL_API_KEYS" flag:"api-key" secret:"true" doc:"Accepted API keys (PETCTL_API_KEYS is comma-separated; PETCTL_API_KEY holds one). A PETCTL_API_KEYS that names no key (',') is an error, not the development key."`
+	Keys     []string `yaml:"keys" env:"PETCTL_API_KEYS" flag:"api-key" flaghelp:"accepted API key (repeatable)" secret:"true" doc:"Accepted API keys (PETCTL_API_KEYS is comma-separated; PETCTL_API_KEY holds one). A PETCTL_API_KEYS that names no key (',') is an error, not the development key."`
 	AdminKey string   `yaml:"adminKey" env:"PETCTL_ADMIN_KEY" secret:"true" doc:"Key for the admin endpoints (sent as a bearer token) from hosts other than loopback, from web pages of other origins, and through proxies or tunnels; without it they answer direct loopback callers only."`
 }
 
 // Fixtures are the store's seed data.
 type Fixtures struct {
-	Files    []string `yaml:"files" env:"PETCTL_FIXTURES" flag:"fixtures" path:"true" doc:"Seed files, JSON or YAML: an object mapping collection names to arrays of records, or an array named after its collection (pets.json). Validated against the spec at start-up. Empty: the embedded Petstore animals when the embedded spec is served. Relative paths in this file are relative to the file's directory; from the flag or the environment (comma-separated), to the working directory."`
-	Generate int      `yaml:"generate" env:"PETCTL_GENERATE" flag:"generate" min:"0" max:"10000000" doc:"Synthetic records to add to every collection, made from its schema and the seed (valid, and the same for the same seed). With generate set and no files, the embedded animals are not loaded."`
+	Files    []string `yaml:"files" env:"PETCTL_FIXTURES" flag:"fixtures" flaghelp:"seed data file, JSON or YAML (repeatable; default: the embedded Petstore animals with the embedded spec)" path:"true" doc:"Seed files, JSON or YAML: an object mapping collection names to arrays of records, or an array named after its collection (pets.json). Validated against the spec at start-up. Empty: the embedded Petstore animals when the embedded spec is served. Relative paths in this file are relative to the file's directory; from the flag or the environment (comma-separated), to the working directory."`
+	Generate int      `yaml:"generate" env:"PETCTL_GENERATE" flag:"generate" flaghelp:"add N synthetic records to every collection, made from the schemas and --seed" min:"0" max:"10000000" doc:"Synthetic records to add to every collection, made from its schema and the seed (valid, and the same for the same seed). With generate set and no files, the embedded animals are not loaded."`
 }
 
 // Store bounds what each collection holds, so that no client can grow the
@@ -106,7 +109,7 @@ type Response struct {
 
 // Clock is the server's clock.
 type Clock struct {
-	Now string `yaml:"now" env:"PETCTL_NOW" flag:"now" doc:"Start the clock at this instant (RFC 3339, or a date) and let it run from there: set it past 2030-12-05 to see getPet removed (410 Gone). Empty: the real clock."`
+	Now string `yaml:"now" env:"PETCTL_NOW" flag:"now" flaghelp:"start the clock at this instant (RFC 3339 or a date), e.g. 2031-01-01" doc:"Start the clock at this instant (RFC 3339, or a date) and let it run from there: set it past 2030-12-05 to see getPet removed (410 Gone). Empty: the real clock."`
 }
 
 // Fault is an injected failure.
@@ -129,26 +132,29 @@ type Admin struct {
 	MaxImportBytes int64 `yaml:"maxImportBytes" min:"1" doc:"Largest store import (PUT /__petctl/store) in bytes."`
 }
 
-// Default is the built-in configuration.
+// Default is the built-in configuration. The engine's defaults (limits,
+// time-outs, CORS, the request log) are read from engine.DefaultOptions,
+// their one home; the others are the configuration's own.
 func Default() *Config {
+	e := engine.DefaultOptions()
 	return &Config{
 		Server: Server{
 			Addr:         "127.0.0.1:4010",
 			Variables:    map[string]string{},
-			MaxBodyBytes: 1 << 20,
+			MaxBodyBytes: e.MaxBodyBytes,
 			LogFormat:    "text",
 			Timeouts: Timeouts{
-				ReadHeader: Duration(5 * time.Second),
-				Read:       Duration(30 * time.Second),
-				Write:      Duration(30 * time.Second),
-				Idle:       Duration(120 * time.Second),
-				Shutdown:   Duration(10 * time.Second),
+				ReadHeader: Duration(e.Timeouts.ReadHeader),
+				Read:       Duration(e.Timeouts.Read),
+				Write:      Duration(e.Timeouts.Write),
+				Idle:       Duration(e.Timeouts.Idle),
+				Shutdown:   Duration(e.Timeouts.Shutdown),
 			},
 		},
-		Log:        Log{Level: "info", Requests: true},
+		Log:        Log{Level: "info", Requests: !e.QuietRequests},
 		Auth:       Auth{Mode: "keys", Keys: []string{}},
 		Fixtures:   Fixtures{Files: []string{}},
-		Store:      Store{MaxRecords: engine.DefaultStoreMaxRecords, MaxBytes: engine.DefaultStoreMaxBytes},
+		Store:      Store{MaxRecords: e.StoreMaxRecords, MaxBytes: e.StoreMaxBytes},
 		RefFolders: []string{},
 		Seed:       1,
 		Lists: Lists{
@@ -161,13 +167,12 @@ func Default() *Config {
 		Responses: map[string]Response{},
 		Latency:   map[string]Range{},
 		Faults:    map[string]Fault{},
-		// The engine's defaults, copied: a loaded configuration changes its own.
 		CORS: CORS{
-			Origins:       slices.Clone(engine.DefaultCORSOrigins),
-			ExposeHeaders: slices.Clone(engine.DefaultExposeHeaders),
-			MaxAge:        Duration(engine.DefaultCORSMaxAge),
+			Origins:       e.CORS.Origins,
+			ExposeHeaders: e.CORS.ExposeHeaders,
+			MaxAge:        Duration(e.CORS.MaxAge),
 		},
-		Admin: Admin{RequestLog: 100, MaxImportBytes: 256 << 20},
+		Admin: Admin{RequestLog: e.RequestLogSize, MaxImportBytes: e.MaxImportBytes},
 	}
 }
 
@@ -212,12 +217,10 @@ func parseRange(s string) (Range, error) {
 	return Range{Min: a, Max: b}, nil
 }
 
-// ParseNow reads clock.now: RFC 3339, or a date (midnight UTC).
-func ParseNow(s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
+// parseNow reads clock.now: RFC 3339 (its offset kept), or a date
+// (midnight UTC).
+func parseNow(s string) (time.Time, error) {
+	if t, ok := spec.ParseInstant(s); ok {
 		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("%q: want an RFC 3339 instant (2031-01-01T09:00:00Z) or a date (2031-01-01)", s)

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -147,9 +149,9 @@ func (l *Loaded) withValueProblems(ps Problems) Problems {
 	return ps
 }
 
-// Parse decodes a configuration file's content onto the defaults, without
+// parse decodes a configuration file's content onto the defaults, without
 // the environment.
-func Parse(name string, data []byte) (*Loaded, error) {
+func parse(name string, data []byte) (*Loaded, error) {
 	l := &Loaded{Config: Default(), File: name, sources: map[string]string{}}
 	if ps := l.decodeFile(name, data); len(ps) > 0 {
 		return nil, l.withValueProblems(ps)
@@ -592,8 +594,12 @@ func setText(v reflect.Value, s string) error {
 	return nil
 }
 
-// Check finds every impossible value: outside its enum or bounds, or at
-// odds with another setting.
+// Check finds every value that cannot be read as its key says: outside
+// its enum or bounds (from the tags), not an address or an instant, or at
+// odds with another setting of the file. What a value means for the
+// document and the server (an API key a request cannot carry, an origin,
+// the latency limit) is the engine's to check, once: Combine adds its
+// problems.
 func (l *Loaded) Check() error {
 	var ps Problems
 	bad := func(key, format string, args ...any) {
@@ -622,38 +628,19 @@ func (l *Loaded) Check() error {
 	}
 	walk(reflect.ValueOf(l.Config).Elem(), "")
 	c := l.Config
-	if _, _, err := splitHostPort(c.Server.Addr); err != nil {
+	if _, _, err := net.SplitHostPort(c.Server.Addr); err != nil {
 		bad("server.addr", "%q: want host:port, for example 127.0.0.1:4010", c.Server.Addr)
 	}
 	if c.Lists.Pagination == "cursor" && c.Lists.CursorParam == "" {
 		bad("lists.cursorParam", "pagination is cursor: name the cursor parameter")
 	}
 	if c.Clock.Now != "" {
-		if _, err := ParseNow(c.Clock.Now); err != nil {
+		if _, err := parseNow(c.Clock.Now); err != nil {
 			bad("clock.now", "%v", err)
 		}
 	}
 	if c.Auth.Mode == "open" && len(c.Auth.Keys) > 0 {
 		bad("auth.keys", "keys are given but auth.mode is open, which accepts any token: remove the keys or use mode keys")
-	}
-	for i, k := range c.Auth.Keys {
-		if strings.TrimSpace(k) == "" || strings.ContainsAny(k, " \t\r\n") {
-			bad(fmt.Sprintf("auth.keys[%d]", i), "a key must be non-empty and without spaces")
-		}
-	}
-	for i, o := range c.CORS.Origins {
-		if o == "*" && c.CORS.Credentials {
-			// The entry's own key: the engine reports the other origins
-			// at theirs, and a problem at the whole list would hide them.
-			bad(fmt.Sprintf("cors.origins[%d]", i), `"*" cannot be combined with credentials: name the origins that may send credentials`)
-		}
-	}
-	for _, id := range sortedKeys(c.Latency) {
-		if r := c.Latency[id]; r.Max > 20*time.Second {
-			bad(join("latency", id), "%s is longer than the limit of 20s", r)
-		} else if time.Duration(c.Server.Timeouts.Write) <= r.Max {
-			bad(join("latency", id), "%s reaches the write time-out (server.timeouts.write %s): the answer would never arrive", r, c.Server.Timeouts.Write)
-		}
 	}
 	if len(ps) > 0 {
 		return ps
@@ -664,7 +651,7 @@ func (l *Loaded) Check() error {
 func checkBounds(f reflect.StructField, v reflect.Value) string {
 	if enum := f.Tag.Get("enum"); enum != "" {
 		allowed := strings.Split(enum, ",")
-		if !contains(allowed, v.String()) {
+		if !slices.Contains(allowed, v.String()) {
 			return fmt.Sprintf("%q is not one of %s", v.String(), strings.Join(allowed, ", "))
 		}
 	}
@@ -677,11 +664,11 @@ func checkBounds(f reflect.StructField, v reflect.Value) string {
 	switch {
 	case f.Type == durationType:
 		x = float64(v.Int())
-		parse := func(s string) float64 { d, _ := time.ParseDuration(s); return float64(d) }
-		if lo != "" && x < parse(lo) {
+		duration := func(s string) float64 { d, _ := time.ParseDuration(s); return float64(d) }
+		if lo != "" && x < duration(lo) {
 			return fmt.Sprintf("%s: want at least %s", show(), lo)
 		}
-		if hi != "" && x > parse(hi) {
+		if hi != "" && x > duration(hi) {
 			return fmt.Sprintf("%s: want at most %s", show(), hi)
 		}
 		return ""
@@ -697,22 +684,4 @@ func checkBounds(f reflect.StructField, v reflect.Value) string {
 		return fmt.Sprintf("%s: want at most %s", show(), hi)
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -1,4 +1,4 @@
-package engine
+package store
 
 import (
 	"bytes"
@@ -52,7 +52,7 @@ func TestDecodeStrict(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
-			got, err := decodeStrict([]byte(tc.in))
+			got, err := DecodeStrict([]byte(tc.in))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
@@ -69,7 +69,7 @@ func TestDecodeStrict(t *testing.T) {
 	}
 }
 
-// referenceDecode is the slow, obviously right definition of decodeStrict:
+// referenceDecode is the slow, obviously right definition of DecodeStrict:
 // encoding/json's tokens, plus the checks encoding/json does not make.
 func referenceDecode(data []byte) (any, error) {
 	if !utf8.Valid(data) {
@@ -145,19 +145,19 @@ func FuzzDecodeStrict(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, err := decodeStrict(data)
+		got, err := DecodeStrict(data)
 		want, werr := referenceDecode(data)
 		if (err == nil) != (werr == nil) {
-			t.Fatalf("decodeStrict err = %v, reference err = %v, input %q", err, werr, data)
+			t.Fatalf("DecodeStrict err = %v, reference err = %v, input %q", err, werr, data)
 		}
 		if err == nil && !reflect.DeepEqual(got, want) {
-			t.Fatalf("decodeStrict = %#v, reference = %#v, input %q", got, want, data)
+			t.Fatalf("DecodeStrict = %#v, reference = %#v, input %q", got, want, data)
 		}
 	})
 }
 
-// checkDecodeFields holds decodeFields to decodeStrict on one input: when it
-// claims success, the document must be an object decodeStrict accepts, with
+// checkDecodeFields holds decodeFields to DecodeStrict on one input: when it
+// claims success, the document must be an object DecodeStrict accepts, with
 // the same values by position and the other keys in extra; it may decline
 // anything.
 func checkDecodeFields(t *testing.T, data []byte) (ok bool) {
@@ -169,13 +169,13 @@ func checkDecodeFields(t *testing.T, data []byte) (ok bool) {
 	}
 	fv := fieldValues{vals: make([]any, len(names)), has: make([]bool, len(names))}
 	extra, ok := decodeFields(data, pos, &fv, []string{"stale"}[:0])
-	doc, err := decodeStrict(data)
+	doc, err := DecodeStrict(data)
 	obj, isObj := doc.(map[string]any)
 	if !ok {
 		return false
 	}
 	if err != nil || !isObj {
-		t.Fatalf("decodeFields accepted %q, which decodeStrict refuses (%v) or is not an object", data, err)
+		t.Fatalf("decodeFields accepted %q, which DecodeStrict refuses (%v) or is not an object", data, err)
 	}
 	got := map[string]any{}
 	for i, n := range names {
@@ -190,7 +190,7 @@ func checkDecodeFields(t *testing.T, data []byte) (ok bool) {
 		got[k] = obj[k] // the value is dropped; its presence is what counts
 	}
 	if !reflect.DeepEqual(got, obj) {
-		t.Fatalf("%q: decodeFields gives %#v (extra %q), decodeStrict %#v", data, got, extra, obj)
+		t.Fatalf("%q: decodeFields gives %#v (extra %q), DecodeStrict %#v", data, got, extra, obj)
 	}
 	return true
 }
@@ -216,7 +216,7 @@ func TestDecodeFieldsAgreesWithDecodeStrict(t *testing.T) {
 	}
 }
 
-// FuzzDecodeFields checks decodeFields against decodeStrict.
+// FuzzDecodeFields checks decodeFields against DecodeStrict.
 func FuzzDecodeFields(f *testing.F) {
 	for _, s := range []string{`{"id":1,"name":"Rex","status":"sold"}`, `{"a":1,"a":2}`, `{"id":{"id":1}}`, `{"x\"":1}`, `{}`, `[]`} {
 		f.Add([]byte(s))

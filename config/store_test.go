@@ -65,7 +65,7 @@ func TestStoreLimitsReachTheEngine(t *testing.T) {
 			case err == nil:
 				t.Fatal("New accepted fixtures past the limit")
 			}
-			got := l.Locate(err).Error()
+			got := l.Combine(nil, err).Error()
 			got = strings.ReplaceAll(got, path, "petctl.yaml")
 			if !strings.Contains(got, tc.want) {
 				t.Errorf("got %q, want it to contain %q", got, tc.want)

@@ -1,87 +1,27 @@
-package engine
+package store
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/petctl/petctl/spec"
 )
 
-// collection is the runtime of one spec.Collection: its store and how its
-// records are built and checked.
-type collection struct {
-	def   *spec.Collection
-	store *collectionStore
-	// schema is the item schema compiled exactly as the response validator
-	// compiles it; nil when it could not be compiled, and then every record
-	// goes through the slower, equivalent describe.
-	schema *spec.ResponseSchema
-	// plan accepts, quickly, records the compiled schema surely accepts;
-	// nil when the item schema is not of the shape it handles.
-	plan *spec.ObjectPlan
-	// describe validates a record's JSON with libopenapi-validator and says
-	// what is wrong; it is the slow path, for messages.
-	describe func(raw []byte) spec.Problems
-	// filterFields are the item fields some list filter names, at most 64.
-	filterFields []string
-	// filterPos[i] is the position in def.Fields of filterFields[i].
-	filterPos []int
-	// fieldPos maps a field name to its position in def.Fields.
-	fieldPos map[string]int
-	idPos    int
-	uuidIDs  bool
-	// defaults are values for fields a create request leaves out, checked
-	// at start-up and decoded afresh for each record.
-	defaults map[string]json.RawMessage
-}
-
-func newCollection(def *spec.Collection, schema *spec.ResponseSchema, describe func([]byte) spec.Problems) *collection {
-	c := &collection{def: def, schema: schema, describe: describe, fieldPos: map[string]int{}, idPos: -1}
-	names := make([]string, len(def.Fields))
-	for i, f := range def.Fields {
-		names[i] = f.Name
-		c.fieldPos[f.Name] = i
-	}
-	c.idPos = c.fieldPosOf(def.IDField)
-	for _, f := range def.Filters {
-		if !contains(c.filterFields, f.Field) && len(c.filterFields) < 64 {
-			c.filterFields = append(c.filterFields, f.Field)
-			c.filterPos = append(c.filterPos, c.fieldPosOf(f.Field))
-		}
-	}
-	if f := def.Field(def.IDField); f != nil && f.Schema != nil && f.Schema.Format == "uuid" {
-		c.uuidIDs = true
-	}
-	if schema != nil {
-		c.plan = schema.Plan(names)
-	}
-	c.store = newCollectionStore(def.IDType == "integer", c.filterFields)
-	return c
-}
-
-func (c *collection) fieldPosOf(name string) int {
-	if i, ok := c.fieldPos[name]; ok {
-		return i
-	}
-	return -1
-}
-
 // fieldValues are a record's values by position in def.Fields, as
-// decodeStrict gives them (numbers as json.Number); has marks the present ones.
+// DecodeStrict gives them (numbers as json.Number); has marks the present ones.
 type fieldValues struct {
 	vals []any
 	has  []bool
 }
 
-func (c *collection) newFieldValues() fieldValues {
+func (c *Collection) newFieldValues() fieldValues {
 	return fieldValues{vals: make([]any, len(c.def.Fields)), has: make([]bool, len(c.def.Fields))}
 }
 
@@ -92,7 +32,7 @@ func (fv *fieldValues) reset() {
 
 // fromObject sets fv from a decoded object and returns the keys that name
 // no field, sorted.
-func (c *collection) fromObject(obj map[string]any, fv *fieldValues) []string {
+func (c *Collection) fromObject(obj map[string]any, fv *fieldValues) []string {
 	fv.reset()
 	var extra []string
 	for k, v := range obj {
@@ -108,7 +48,7 @@ func (c *collection) fromObject(obj map[string]any, fv *fieldValues) []string {
 
 // json is the record as encoding/json decodes its JSON (numbers as
 // float64): what the response validator checks.
-func (c *collection) json(fv fieldValues) map[string]any {
+func (c *Collection) json(fv fieldValues) map[string]any {
 	m := make(map[string]any, len(fv.vals))
 	for i, f := range c.def.Fields {
 		if fv.has[i] {
@@ -120,20 +60,17 @@ func (c *collection) json(fv fieldValues) map[string]any {
 
 // validate checks a built record against the item schema: the plan when it
 // is sure, else the compiled schema on the record as encoding/json decodes
-// it, which is what the response validator checks. raw is the record's
-// JSON, for the message.
-func (c *collection) validate(raw []byte, view fieldValues) spec.Problems {
+// it, which is what the response validator checks; the error says why, in
+// Check.Describe's words. raw is the record's JSON, for the message.
+func (c *Collection) validate(raw []byte, view fieldValues) error {
 	if c.plan.Accepts(view.vals, view.has) {
 		return nil
 	}
 	if c.schema == nil {
-		return c.describe(raw)
+		return c.describe(raw, nil)
 	}
 	if err := c.schema.Validate(c.json(view)); err != nil {
-		if ps := c.describe(raw); len(ps) > 0 {
-			return ps
-		}
-		return spec.Problems{{Reason: err.Error()}}
+		return c.describe(raw, err)
 	}
 	return nil
 }
@@ -165,7 +102,7 @@ type scratch struct {
 // order, integers exact, assigned fields filled. buf is reused scratch
 // space; the entry's raw aliases it. The caller validates the result
 // before it is stored.
-func (c *collection) build(obj map[string]any, seq int64, mode buildMode, now time.Time, buf []byte) (built, error) {
+func (c *Collection) build(obj map[string]any, seq int64, mode buildMode, now time.Time, buf []byte) (built, error) {
 	sc := &scratch{buf: buf, in: c.newFieldValues(), view: c.newFieldValues()}
 	extra := c.fromObject(obj, &sc.in)
 	return c.buildFields(sc, extra, seq, mode, now)
@@ -173,7 +110,7 @@ func (c *collection) build(obj map[string]any, seq int64, mode buildMode, now ti
 
 // buildFields is build for values already by position (sc.in) and the
 // names of the keys that matched no field. The result aliases sc.
-func (c *collection) buildFields(sc *scratch, extra []string, seq int64, mode buildMode, now time.Time) (built, error) {
+func (c *Collection) buildFields(sc *scratch, extra []string, seq int64, mode buildMode, now time.Time) (built, error) {
 	if len(sc.view.vals) != len(c.def.Fields) {
 		sc.view = c.newFieldValues()
 	}
@@ -194,7 +131,7 @@ func (c *collection) buildFields(sc *scratch, extra []string, seq int64, mode bu
 		switch {
 		case i == c.idPos && mode == fromClient:
 			val, present = c.newID(seq), true
-		case mode == fromClient && contains(c.def.Assigned, f.Name):
+		case mode == fromClient && slices.Contains(c.def.Assigned, f.Name):
 			val, present = exampleValue(f.Schema, seq, now), true
 		default:
 			val, present = sc.in.vals[i], sc.in.has[i]
@@ -239,7 +176,7 @@ func (c *collection) buildFields(sc *scratch, extra []string, seq int64, mode bu
 	return b, nil
 }
 
-func (c *collection) newID(seq int64) any {
+func (c *Collection) newID(seq int64) any {
 	switch {
 	case c.def.IDType == "integer":
 		return json.Number(strconv.FormatInt(seq, 10))
@@ -344,7 +281,7 @@ func queryKey(f *spec.Field, raw string) string {
 	return raw
 }
 
-// jsonView converts a value as decodeStrict returns it into what
+// jsonView converts a value as DecodeStrict returns it into what
 // encoding/json's Unmarshal into any returns: numbers become float64 by the
 // same strconv.ParseFloat. TestRecordViewMatchesUnmarshal holds it to that.
 func jsonView(v any) any {
@@ -366,93 +303,4 @@ func jsonView(v any) any {
 		return out
 	}
 	return v
-}
-
-// appendJSON appends v as JSON. Scalars are written directly; structures
-// fall back to encoding/json (without HTML escaping: the bodies are JSON,
-// not HTML).
-func appendJSON(buf []byte, v any) ([]byte, error) {
-	switch t := v.(type) {
-	case string:
-		return appendJSONString(buf, t), nil
-	case json.Number:
-		return append(buf, t...), nil
-	case bool:
-		return strconv.AppendBool(buf, t), nil
-	case nil:
-		return append(buf, "null"...), nil
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return buf, err
-	}
-	return append(buf, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...), nil
-}
-
-// appendJSONString escapes s as encoding/json does with HTML escaping off:
-// quotes, backslashes, control characters, U+2028 and U+2029; invalid
-// UTF-8 becomes U+FFFD.
-func appendJSONString(buf []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			buf = append(buf, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				buf = append(buf, '\\', c)
-			case '\n':
-				buf = append(buf, '\\', 'n')
-			case '\r':
-				buf = append(buf, '\\', 'r')
-			case '\t':
-				buf = append(buf, '\\', 't')
-			default:
-				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// describeProblems joins problems for a one-line message, trimmed to a readable length.
-func describeProblems(ps spec.Problems) string {
-	return truncate(strings.TrimSpace(ps.Error()), 600)
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,12 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/spec"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v4"
 )
 
 func TestTemplateIsTheDefaults(t *testing.T) {
-	l, err := Parse("petctl.yaml", Template())
+	l, err := parse("petctl.yaml", Template())
 	if err != nil {
 		t.Fatalf("the starter file does not parse: %v", err)
 	}
@@ -41,7 +44,7 @@ func TestTemplateIsTheDefaults(t *testing.T) {
 // docs/configuration.md generated from the Config struct. Run with
 // PETCTL_UPDATE_DOCS=1 to regenerate them.
 func TestDocsInSync(t *testing.T) {
-	schemaPath, mdPath := "../../docs/petctl.schema.json", "../../docs/configuration.md"
+	schemaPath, mdPath := "../docs/petctl.schema.json", "../docs/configuration.md"
 	const begin, end = "<!-- BEGIN GENERATED REFERENCE -->\n", "<!-- END GENERATED REFERENCE -->"
 	md, err := os.ReadFile(mdPath)
 	if err != nil {
@@ -51,7 +54,7 @@ func TestDocsInSync(t *testing.T) {
 	if i < 0 || j < i {
 		t.Fatalf("%s lacks the generated-reference markers", mdPath)
 	}
-	wantMD := string(md[:i+len(begin)]) + Reference() + "\n" + string(md[j:])
+	wantMD := string(md[:i+len(begin)]) + reference() + "\n" + string(md[j:])
 	if os.Getenv("PETCTL_UPDATE_DOCS") != "" {
 		if err := os.WriteFile(schemaPath, Schema(), 0o644); err != nil {
 			t.Fatal(err)
@@ -62,10 +65,10 @@ func TestDocsInSync(t *testing.T) {
 	}
 	got, err := os.ReadFile(schemaPath)
 	if err != nil || !bytes.Equal(got, Schema()) {
-		t.Errorf("%s is not the schema of the Config struct (%v); run PETCTL_UPDATE_DOCS=1 go test ./engine/config", schemaPath, err)
+		t.Errorf("%s is not the schema of the Config struct (%v); run PETCTL_UPDATE_DOCS=1 go test ./config", schemaPath, err)
 	}
 	if md, _ := os.ReadFile(mdPath); string(md) != wantMD {
-		t.Errorf("the reference in %s is not generated from the Config struct; run PETCTL_UPDATE_DOCS=1 go test ./engine/config", mdPath)
+		t.Errorf("the reference in %s is not generated from the Config struct; run PETCTL_UPDATE_DOCS=1 go test ./config", mdPath)
 	}
 }
 
@@ -114,8 +117,8 @@ func TestSchemaAgreesWithTheDecoder(t *testing.T) {
 		t.Errorf("the schema refuses the full example: %v", err)
 	}
 	for _, bad := range []string{"colour: red\n", "server: {addr: 4010}\n", "lists: {order: random}\n", "latency: {getPet: soon}\n", "faults: {x: {rate: 2}}\n"} {
-		if _, err := Parse("bad.yaml", []byte(bad)); err == nil {
-			if l, _ := Parse("bad.yaml", []byte(bad)); l.Check() == nil {
+		if _, err := parse("bad.yaml", []byte(bad)); err == nil {
+			if l, _ := parse("bad.yaml", []byte(bad)); l.Check() == nil {
 				t.Errorf("petctl accepts %q", bad)
 			}
 		}
@@ -165,7 +168,7 @@ admin: {requestLog: 10, maxImportBytes: 1000}
 `
 
 func TestFullExample(t *testing.T) {
-	l, err := Parse("petctl.yaml", []byte(fullExample))
+	l, err := parse("petctl.yaml", []byte(fullExample))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,9 +211,53 @@ func TestFullExample(t *testing.T) {
 	if !Default().UsesDevKey() {
 		t.Error("the defaults do not use the dev key")
 	}
-	zero, _ := Parse("z.yaml", []byte("admin: {requestLog: 0}\n"))
-	if o, _ := zero.EngineOptions(start); o.RequestLogSize >= 0 {
+	zero, _ := parse("z.yaml", []byte("admin: {requestLog: 0}\n"))
+	if o, _ := zero.EngineOptions(start); !o.NoRequestLog {
 		t.Errorf("requestLog 0 keeps %d", o.RequestLogSize)
+	}
+}
+
+// TestConfigDefaultsAreEngineDefaults: the built-in configuration gives the
+// engine exactly its own defaults, so that a default changed in
+// engine.DefaultOptions is the configuration's too, and no literal in the
+// configuration can drift from it.
+func TestConfigDefaultsAreEngineDefaults(t *testing.T) {
+	got, err := Default().EngineOptions(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := reflect.ValueOf(engine.DefaultOptions())
+	checked := 0
+	var walk func(got, want reflect.Value, name string)
+	walk = func(got, want reflect.Value, name string) {
+		for i := 0; i < want.NumField(); i++ {
+			f := want.Type().Field(i)
+			g, w := got.Field(i), want.Field(i)
+			switch {
+			case w.IsZero():
+				// No default: zero is the field's meaning (no keys, no latency).
+			case f.Type.Kind() == reflect.Struct:
+				walk(g, w, name+f.Name+".")
+			case !reflect.DeepEqual(g.Interface(), w.Interface()):
+				t.Errorf("%s%s: the configuration gives %v, the engine's default is %v", name, f.Name, g.Interface(), w.Interface())
+				checked++
+			default:
+				checked++
+			}
+		}
+	}
+	walk(reflect.ValueOf(got), want, "")
+	// Body and import limits, five time-outs, three CORS settings, the
+	// request log, two store limits, and those the file has no key for.
+	if checked < 15 {
+		t.Errorf("only %d defaults compared; DefaultOptions lost some", checked)
+	}
+	if got.NoRequestLog {
+		t.Error("the built-in configuration keeps no request log")
+	}
+	// The latency limit is the engine's; the key's doc states it.
+	if f, _ := reflect.TypeOf(Config{}).FieldByName("Latency"); !strings.Contains(f.Tag.Get("doc"), "At most "+engine.MaxInjectedLatency.String()+".") {
+		t.Errorf("the doc of latency does not state the engine's limit, %s: %q", engine.MaxInjectedLatency, f.Tag.Get("doc"))
 	}
 }
 
@@ -238,7 +285,7 @@ seed: [1]
 fixtures: {generate: -3}
 server2: {}
 `
-	l, err := Parse("petctl.yaml", []byte(file))
+	l, err := parse("petctl.yaml", []byte(file))
 	var ps Problems
 	if err != nil {
 		ps = err.(Problems)
@@ -260,13 +307,15 @@ server2: {}
 			t.Errorf("missing %q in:\n%s", w, got)
 		}
 	}
-	// The same file without its type errors: every impossible value at once.
+	// The same file without its type errors: every impossible value at
+	// once, those the engine checks (the latency limit, "*" with
+	// credentials) with those of the file.
 	fixed := strings.NewReplacer("  adress: 127.0.0.1:1\n", "", "maxBodyBytes: lots", "maxBodyBytes: 0", "seed: [1]", "seed: 1", "server2: {}\n", "", "getPet: 2s..1s", "getPet: 2s").Replace(file)
-	l, err = Parse("petctl.yaml", []byte(fixed))
+	l, err = parse("petctl.yaml", []byte(fixed))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = l.Check().Error()
+	got = validate(t, l).Error()
 	for _, w := range []string{
 		"petctl.yaml:2: server.maxBodyBytes: 0: want at least 1",
 		`petctl.yaml:4: lists.order: "random" is not one of id, newest-first`,
@@ -287,8 +336,49 @@ server2: {}
 		t.Errorf("the summary line: %s", strings.SplitN(got, "\n", 2)[0])
 	}
 	for _, bad := range []string{"[1, 2]\n", "server: [1]\n", "lists:\n  order: id\n  order: newest-first\n", ": : :\n", "defaults: {pets: [1]}\n"} {
-		if _, err := Parse("x.yaml", []byte(bad)); err == nil {
+		if _, err := parse("x.yaml", []byte(bad)); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// validate checks l as `petctl config validate` does, with the embedded
+// Petstore and no fixtures: the file's checks, then the engine's.
+func validate(t *testing.T, l *Loaded) error {
+	t.Helper()
+	var ps Problems
+	if err := l.Check(); err != nil && !errors.As(err, &ps) {
+		t.Fatal(err)
+	}
+	s, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, convErr := l.EngineOptions(time.Now())
+	o.Spec = s
+	_, err = engine.New(o)
+	return l.Combine(ps, errors.Join(convErr, err))
+}
+
+// TestLatencyWithinTheWriteTimeout: an injected latency must end before
+// the write time-out, or the answer would never arrive; the engine, which
+// holds both, says so at the latency's line.
+func TestLatencyWithinTheWriteTimeout(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"server:\n  timeouts: {write: 1s}\nlatency:\n  getPet: 500ms..2s\n", "petctl.yaml:4: latency.getPet: 500ms..2s reaches the write time-out (server.timeouts.write 1s): the answer would never arrive"},
+		{"latency:\n  '*': 30s\n", "petctl.yaml:2: latency.*: 30s is longer than the limit of 20s"},
+		{"server:\n  timeouts: {write: 1s}\nlatency:\n  getPet: 999ms\n", ""},
+	} {
+		l, err := parse("petctl.yaml", []byte(tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = validate(t, l)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q: %v", tc.file, err)
+		case tc.want != "" && (err == nil || err.Error() != "configuration: "+tc.want):
+			t.Errorf("%q: got %v, want %q", tc.file, err, tc.want)
 		}
 	}
 }
@@ -331,7 +421,7 @@ func TestLayers(t *testing.T) {
 }
 
 func TestShowRedacts(t *testing.T) {
-	l, err := Parse("petctl.yaml", []byte("auth:\n  keys: [super-secret-1]\n  adminKey: super-secret-2\nlatency: {getPet: 5ms..9ms}\n"))
+	l, err := parse("petctl.yaml", []byte("auth:\n  keys: [super-secret-1]\n  adminKey: super-secret-2\nlatency: {getPet: 5ms..9ms}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,31 +439,30 @@ func TestShowRedacts(t *testing.T) {
 		}
 	}
 	// What show prints is itself a valid configuration.
-	if _, err := Parse("shown.yaml", out); err != nil {
+	if _, err := parse("shown.yaml", out); err != nil {
 		t.Errorf("show's output does not parse: %v", err)
 	}
 }
 
 func TestLocate(t *testing.T) {
-	l, err := Parse("petctl.yaml", []byte("seed: 1\nlatency:\n  nope: 5ms\n"))
+	l, err := parse("petctl.yaml", []byte("seed: 1\nlatency:\n  nope: 5ms\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = l.Locate(errorString("latency: no operation \"nope\"; the operations are a, b\ngenerate: -1: want 0 or more"))
+	err = l.Combine(nil, errors.Join(
+		&engine.OptionError{Key: "latency.nope", Err: errors.New(`no operation "nope"; the operations are a, b`)},
+		&engine.OptionError{Key: "fixtures.generate", Err: errors.New("-1: want 0 or more")},
+	))
 	if !strings.Contains(err.Error(), "petctl.yaml:3: latency.nope: no operation") {
 		t.Errorf("located: %v", err)
 	}
 }
 
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
-
 // TestShowCommentsAtTheirKeys: a map-valued key cites its own line, and the
 // comment of an empty flow list stays on its line.
 func TestShowCommentsAtTheirKeys(t *testing.T) {
 	file := "defaults:\n  pets:\n    status: available\nresponses:\n  listStoreOrders:\n    status: 200\n    body: []\n"
-	l, err := Parse("petctl.yaml", []byte(file))
+	l, err := parse("petctl.yaml", []byte(file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +485,7 @@ func TestShowCommentsAtTheirKeys(t *testing.T) {
 			t.Errorf("show: %q, want %q", lines[k], want)
 		}
 	}
-	if _, err := Parse("shown.yaml", out); err != nil {
+	if _, err := parse("shown.yaml", out); err != nil {
 		t.Errorf("show's output does not parse: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package store
 
 import (
 	"fmt"
@@ -8,8 +8,8 @@ import (
 
 // newTestStore holds n records with ids 1..n; record i has color red when i%3==0, else blue,
 // and size "big" when i is even.
-func newTestStore(n int) *collectionStore {
-	s := newCollectionStore(true, []string{"color", "size"})
+func newTestStore(n int) *table {
+	s := newTable(true, []string{"color", "size"})
 	entries := make([]entry, 0, n)
 	for i := 1; i <= n; i++ {
 		color := "blue"
@@ -41,22 +41,22 @@ func TestStorePage(t *testing.T) {
 	s := newTestStore(20)
 	tests := []struct {
 		name     string
-		q        query
+		q        Query
 		want     string
 		wantMore bool
 	}{
-		{"first page", query{limit: 3}, "1,2,3", true},
-		{"no limit", query{filters: map[string]string{"color": "red"}}, "3,6,9,12,15,18", false},
-		{"filter", query{limit: 2, filters: map[string]string{"color": "red"}}, "3,6", true},
-		{"two filters", query{limit: 10, filters: map[string]string{"color": "red", "size": "big"}}, "6,12,18", false},
-		{"no match", query{limit: 10, filters: map[string]string{"color": "green"}}, "", false},
-		{"newest first", query{limit: 3, desc: true}, "20,19,18", true},
-		{"newest first, filtered", query{limit: 2, desc: true, filters: map[string]string{"color": "red"}}, "18,15", true},
-		{"after a cursor", query{limit: 3, after: 5, hasAfter: true}, "6,7,8", true},
-		{"after a cursor, filtered", query{limit: 3, after: 6, hasAfter: true, filters: map[string]string{"color": "red"}}, "9,12,15", true},
-		{"after a cursor, newest first", query{limit: 3, after: 5, hasAfter: true, desc: true}, "4,3,2", true},
-		{"after the last", query{limit: 3, after: 20, hasAfter: true}, "", false},
-		{"last page exactly", query{limit: 2, after: 18, hasAfter: true}, "19,20", false},
+		{"first page", Query{Limit: 3}, "1,2,3", true},
+		{"no limit", Query{Filters: map[string]string{"color": "red"}}, "3,6,9,12,15,18", false},
+		{"filter", Query{Limit: 2, Filters: map[string]string{"color": "red"}}, "3,6", true},
+		{"two filters", Query{Limit: 10, Filters: map[string]string{"color": "red", "size": "big"}}, "6,12,18", false},
+		{"no match", Query{Limit: 10, Filters: map[string]string{"color": "green"}}, "", false},
+		{"newest first", Query{Limit: 3, Desc: true}, "20,19,18", true},
+		{"newest first, filtered", Query{Limit: 2, Desc: true, Filters: map[string]string{"color": "red"}}, "18,15", true},
+		{"after a cursor", Query{Limit: 3, After: 5, HasAfter: true}, "6,7,8", true},
+		{"after a cursor, filtered", Query{Limit: 3, After: 6, HasAfter: true, Filters: map[string]string{"color": "red"}}, "9,12,15", true},
+		{"after a cursor, newest first", Query{Limit: 3, After: 5, HasAfter: true, Desc: true}, "4,3,2", true},
+		{"after the last", Query{Limit: 3, After: 20, HasAfter: true}, "", false},
+		{"last page exactly", Query{Limit: 2, After: 18, HasAfter: true}, "19,20", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,8 +74,8 @@ func TestStorePage(t *testing.T) {
 
 func TestStoreGetAndCreate(t *testing.T) {
 	s := newTestStore(5)
-	if r, ok := s.get("3"); !ok || string(r.raw) != "3" {
-		t.Errorf("get 3 = %q %v", r.raw, ok)
+	if r, ok := s.get("3"); !ok || string(r.JSON) != "3" {
+		t.Errorf("get 3 = %q %v", r.JSON, ok)
 	}
 	for _, k := range []string{"0", "6", "abc", ""} {
 		if _, ok := s.get(k); ok {
@@ -101,12 +101,33 @@ func TestStoreGetAndCreate(t *testing.T) {
 }
 
 func TestStoreStringKeysSkipTakenIDs(t *testing.T) {
-	s := newCollectionStore(false, nil)
+	s := newTable(false, nil)
 	s.load([]entry{{seq: 1, key: "2", raw: []byte("fixture")}})
 	rec, err := s.create(func(seq int64) (entry, error) {
 		return entry{seq: seq, key: strconv.FormatInt(seq, 10), raw: []byte("new")}, nil
 	})
-	if err != nil || rec.key != "3" {
-		t.Errorf("created key %q, want 3: key 2 is taken by a fixture", rec.key)
+	if err != nil || rec.ID != "3" {
+		t.Errorf("created key %q, want 3: key 2 is taken by a fixture", rec.ID)
 	}
+}
+
+// load replaces the contents with entries, which must be sorted by seq.
+func (s *table) load(entries []entry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reset(len(entries))
+	for i := range entries {
+		s.appendLocked(&entries[i], s.data.add(entries[i].raw))
+	}
+}
+
+// snapshot returns the raw records in seq order.
+func (s *table) snapshot() [][]byte {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([][]byte, len(s.seqs))
+	for i := range s.seqs {
+		out[i] = s.data.get(s.spans[i])
+	}
+	return out
 }

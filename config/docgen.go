@@ -167,7 +167,7 @@ func Schema() []byte {
 	root := schemaOf(reflect.TypeOf(Config{}), reflect.ValueOf(Default()).Elem())
 	root["$schema"] = "https://json-schema.org/draft/2020-12/schema"
 	root["title"] = "petctl.yaml"
-	root["description"] = "Configuration of petctl serve. Generated from engine/config; do not edit."
+	root["description"] = "Configuration of petctl serve. Generated from config; do not edit."
 	out, err := json.MarshalIndent(root, "", "  ")
 	if err != nil {
 		panic(err) // maps of strings and numbers always marshal
@@ -250,8 +250,8 @@ func jsonDefault(v reflect.Value) (any, bool) {
 	return v.Interface(), true
 }
 
-// Reference is the per-key reference of docs/configuration.md.
-func Reference() string {
+// reference is the per-key reference of docs/configuration.md.
+func reference() string {
 	var b strings.Builder
 	for _, s := range settings() {
 		if isSection(s.field.Type) {

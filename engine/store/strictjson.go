@@ -1,4 +1,4 @@
-package engine
+package store
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 // maxJSONDepth bounds nesting so a hostile body cannot exhaust the stack.
 const maxJSONDepth = 64
 
-// decodeStrict decodes one JSON value and refuses what encoding/json lets
+// DecodeStrict decodes one JSON value and refuses what encoding/json lets
 // pass silently: invalid UTF-8 (replaced by U+FFFD), duplicate object keys
 // (the last one wins), data after the value, and deep nesting. Numbers stay
 // json.Number so integers beyond 2^53 keep every digit.
@@ -21,7 +21,7 @@ const maxJSONDepth = 64
 // which allocates per token and made decoding the largest cost of loading a
 // million fixture records. FuzzDecodeStrict checks that it accepts exactly
 // what encoding/json accepts (less the duplicates) and yields the same values.
-func decodeStrict(data []byte) (any, error) {
+func DecodeStrict(data []byte) (any, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("not valid UTF-8")
 	}
@@ -41,6 +41,8 @@ func decodeStrict(data []byte) (any, error) {
 	return v, nil
 }
 
+// parser reads JSON by hand, for DecodeStrict, decodeFields and the
+// fixtures splitter (skipValue): every method of it is in this file.
 type parser struct {
 	data []byte
 	pos  int
@@ -340,10 +342,10 @@ func (p *parser) hex4() (rune, bool) {
 
 // decodeFields decodes a JSON object into values by field position: pos
 // maps a key to its position in fv. Keys that name no field are appended
-// to extra, in order, and their values dropped. It is decodeStrict for the
+// to extra, in order, and their values dropped. It is DecodeStrict for the
 // common case, without a map per record: on anything unusual (invalid
 // UTF-8, not an object, an escaped or duplicate key, malformed JSON) it
-// returns ok false and the caller falls back to decodeStrict, which decides
+// returns ok false and the caller falls back to DecodeStrict, which decides
 // and explains. TestDecodeFieldsAgreesWithDecodeStrict holds the two together.
 func decodeFields(data []byte, pos map[string]int, fv *fieldValues, extra []string) ([]string, bool) {
 	fv.reset()
@@ -429,4 +431,65 @@ func (p *parser) plainKey() ([]byte, bool) {
 func (p *parser) atEnd() bool {
 	p.skipSpace()
 	return p.pos == len(p.data)
+}
+
+// skipValue moves past one JSON value, tracking only strings and nesting;
+// mismatched brackets are left for DecodeStrict to report.
+func (p *parser) skipValue() error {
+	if p.pos >= len(p.data) {
+		return p.fail("")
+	}
+	switch p.data[p.pos] {
+	case '{', '[':
+		depth := 0
+		for p.pos < len(p.data) {
+			switch p.data[p.pos] {
+			case '"':
+				if !p.skipString() {
+					return p.fail("")
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					p.pos++
+					return nil
+				}
+			}
+			p.pos++
+		}
+		return p.fail("")
+	case '"':
+		if !p.skipString() {
+			return p.fail("")
+		}
+		return nil
+	}
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ',', ']', '}', ' ', '\t', '\n', '\r':
+			return nil
+		}
+		p.pos++
+	}
+	return nil
+}
+
+// skipString moves past a string at p.pos; false when it does not end.
+func (p *parser) skipString() bool {
+	p.pos++
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case '\\':
+			p.pos += 2
+			continue
+		case '"':
+			p.pos++
+			return true
+		}
+		p.pos++
+	}
+	return false
 }

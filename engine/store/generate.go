@@ -1,4 +1,4 @@
-package engine
+package store
 
 import (
 	"encoding/json"
@@ -80,13 +80,13 @@ func exampleValue(s *base.Schema, seq int64, now time.Time) any {
 	return nil
 }
 
-// generateFixtures makes n synthetic records per collection from the item
-// schemas: valid (they are validated like any fixture), and the same for
-// the same seed. Ids are left out, so they follow the fixtures' ids.
-func (s *Server) generateFixtures(n int, seed int64) (FixtureFile, error) {
+// Generate makes a fixture file of n synthetic records per collection from
+// the item schemas: valid (Load validates them like any fixture), and the
+// same for the same seed. Ids are left out, so they follow the fixtures'
+// ids when the file is loaded after them.
+func (s *Store) Generate(n int, seed int64) (FixtureFile, error) {
 	buf := []byte{'{'}
-	names := sortedKeys(s.colls)
-	for ci, name := range names {
+	for ci, name := range s.names {
 		c := s.colls[name]
 		if ci > 0 {
 			buf = append(buf, ',')

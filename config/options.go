@@ -3,9 +3,7 @@ package config
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
-	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,8 +14,6 @@ import (
 	"go.yaml.in/yaml/v4"
 )
 
-func splitHostPort(addr string) (string, string, error) { return net.SplitHostPort(addr) }
-
 // DevKey is the key accepted when auth.mode is keys and none is configured.
 const DevKey = "petctl-dev-key"
 
@@ -26,37 +22,37 @@ func (c *Config) UsesDevKey() bool { return c.Auth.Mode == "keys" && len(c.Auth.
 
 // EngineOptions turns the configuration into engine options. The caller
 // adds the spec, the fixtures and the logger. start is when the clock of
-// clock.now starts running. A value it cannot convert is reported, one
-// line each, in the engine's form ("clock: now: ..."), so Combine locates
-// it and merges it with the same problem found by Check; the other
-// settings are converted even so, and the engine checks them.
+// clock.now starts running. A value it cannot convert is reported as an
+// *engine.OptionError, so that Combine locates it and merges it with the
+// same problem found by Check; the other settings are converted even so,
+// and the engine checks them.
 func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 	var errs []error
-	o := engine.Options{
-		Keys:            c.Auth.Keys,
-		OpenAuth:        c.Auth.Mode == "open",
-		AdminKey:        c.Auth.AdminKey,
-		MaxBodyBytes:    c.Server.MaxBodyBytes,
-		QuietRequests:   !c.Log.Requests,
-		Seed:            c.Seed,
-		Generate:        c.Fixtures.Generate,
-		RequestLogSize:  c.Admin.RequestLog,
-		MaxImportBytes:  c.Admin.MaxImportBytes,
-		StoreMaxRecords: c.Store.MaxRecords,
-		StoreMaxBytes:   c.Store.MaxBytes,
-		CORS: engine.CORSOptions{
-			Origins:       c.CORS.Origins,
-			Credentials:   c.CORS.Credentials,
-			ExposeHeaders: c.CORS.ExposeHeaders,
-			MaxAge:        time.Duration(c.CORS.MaxAge),
-		},
-		Lists: engine.ListOptions{
-			ClampLimit:  c.Lists.OutOfRangeLimit == "clamp",
-			NewestFirst: c.Lists.Order == "newest-first",
-		},
+	// Every setting is given; the options the file has no key for keep
+	// the engine's defaults.
+	o := engine.DefaultOptions()
+	o.Keys = c.Auth.Keys
+	o.OpenAuth = c.Auth.Mode == "open"
+	o.AdminKey = c.Auth.AdminKey
+	o.MaxBodyBytes = c.Server.MaxBodyBytes
+	o.Timeouts = c.timeouts()
+	o.QuietRequests = !c.Log.Requests
+	o.Seed = c.Seed
+	o.Generate = c.Fixtures.Generate
+	o.RequestLogSize = c.Admin.RequestLog
+	o.NoRequestLog = c.Admin.RequestLog == 0 // the engine's 0 is its default
+	o.MaxImportBytes = c.Admin.MaxImportBytes
+	o.StoreMaxRecords = c.Store.MaxRecords
+	o.StoreMaxBytes = c.Store.MaxBytes
+	o.CORS = engine.CORSOptions{
+		Origins:       c.CORS.Origins,
+		Credentials:   c.CORS.Credentials,
+		ExposeHeaders: c.CORS.ExposeHeaders,
+		MaxAge:        time.Duration(c.CORS.MaxAge),
 	}
-	if c.Admin.RequestLog == 0 {
-		o.RequestLogSize = -1 // keep none
+	o.Lists = engine.ListOptions{
+		ClampLimit:  c.Lists.OutOfRangeLimit == "clamp",
+		NewestFirst: c.Lists.Order == "newest-first",
 	}
 	if c.UsesDevKey() {
 		o.Keys = []string{DevKey}
@@ -65,8 +61,8 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 		o.Lists.CursorParam = c.Lists.CursorParam
 	}
 	if c.Clock.Now != "" {
-		if at, err := ParseNow(c.Clock.Now); err != nil {
-			errs = append(errs, fmt.Errorf("clock: now: %v", err))
+		if at, err := parseNow(c.Clock.Now); err != nil {
+			errs = append(errs, &engine.OptionError{Key: "clock.now", Err: err})
 		} else {
 			offset := at.Sub(start)
 			o.Now = func() time.Time { return time.Now().Add(offset) }
@@ -80,7 +76,7 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 		for f, v := range fields {
 			raw, err := json.Marshal(v)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("defaults: %s.%s: %v", coll, f, err))
+				errs = append(errs, &engine.OptionError{Key: join("defaults", coll+"."+f), Err: err})
 				continue
 			}
 			o.Defaults[coll][f] = raw
@@ -94,7 +90,7 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 		if r.Body != nil {
 			raw, err := json.Marshal(r.Body)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("responses: %s.body: %v", id, err))
+				errs = append(errs, &engine.OptionError{Key: join("responses", id+".body"), Err: err})
 				continue
 			}
 			st.Body = raw
@@ -116,8 +112,8 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 	return o, errors.Join(errs...)
 }
 
-// Timeouts are the server's connection time-outs.
-func (c *Config) Timeouts() engine.Timeouts {
+// timeouts are the server's connection time-outs.
+func (c *Config) timeouts() engine.Timeouts {
 	t := c.Server.Timeouts
 	return engine.Timeouts{
 		ReadHeader: time.Duration(t.ReadHeader),
@@ -128,32 +124,32 @@ func (c *Config) Timeouts() engine.Timeouts {
 	}
 }
 
-// engineSections name the key an engine start-up error is about when its
-// first word is not a key of the file.
-var engineSections = map[string]string{
-	"cors":     "cors.origins",
-	"generate": "fixtures.generate",
-	"lists":    "lists.cursorParam",
-	"fixtures": "fixtures.files",
-	"spec":     "spec",
-}
-
-// Locate adds the source of each setting an engine start-up error names
-// ("latency: getPet: ..." came from petctl.yaml:14).
-func (l *Loaded) Locate(err error) error { return l.Combine(nil, err) }
-
-// Combine adds the problems of an engine start-up error (one per line,
-// each located in the file, the environment or a flag where it names a
-// setting) to the problems found while loading, and returns them all, or
-// nil when there are none. An engine problem about a key that already has
-// a problem is the same problem seen twice, and is left out.
+// Combine adds the problems of an engine start-up error to the problems
+// found while loading, and returns them all, or nil when there are none.
+// Each *engine.OptionError is located by its key in the file, the
+// environment or a flag; any other error is not about a setting. Every
+// line is a problem of its own. An engine problem about a key that already
+// has a problem is the same problem seen twice, and is left out.
 func (l *Loaded) Combine(ps Problems, err error) error {
 	var found Problems
-	if err != nil {
-		for _, line := range strings.Split(err.Error(), "\n") {
-			if strings.TrimSpace(line) != "" {
-				found = append(found, l.locate(line))
+	for _, e := range joined(err) {
+		var oe *engine.OptionError
+		if !errors.As(e, &oe) {
+			for _, line := range lines(e.Error()) {
+				found = append(found, Problem{Msg: line})
 			}
+			continue
+		}
+		src := l.Source(oe.Key)
+		if src == "default" {
+			// Set by no one: told as the engine words it.
+			for _, line := range lines(oe.Error()) {
+				found = append(found, Problem{Msg: line})
+			}
+			continue
+		}
+		for _, line := range lines(oe.Err.Error()) {
+			found = append(found, Problem{Source: src, Key: oe.Key, Msg: line})
 		}
 	}
 	loaded := len(ps)
@@ -167,9 +163,36 @@ func (l *Loaded) Combine(ps Problems, err error) error {
 	case len(ps) == 0:
 		return nil
 	case len(ps) == 1 && len(found) == 1 && ps[0].Source == "":
-		return err // not about a setting: a spec or fixture problem, as the engine said it
+		return err // not about a setting that was set: as the engine said it
 	}
 	return ps
+}
+
+// lines are the non-empty lines of a message.
+func lines(msg string) []string {
+	var out []string
+	for _, line := range strings.Split(msg, "\n") {
+		if strings.TrimSpace(line) != "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// joined lists the errors errors.Join put together in err, however deep.
+func joined(err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		if err == nil {
+			return nil
+		}
+		return []error{err}
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, joined(e)...)
+	}
+	return out
 }
 
 // lineOf orders problems: those of the file by line, then the others.
@@ -196,50 +219,13 @@ func within(key, outer string) bool {
 	return strings.HasPrefix(key, outer+".") || strings.HasPrefix(key, outer+"[")
 }
 
-// locate finds the key of one line of an engine error, and its source;
-// the message then leaves out what the key says.
-func (l *Loaded) locate(line string) Problem {
-	p := Problem{Msg: line}
-	section, rest, ok := strings.Cut(line, ": ")
-	if !ok {
-		return p
-	}
-	name := rest
-	if i := strings.IndexAny(name, ":;"); i >= 0 {
-		name = name[:i]
-	}
-	name = strings.TrimPrefix(name, "no operation ")
-	name = strings.TrimPrefix(name, "no collection ")
-	name = strings.Trim(name, `"`)
-	first, _, _ := strings.Cut(section, " ") // "fixtures pets.json"
-	keys := []string{section + "." + name, section}
-	if k, ok := engineSections[first]; ok {
-		keys = append(keys, k)
-	}
-	for _, key := range keys {
-		src := l.Source(key)
-		if src == "default" {
-			continue
-		}
-		p.Source, p.Key = src, key
-		if key == section || strings.HasPrefix(key, section+".") {
-			p.Msg = rest
-			if key == section+"."+name {
-				p.Msg = strings.TrimPrefix(rest, name+": ")
-			}
-		}
-		return p
-	}
-	return p
-}
-
 // Show is the effective configuration as YAML, secrets redacted, each
 // value that is not a default followed by where it came from.
 func (l *Loaded) Show() ([]byte, error) {
 	c := *l.Config
 	c.Auth.Keys = redactAll(c.Auth.Keys)
 	if c.Auth.AdminKey != "" {
-		c.Auth.AdminKey = Redacted
+		c.Auth.AdminKey = redacted
 	}
 	var doc yaml.Node
 	if err := doc.Encode(&c); err != nil {
@@ -249,13 +235,13 @@ func (l *Loaded) Show() ([]byte, error) {
 	return yaml.Marshal(&doc)
 }
 
-// Redacted replaces secrets in what petctl shows.
-const Redacted = "<redacted>"
+// redacted replaces secrets in what petctl shows.
+const redacted = "<redacted>"
 
 func redactAll(keys []string) []string {
 	out := make([]string, len(keys))
 	for i := range keys {
-		out[i] = Redacted
+		out[i] = redacted
 	}
 	return out
 }
