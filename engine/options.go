@@ -59,10 +59,13 @@ type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now  func() time.Time
 	CORS CORSOptions
-	// RevalidateResponses validates every response with libopenapi-validator,
-	// even those start-up proved valid by construction (slower; see
-	// docs/performance.md).
-	RevalidateResponses bool
+	// Plain routes every request, record and response through
+	// libopenapi-validator, with none of the speed-only second
+	// implementations (the request memo and body plans, the record plans,
+	// responses proved valid by construction; docs/performance.md): slower,
+	// and the way to tell a suspected fast-path bug from a document
+	// problem in one run. Tests run the whole engine suite both ways.
+	Plain bool
 
 	// Lists decide what the document leaves open about lists.
 	Lists ListOptions
