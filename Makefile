@@ -7,9 +7,11 @@ LDFLAGS  := -X main.version=$(VERSION)
 
 .PHONY: run test check build bench bench-go bench-load fmt-check tidy-check vet vuln fuzz clean
 
-## run: serve the embedded Petstore at http://127.0.0.1:4010/v1 (key: petctl-dev-key)
-run:
-	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/petctl serve
+## run: serve the embedded Petstore at http://127.0.0.1:4010/v1 (key: petctl-dev-key);
+## ARGS go to petctl serve: make run ARGS='--addr 127.0.0.1:8080'
+ARGS ?=
+run: build
+	exec ./$(BIN) serve $(ARGS)
 
 ## test: every test, with the race detector
 test:
@@ -36,8 +38,12 @@ FUZZTIME ?= 10m
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzHandler -fuzztime $(FUZZTIME) ./engine
 
+## build: bin/petctl. It says so first, then names each package it compiles
+## (-v): the first build compiles every dependency for a minute or two, and
+## would otherwise look like a hang.
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/petctl
+	@echo "building $(BIN) (the first build downloads and compiles the modules: a minute or two)"
+	$(GO) build -v -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/petctl
 
 ## bench: the Go benchmarks, then the load comparisons (about 10 minutes; see docs/performance.md)
 bench: bench-go bench-load

@@ -11,9 +11,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/petctl/petctl/engine/store"
 )
 
 // AdminPrefix is the reserved path of the admin endpoints. No document path
@@ -33,7 +36,7 @@ const importAnswerTime = 10 * time.Second
 var adminEndpoints = []struct {
 	method, path, what string
 }{
-	{http.MethodGet, "health", "liveness: 200 while the process serves"},
+	{http.MethodGet, "health", "liveness: 200 while the process serves, with the count of log lines dropped because stderr was not read"},
 	{http.MethodGet, "ready", "readiness: 200 with the collections and their sizes"},
 	{http.MethodPost, "reset", "return every collection to its fixtures"},
 	{http.MethodGet, "store", "export the store as a fixture file: {collection: [records]}"},
@@ -153,6 +156,10 @@ func bearerToken(values []string) (string, bool) {
 // serveAdmin answers a request under AdminPrefix.
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	// Pages on loopback may call the admin endpoints (adminAllowed), so
+	// they may read the answers too; no other page gets CORS headers here,
+	// whatever the CORS settings allow for the API.
+	s.cors.setHeaders(r, w.Header(), loopbackOrigin(r.Header))
 	res := s.admin(w, r)
 	if res != nil {
 		writeResponse(w, r, res)
@@ -161,8 +168,10 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	if res != nil {
 		status = res.status
 	}
-	s.log.Info("admin", "method", r.Method, "path", r.URL.Path, "status", status,
-		"latency", time.Since(start).Round(time.Microsecond).String())
+	if !s.quiet {
+		s.log.Info("admin", "method", r.Method, "path", r.URL.Path, "status", status,
+			"latency", time.Since(start).Round(time.Microsecond).String())
+	}
 }
 
 // admin returns the response to write, or nil when it wrote one itself.
@@ -181,6 +190,9 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) *response {
 			methods = append(methods, ep.method)
 		}
 	}
+	if r.Method == http.MethodOptions && s.cors.isPreflight(r) {
+		return s.cors.preflight(r, methods)
+	}
 	if len(methods) == 0 {
 		var all []string
 		for _, ep := range adminEndpoints {
@@ -188,14 +200,18 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) *response {
 		}
 		return errorResponse(Errorf(CodeRouteNotFound, "no admin endpoint at %s; they are %s", truncate(r.URL.Path, 200), strings.Join(all, ", ")))
 	}
-	if !contains(methods, r.Method) && (r.Method != http.MethodHead || !contains(methods, http.MethodGet)) {
+	if !slices.Contains(methods, r.Method) && (r.Method != http.MethodHead || !slices.Contains(methods, http.MethodGet)) {
 		res := errorResponse(Errorf(CodeMethodNotAllowed, "%s is not an admin method for %s; allowed: %s", r.Method, r.URL.Path, strings.Join(methods, ", ")))
 		res.set("Allow", strings.Join(methods, ", "))
 		return res
 	}
 	switch {
 	case name == "health":
-		return adminJSON(map[string]any{"status": "ok"})
+		var dropped int64
+		if s.logBuffer != nil {
+			dropped = s.logBuffer.Dropped()
+		}
+		return adminJSON(map[string]any{"status": "ok", "logLinesDropped": dropped})
 	case name == "ready":
 		return adminJSON(map[string]any{"ready": true, "collections": s.Collections()})
 	case name == "reset":
@@ -272,19 +288,17 @@ func (s *Server) adminImport(w http.ResponseWriter, r *http.Request) *response {
 		}
 		return nil
 	}
-	s.adminMu.Lock()
-	defer s.adminMu.Unlock()
-	byName, err := parseFixturesAs([]FixtureFile{{Name: name, Data: body}}, arrayOf, s.colls)
+	fx, err := s.data.Parse([]FixtureFile{{Name: name, Data: body}}, arrayOf)
 	if err == nil && coll != "" && !isArray {
 		err = fmt.Errorf("?collection=%s is for an import that is an array of records; this one is an object, which names its collections itself", coll)
 	}
 	if err == nil {
-		err = s.importLocked(name, byName, answerable)
+		err = s.data.Import(fx, s.now(), answerable)
 	}
-	var full *fullError
+	var full *store.FullError
 	switch {
 	case errors.As(err, &full):
-		return errorResponse(Errorf(CodeStoreFull, "%v; nothing was imported: raise %s, or import fewer records", full, full.setting()))
+		return errorResponse(Errorf(CodeStoreFull, "%v; nothing was imported: raise %s, or import fewer records", full, full.Setting()))
 	case deadlineErr != nil:
 		return errorResponse(Errorf(CodeInternal, "nothing was imported: %v", deadlineErr))
 	case err != nil:
@@ -310,100 +324,20 @@ func adminJSON(v any) *response {
 }
 
 // Reset returns every collection to its fixtures (and generated records).
-func (s *Server) Reset() {
-	s.adminMu.Lock()
-	defer s.adminMu.Unlock()
-	for _, c := range s.colls {
-		c.store.restoreBaseline()
-	}
-}
+func (s *Server) Reset() { s.data.Reset() }
 
 // Export writes the store as a fixture file: a JSON object mapping each
 // collection to the array of its records in id order.
-func (s *Server) Export(w io.Writer) error {
-	// The records are taken under the lock (so no import is half seen) and
-	// written after it is released: a client that stops reading holds its
-	// own answer only, never a reset or an import.
-	s.adminMu.Lock()
-	names := sortedKeys(s.colls)
-	stores := make([]frozenRecords, len(names))
-	for i, name := range names {
-		stores[i] = s.colls[name].store.frozen()
-	}
-	s.adminMu.Unlock()
-	buf := make([]byte, 0, 64<<10)
-	buf = append(buf, '{')
-	for i, name := range names {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, '\n')
-		buf = appendJSONString(buf, name)
-		buf = append(buf, ": ["...)
-		for j := range stores[i].len() {
-			raw := stores[i].at(j)
-			if j > 0 {
-				buf = append(buf, ',')
-			}
-			buf = append(buf, "\n  "...)
-			buf = append(buf, raw...)
-			if len(buf) > 60<<10 {
-				if _, err := w.Write(buf); err != nil {
-					return err
-				}
-				buf = buf[:0]
-			}
-		}
-		buf = append(buf, "\n]"...)
-	}
-	buf = append(buf, "\n}\n"...)
-	_, err := w.Write(buf)
-	return err
-}
+func (s *Server) Export(w io.Writer) error { return s.data.Export(w) }
 
 // Import replaces the collections a fixture file names with its records.
 // Every record is validated first; on any problem nothing changes.
 func (s *Server) Import(f FixtureFile) error {
-	s.adminMu.Lock()
-	defer s.adminMu.Unlock()
-	byName, err := parseFixtures([]FixtureFile{f}, s.colls)
+	fx, err := s.data.Parse([]FixtureFile{f}, nil)
 	if err != nil {
 		return err
 	}
-	return s.importLocked(f.Name, byName, nil)
-}
-
-// importLocked builds and validates the records of byName, then, unless
-// ready (when not nil) says no, replaces the collections they name with
-// them. A *fullError says a collection would pass the store's limits. The
-// caller holds adminMu.
-func (s *Server) importLocked(file string, byName map[string]*fixtureSet, ready func() error) error {
-	if len(byName) == 0 {
-		return fmt.Errorf("%s names no collection; the collections are %s", file, knownNames(s.colls))
-	}
-	type built struct {
-		c    *collection
-		cols *columns
-	}
-	var all []built
-	now := s.now()
-	for _, name := range sortedKeys(byName) {
-		c := s.colls[name]
-		cols, err := c.buildFixtures(byName[name], now)
-		if err != nil {
-			return err
-		}
-		all = append(all, built{c, cols})
-	}
-	if ready != nil {
-		if err := ready(); err != nil {
-			return err
-		}
-	}
-	for _, b := range all {
-		b.c.store.loadColumns(b.cols)
-	}
-	return nil
+	return s.data.Import(fx, s.now(), nil)
 }
 
 // writeResponse writes a response that needs no validation (admin answers).

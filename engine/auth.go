@@ -3,6 +3,7 @@ package engine
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -22,16 +23,28 @@ type keyring struct {
 	open    bool // any non-empty token is accepted
 }
 
+// newKeyring holds keys, and reports every key a request could not carry
+// as an *OptionError at auth.keys[i]: this is the one place that rule is
+// checked.
 func newKeyring(keys []string, open bool) (*keyring, error) {
 	k := &keyring{open: open}
+	var errs []error
+	bad := func(i int, format string) {
+		// Worded "auth: keys: API key 2 ...", as New always has.
+		errs = append(errs, &OptionError{Key: fmt.Sprintf("auth.keys[%d]", i), Err: fmt.Errorf(format, i+1), lead: "auth: keys: "})
+	}
 	for i, key := range keys {
-		if strings.TrimSpace(key) == "" {
-			return nil, fmt.Errorf("API key %d is empty", i+1)
+		switch {
+		case strings.TrimSpace(key) == "":
+			bad(i, "API key %d is empty")
+		case strings.ContainsAny(key, " \t\r\n"):
+			bad(i, "API key %d contains white space, which a bearer token cannot carry")
+		default:
+			k.digests = append(k.digests, sha256.Sum256([]byte(key)))
 		}
-		if strings.ContainsAny(key, " \t\r\n") {
-			return nil, fmt.Errorf("API key %d contains white space, which a bearer token cannot carry", i+1)
-		}
-		k.digests = append(k.digests, sha256.Sum256([]byte(key)))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return k, nil
 }

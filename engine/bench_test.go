@@ -9,8 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -21,7 +21,7 @@ func benchServer(b *testing.B) *Server {
 		b.Fatal(err)
 	}
 	data, _ := readFixture("petstore/pets.json")
-	srv, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{"pets.json", data}},
+	srv, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{Name: "pets.json", Data: data}},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)
@@ -72,9 +72,9 @@ func BenchmarkValidation(b *testing.B) {
 	srv := benchServer(b)
 	list := srv.spec.Operation("listPets")
 	get := srv.spec.Operation("getPet")
-	items, _, _ := srv.colls["pets"].store.page(query{limit: 20})
+	items, _, _ := srv.colls["pets"].data.Page(store.Query{Limit: 20})
 	body20 := joinArray(items)
-	items100, _, _ := srv.colls["pets"].store.page(query{limit: 100})
+	items100, _, _ := srv.colls["pets"].data.Page(store.Query{Limit: 100})
 	body100 := joinArray(items100)
 	hdr := http.Header{"Content-Type": {"application/json"}}
 	b.Run("request/list", func(b *testing.B) {
@@ -122,24 +122,14 @@ func BenchmarkValidation(b *testing.B) {
 	b.Run("record/describe", func(b *testing.B) {
 		c := srv.colls["pets"]
 		for i := 0; i < b.N; i++ {
-			if ps := c.describe(items[i%20]); ps != nil {
+			if ps := srv.val.Schema(c.def.ItemSchema, items[i%20]); ps != nil {
 				b.Fatal(ps)
 			}
 		}
 	})
 	b.Run("decodeStrict", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := decodeStrict(items[i%20]); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("build", func(b *testing.B) {
-		c := srv.colls["pets"]
-		doc, _ := decodeStrict([]byte(`{"name":"Bench","categoryId":3,"status":"available"}`))
-		now := time.Now()
-		for i := 0; i < b.N; i++ {
-			if _, err := c.build(doc.(map[string]any), int64(i+1), fromClient, now, nil); err != nil {
+			if _, err := store.DecodeStrict(items[i%20]); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -160,7 +150,7 @@ func BenchmarkCompiledRecord(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	items, _, _ := srv.colls["pets"].store.page(query{limit: 20})
+	items, _, _ := srv.colls["pets"].data.Page(store.Query{Limit: 20})
 	docs := make([]any, len(items))
 	for i, it := range items {
 		json.Unmarshal(it, &docs[i])

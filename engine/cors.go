@@ -15,26 +15,32 @@ import (
 type CORSOptions struct {
 	// Origins are patterns: "http://localhost:*" (any port), "https://*.example.com",
 	// "https://app.example.com:8443", or "*" (any origin, never with credentials).
-	// Nil means DefaultCORSOrigins; an empty, non-nil slice allows none.
+	// Nil means the default (DefaultOptions); an empty, non-nil slice allows none.
 	Origins []string
 	// Credentials lets browsers send cookies and read responses to credentialed requests.
 	Credentials bool
-	// ExposeHeaders are the response headers scripts may read; nil means DefaultExposeHeaders.
+	// ExposeHeaders are the response headers scripts may read; nil means the default.
 	ExposeHeaders []string
-	// MaxAge is how long a browser may cache a preflight answer; 0 means 10 minutes.
+	// MaxAge is how long a browser may cache a preflight answer; 0 means DefaultCORSMaxAge.
 	MaxAge time.Duration
 }
 
-// DefaultCORSOrigins are the loopback origins on any port, over http and https.
-var DefaultCORSOrigins = []string{
+// defaultCORSOrigins are the loopback origins on any port, over http and
+// https. Unexported so that no caller can change them for everyone:
+// DefaultOptions hands out copies.
+var defaultCORSOrigins = []string{
 	"http://localhost:*", "https://localhost:*",
 	"http://127.0.0.1:*", "https://127.0.0.1:*",
 	"http://[::1]:*", "https://[::1]:*",
 }
 
-// DefaultExposeHeaders lets scripts read the deprecation headers, the created
-// item's location and the auth challenge.
-var DefaultExposeHeaders = []string{"Deprecation", "Sunset", "Link", "Location", "WWW-Authenticate"}
+// defaultExposeHeaders lets scripts read the deprecation headers, the created
+// item's location, the auth challenge, how long to wait after a 429 or 503,
+// and the methods a 405 allows.
+var defaultExposeHeaders = []string{"Deprecation", "Sunset", "Link", "Location", "WWW-Authenticate", "Retry-After", "Allow"}
+
+// DefaultCORSMaxAge is how long a browser may cache a preflight answer.
+const DefaultCORSMaxAge = 10 * time.Minute
 
 type cors struct {
 	any         bool
@@ -52,26 +58,23 @@ type originPattern struct {
 	subdomain bool
 }
 
-// newCORS checks every origin and reports each bad one, on its own line,
-// as "cors: origins[i]: ...", so configuration problems can name the entry.
+// newCORS checks every origin and reports each bad one as an *OptionError
+// at cors.origins[i], so configuration problems can name the entry.
+// New has given o its defaults.
 func newCORS(o CORSOptions) (*cors, error) {
 	c := &cors{credentials: o.Credentials}
-	origins := o.Origins
-	if origins == nil {
-		origins = DefaultCORSOrigins
-	}
 	var errs []error
-	for i, p := range origins {
+	for i, p := range o.Origins {
 		if p == "*" {
 			if o.Credentials {
-				errs = append(errs, fmt.Errorf("cors: origins[%d]: \"*\" cannot be combined with credentials: name the origins that may send credentials", i))
+				errs = append(errs, keyError(fmt.Sprintf("cors.origins[%d]", i), `"*" cannot be combined with credentials: name the origins that may send credentials`))
 			}
 			c.any = true
 			continue
 		}
 		pat, err := parseOriginPattern(p)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("cors: origins[%d]: %q: %v", i, p, err))
+			errs = append(errs, keyError(fmt.Sprintf("cors.origins[%d]", i), "%q: %v", p, err))
 			continue
 		}
 		c.patterns = append(c.patterns, pat)
@@ -79,16 +82,8 @@ func newCORS(o CORSOptions) (*cors, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	expose := o.ExposeHeaders
-	if expose == nil {
-		expose = DefaultExposeHeaders
-	}
-	c.expose = strings.Join(expose, ", ")
-	age := o.MaxAge
-	if age <= 0 {
-		age = 10 * time.Minute
-	}
-	c.maxAge = strconv.Itoa(int(age.Seconds()))
+	c.expose = strings.Join(o.ExposeHeaders, ", ")
+	c.maxAge = strconv.Itoa(int(o.MaxAge.Seconds()))
 	return c, nil
 }
 
@@ -153,14 +148,23 @@ func (c *cors) isPreflight(r *http.Request) bool {
 	return r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != ""
 }
 
-// preflight answers a browser's OPTIONS check for a route.
-func (c *cors) preflight(r *http.Request, rt *route) *response {
+// preflight answers a browser's OPTIONS check. methods are those of the
+// path; with none (no route matches), the method the browser asks about is
+// allowed: the request then goes through, and the page reads the 404 Error
+// body, where a refused preflight would give it only an opaque CORS error.
+func (c *cors) preflight(r *http.Request, methods []string) *response {
 	origin := r.Header.Get("Origin")
 	if !c.allowed(origin) {
 		return errorResponse(Errorf(CodeOriginNotAllowed, "origin %s may not call this server; allow it in the CORS settings", truncate(origin, 100)))
 	}
+	allow := strings.Join(methods, ", ")
+	if m := r.Header.Get("Access-Control-Request-Method"); len(methods) == 0 && isToken(m) {
+		allow = m
+	}
 	res := &response{status: http.StatusNoContent}
-	res.set("Access-Control-Allow-Methods", strings.Join(rt.methods, ", "))
+	if allow != "" {
+		res.set("Access-Control-Allow-Methods", allow)
+	}
 	headers := "Authorization, Content-Type"
 	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" && isTokenList(req) {
 		headers = req
@@ -186,28 +190,35 @@ func (c *cors) decorate(r *http.Request, res *response) {
 	if res.header == nil {
 		res.header = http.Header{}
 	}
-	if _, ok := res.header["Vary"]; ok {
-		res.header.Add("Vary", "Origin")
-	} else {
-		res.header["Vary"] = varyOrigin
-	}
-	origin := r.Header.Get("Origin")
-	if origin == "" {
+	c.setHeaders(r, res.header, true)
+}
+
+// setHeaders is decorate on a header: Vary, and, when admitted and the
+// origin is allowed, the CORS headers. The admin endpoints admit loopback
+// pages only.
+func (c *cors) setHeaders(r *http.Request, h http.Header, admitted bool) {
+	if !c.any && len(c.patterns) == 0 {
 		return
 	}
-	if !c.allowed(origin) {
+	if _, ok := h["Vary"]; ok {
+		h.Add("Vary", "Origin")
+	} else {
+		h["Vary"] = varyOrigin
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" || !admitted || !c.allowed(origin) {
 		return
 	}
 	if c.any {
-		res.header.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Allow-Origin", "*")
 	} else {
-		res.header.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Allow-Origin", origin)
 	}
 	if c.credentials {
-		res.header.Set("Access-Control-Allow-Credentials", "true")
+		h.Set("Access-Control-Allow-Credentials", "true")
 	}
 	if c.expose != "" && !c.isPreflight(r) {
-		res.header.Set("Access-Control-Expose-Headers", c.expose)
+		h.Set("Access-Control-Expose-Headers", c.expose)
 	}
 }
 
@@ -218,15 +229,22 @@ func isTokenList(s string) bool {
 		return false
 	}
 	for _, part := range strings.Split(s, ",") {
-		name := strings.TrimSpace(part)
-		if name == "" {
+		if !isToken(strings.TrimSpace(part)) {
 			return false
 		}
-		for i := 0; i < len(name); i++ {
-			b := name[i]
-			if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '-' || b == '_') {
-				return false
-			}
+	}
+	return true
+}
+
+// isToken accepts a header or method name of letters, digits, '-' and '_'.
+func isToken(name string) bool {
+	if name == "" || len(name) > 1024 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		b := name[i]
+		if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '-' || b == '_') {
+			return false
 		}
 	}
 	return true

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
+
+	"github.com/petctl/petctl/spec"
 )
 
 // Code is a stable, machine-readable error code; docs/errors.md lists them all.
@@ -115,3 +118,67 @@ func (e *Error) Body() []byte {
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
+
+// OptionError is one problem with the Options given to New, with the key
+// of the configuration setting it is about, so that the configuration
+// layer can say where that setting came from (a file line, a variable, a
+// flag) by the key, never by reading the message. New joins them with
+// errors.Join, one per problem.
+type OptionError struct {
+	// Key is the configuration key: "lists.cursorParam", "latency.getPet",
+	// "cors.origins[2]", "store.maxRecords".
+	Key string
+	// Err says what is wrong, in words that follow the key.
+	Err error
+	// lead is what Error writes before Err: New's messages name the
+	// section first ("latency: getPet: ..."), which callers that have no
+	// configuration read.
+	lead string
+}
+
+// Error is the problem as New words it: the section, then, unless Err
+// names it itself, the entry ("latency: getPet: want 0 <= min <= max").
+// An OptionError made outside the engine says Err alone.
+func (e *OptionError) Error() string { return e.lead + e.Err.Error() }
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// keyError is a problem with the value at key, worded "section: entry: ...".
+func keyError(key, format string, args ...any) *OptionError {
+	section, entry, _ := strings.Cut(key, ".")
+	lead := section + ": "
+	if entry != "" {
+		lead += entry + ": "
+	}
+	return &OptionError{Key: key, Err: fmt.Errorf(format, args...), lead: lead}
+}
+
+// sectionError is a problem with key whose message names the entry itself
+// ("latency: no operation "getPets""), worded "section: ...".
+func sectionError(key, format string, args ...any) *OptionError {
+	section, _, _ := strings.Cut(key, ".")
+	return &OptionError{Key: key, Err: fmt.Errorf(format, args...), lead: section + ": "}
+}
+
+// wholeError is a problem with key whose message says everything itself:
+// "fixtures pets.json: pets[0] (id 1): ...", "spec api.yaml: ...".
+func wholeError(key string, err error) *OptionError {
+	return &OptionError{Key: key, Err: err}
+}
+
+// describeProblems joins problems for a one-line message, trimmed to a readable length.
+func describeProblems(ps spec.Problems) string {
+	return truncate(strings.TrimSpace(ps.Error()), 600)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

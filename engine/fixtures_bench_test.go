@@ -37,7 +37,7 @@ func BenchmarkLoadFixtures(b *testing.B) {
 		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				srv, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{"pets.json", data}},
+				srv, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{Name: "pets.json", Data: data}},
 					Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 				if err != nil {
 					b.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -16,25 +17,25 @@ func TestFixtureErrors(t *testing.T) {
 		file    FixtureFile
 		wantErr []string // all must appear
 	}{
-		{"bad status", FixtureFile{"pets.json", []byte(`[{"id":1,"name":"a","categoryId":1},{"id":2,"name":"b","categoryId":1,"status":"adopted"}]`)},
+		{"bad status", FixtureFile{Name: "pets.json", Data: []byte(`[{"id":1,"name":"a","categoryId":1},{"id":2,"name":"b","categoryId":1,"status":"adopted"}]`)},
 			[]string{"pets.json", "pets[1]", "id 2", "status"}},
-		{"missing name", FixtureFile{"seed.json", []byte(`{"pets":[{"id":7,"categoryId":1}]}`)},
+		{"missing name", FixtureFile{Name: "seed.json", Data: []byte(`{"pets":[{"id":7,"categoryId":1}]}`)},
 			[]string{"seed.json", "pets[0]", "id 7", "name"}},
-		{"duplicate id", FixtureFile{"pets.json", []byte(`[{"id":1,"name":"a","categoryId":1},{"id":1,"name":"b","categoryId":1}]`)},
+		{"duplicate id", FixtureFile{Name: "pets.json", Data: []byte(`[{"id":1,"name":"a","categoryId":1},{"id":1,"name":"b","categoryId":1}]`)},
 			[]string{"pets[1]", "id 1 is already used by", "pets[0]"}},
-		{"unknown field", FixtureFile{"pets.json", []byte(`[{"id":1,"name":"a","categoryId":1,"stauts":"sold"}]`)},
+		{"unknown field", FixtureFile{Name: "pets.json", Data: []byte(`[{"id":1,"name":"a","categoryId":1,"stauts":"sold"}]`)},
 			[]string{"pets[0]", "stauts"}},
-		{"id not an integer", FixtureFile{"pets.json", []byte(`[{"id":"x","name":"a","categoryId":1}]`)},
+		{"id not an integer", FixtureFile{Name: "pets.json", Data: []byte(`[{"id":"x","name":"a","categoryId":1}]`)},
 			[]string{"pets[0]", "id"}},
-		{"id beyond int64", FixtureFile{"pets.json", []byte(`[{"id":99999999999999999999,"name":"a","categoryId":1}]`)},
+		{"id beyond int64", FixtureFile{Name: "pets.json", Data: []byte(`[{"id":99999999999999999999,"name":"a","categoryId":1}]`)},
 			[]string{"pets[0]", "int64"}},
-		{"unknown collection", FixtureFile{"owners.json", []byte(`[{"id":1}]`)},
+		{"unknown collection", FixtureFile{Name: "owners.json", Data: []byte(`[{"id":1}]`)},
 			[]string{"owners.json", `"owners" is not a collection`, `"pets"`}},
-		{"malformed JSON", FixtureFile{"pets.json", []byte(`[{"id":1,`)},
+		{"malformed JSON", FixtureFile{Name: "pets.json", Data: []byte(`[{"id":1,`)},
 			[]string{"pets.json", "malformed JSON"}},
-		{"not an array", FixtureFile{"pets.json", []byte(`"pets"`)},
+		{"not an array", FixtureFile{Name: "pets.json", Data: []byte(`"pets"`)},
 			[]string{"pets.json", "want an array"}},
-		{"record not an object", FixtureFile{"pets.json", []byte(`[1]`)},
+		{"record not an object", FixtureFile{Name: "pets.json", Data: []byte(`[1]`)},
 			[]string{"pets[0]", "object"}},
 	}
 	for _, tc := range tests {
@@ -61,15 +62,15 @@ func problemLines(err error) []string {
 }
 
 // A file with many bad records is reported at once: every bad record up to
-// maxFixtureProblems, in file order, then how many more.
+// store.MaxFixtureProblems, in file order, then how many more.
 func TestFixtureErrorsAllListed(t *testing.T) {
 	s, _ := spec.Default()
 	load := func(recs []string) error {
-		_, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{"pets.json", []byte("[" + strings.Join(recs, ",\n") + "]")}}})
+		_, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{Name: "pets.json", Data: []byte("[" + strings.Join(recs, ",\n") + "]")}}})
 		return err
 	}
 	good := func(id int) string { return fmt.Sprintf(`{"id":%d,"name":"ok%d","categoryId":1}`, id, id) }
-	for _, n := range []int{40, parallelFixtures + 10} { // one worker; one per CPU
+	for _, n := range []int{40, store.ParallelFixtures + 10} { // one worker; one per CPU
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			recs := make([]string, n)
 			for i := range recs {
@@ -94,17 +95,17 @@ func TestFixtureErrorsAllListed(t *testing.T) {
 			}
 
 			// More bad records than are listed: the first ones, then a count.
-			for i := 0; i < maxFixtureProblems+5; i++ {
+			for i := 0; i < store.MaxFixtureProblems+5; i++ {
 				recs[i] = fmt.Sprintf(`{"id":%d,"name":"bad","categoryId":"one"}`, i+1)
 			}
 			got = problemLines(load(recs))
-			if len(got) != maxFixtureProblems+1 {
-				t.Fatalf("%d lines, want %d problems and a count: %q", len(got), maxFixtureProblems, got)
+			if len(got) != store.MaxFixtureProblems+1 {
+				t.Fatalf("%d lines, want %d problems and a count: %q", len(got), store.MaxFixtureProblems, got)
 			}
-			if !strings.Contains(got[0], "pets[0]") || !strings.Contains(got[maxFixtureProblems-1], fmt.Sprintf("pets[%d]", maxFixtureProblems-1)) {
+			if !strings.Contains(got[0], "pets[0]") || !strings.Contains(got[store.MaxFixtureProblems-1], fmt.Sprintf("pets[%d]", store.MaxFixtureProblems-1)) {
 				t.Errorf("not the first records in file order: %q", got)
 			}
-			if last := got[maxFixtureProblems]; !strings.Contains(last, "6 more bad records") {
+			if last := got[store.MaxFixtureProblems]; !strings.Contains(last, "6 more bad records") {
 				t.Errorf("last line %q, want the 6 more counted (5 more of the first kind, pets[%d])", last, n-1)
 			}
 		})
@@ -129,7 +130,7 @@ func TestFixtureErrorsAllListed(t *testing.T) {
 	// endpoint's path: the same list.
 	env := newPetstore(t)
 	before := env.get("/pets?limit=100").list(t)
-	err := env.srv.Import(FixtureFile{"import.json", []byte(`{"pets":[{"id":1,"name":"x","categoryId":"one"},{"id":2,"name":"y"}]}`)})
+	err := env.srv.Import(FixtureFile{Name: "import.json", Data: []byte(`{"pets":[{"id":1,"name":"x","categoryId":"one"},{"id":2,"name":"y"}]}`)})
 	if got := problemLines(err); len(got) != 2 || !strings.Contains(got[0], "pets[0]") || !strings.Contains(got[1], "pets[1]") {
 		t.Errorf("import: %q, want both records", got)
 	}
@@ -140,7 +141,7 @@ func TestFixtureErrorsAllListed(t *testing.T) {
 
 func TestFixturesWithoutIDs(t *testing.T) {
 	env := newPetstore(t, func(o *Options) {
-		o.Fixtures = []FixtureFile{{"pets.json", []byte(`[{"id":10,"name":"ten","categoryId":1},{"name":"next","categoryId":1},{"id":3,"name":"three","categoryId":1}]`)}}
+		o.Fixtures = []FixtureFile{{Name: "pets.json", Data: []byte(`[{"id":10,"name":"ten","categoryId":1},{"name":"next","categoryId":1},{"id":3,"name":"three","categoryId":1}]`)}}
 	})
 	var ids []float64
 	for _, p := range env.get("/pets").list(t) {
@@ -205,7 +206,7 @@ func TestErrorSchemaMustAcceptErrorBody(t *testing.T) {
 // some without an id, filters indexed, and errors reported in file order
 // whichever worker finds them.
 func TestLargeFixtures(t *testing.T) {
-	const n = 3 * parallelFixtures
+	const n = 3 * store.ParallelFixtures
 	var b strings.Builder
 	b.WriteString("[")
 	for i := 0; i < n; i++ {
@@ -222,9 +223,9 @@ func TestLargeFixtures(t *testing.T) {
 	}
 	b.WriteString("]")
 	data := b.String()
-	env := newPetstore(t, func(o *Options) { o.Fixtures = []FixtureFile{{"pets.json", []byte(data)}} })
-	c := env.srv.colls["pets"]
-	if got := c.store.len(); got != n {
+	env := newPetstore(t, func(o *Options) { o.Fixtures = []FixtureFile{{Name: "pets.json", Data: []byte(data)}} })
+	c := env.srv.colls["pets"].data
+	if got := c.Len(); got != n {
 		t.Fatalf("%d records, want %d", got, n)
 	}
 	first := env.get("/pets?limit=2").list(t)
@@ -234,13 +235,13 @@ func TestLargeFixtures(t *testing.T) {
 	// The records without an id follow the largest id (2n), in file order.
 	want := int64(2*n + 1)
 	for i := 999; i < n; i += 1000 {
-		r, ok := c.store.get(strconv.FormatInt(want, 10))
-		if !ok || !strings.Contains(string(r.raw), fmt.Sprintf(`"later%d"`, i)) {
-			t.Fatalf("id %d: %s, want record later%d", want, r.raw, i)
+		r, ok := c.Get(strconv.FormatInt(want, 10))
+		if !ok || !strings.Contains(string(r.JSON), fmt.Sprintf(`"later%d"`, i)) {
+			t.Fatalf("id %d: %s, want record later%d", want, r.JSON, i)
 		}
 		want++
 	}
-	sold, _, _ := c.store.page(query{filters: map[string]string{"status": "sold"}, limit: 5})
+	sold, _, _ := c.Page(store.Query{Filters: map[string]string{"status": "sold"}, Limit: 5})
 	if len(sold) != 5 {
 		t.Fatalf("%d sold, want 5", len(sold))
 	}
@@ -255,7 +256,7 @@ func TestLargeFixtures(t *testing.T) {
 
 	s, _ := spec.Default()
 	load := func(data string) error {
-		_, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{"pets.json", []byte(data)}}})
+		_, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{Name: "pets.json", Data: []byte(data)}}})
 		return err
 	}
 	// Two bad records, one for each worker: both are reported, in file
@@ -283,7 +284,7 @@ func TestLargeFixtures(t *testing.T) {
 func TestNoIDLeftForFixtures(t *testing.T) {
 	s, _ := spec.Default()
 	load := func(recs string) error {
-		_, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{"pets.json", []byte(recs)}}})
+		_, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{Name: "pets.json", Data: []byte(recs)}}})
 		return err
 	}
 	err := load(`[{"id":9223372036854775807,"name":"Last","categoryId":1},{"name":"noid","categoryId":1},{"name":"noid2","categoryId":1}]`)

@@ -31,7 +31,9 @@ func rawExchange(t *testing.T, addr, raw string) result {
 		_, err := io.WriteString(conn, raw)
 		written <- err
 	}()
-	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	// The method tells ReadResponse whether a body follows (none after HEAD).
+	method, _, _ := strings.Cut(raw, " ")
+	res, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: method})
 	if err != nil {
 		t.Fatalf("no HTTP response: %v (writing the request: %v)", err, <-written)
 	}

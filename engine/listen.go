@@ -11,26 +11,34 @@ import (
 	"time"
 )
 
-// Timeouts bound how long a connection may take; zero fields get the defaults.
+// Timeouts bound how long a connection may take; zero fields get the
+// defaults of DefaultOptions.
 type Timeouts struct {
-	ReadHeader time.Duration // to read a request's header (default 5s): slow clients cannot hold a connection
-	Read       time.Duration // to read a whole request (default 30s)
-	Write      time.Duration // to write a response (default 30s)
-	Idle       time.Duration // a keep-alive connection may wait between requests (default 120s)
-	Shutdown   time.Duration // in-flight requests may finish after a stop signal (default 10s)
+	ReadHeader time.Duration // to read a request's header: slow clients cannot hold a connection
+	Read       time.Duration // to read a whole request
+	Write      time.Duration // to write a response
+	Idle       time.Duration // a keep-alive connection may wait between requests
+	Shutdown   time.Duration // in-flight requests may finish after a stop signal
+}
+
+// defaultTimeouts are the time-outs of DefaultOptions.
+func defaultTimeouts() Timeouts {
+	return Timeouts{
+		ReadHeader: 5 * time.Second,
+		Read:       30 * time.Second,
+		Write:      30 * time.Second,
+		Idle:       120 * time.Second,
+		Shutdown:   10 * time.Second,
+	}
 }
 
 func (t Timeouts) withDefaults() Timeouts {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
-		}
-	}
-	def(&t.ReadHeader, 5*time.Second)
-	def(&t.Read, 30*time.Second)
-	def(&t.Write, 30*time.Second)
-	def(&t.Idle, 120*time.Second)
-	def(&t.Shutdown, 10*time.Second)
+	d := defaultTimeouts()
+	orDefault(&t.ReadHeader, d.ReadHeader)
+	orDefault(&t.Read, d.Read)
+	orDefault(&t.Write, d.Write)
+	orDefault(&t.Idle, d.Idle)
+	orDefault(&t.Shutdown, d.Shutdown)
 	return t
 }
 

@@ -6,13 +6,15 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/petctl/petctl/spec"
 )
 
 // BenchmarkRequestLog measures what the one log line per request costs:
 // the same request with the text log (to io.Discard, so formatting but no
-// system call) and with logging off.
+// system call), the same through the LogBuffer serve puts before stderr,
+// and with logging off.
 func BenchmarkRequestLog(b *testing.B) {
 	s, err := spec.Default()
 	if err != nil {
@@ -20,12 +22,19 @@ func BenchmarkRequestLog(b *testing.B) {
 	}
 	data, _ := readFixture("petstore/pets.json")
 	for _, tc := range []struct {
-		name  string
-		level slog.Level
-	}{{"text", slog.LevelInfo}, {"off", slog.LevelError + 1}} {
+		name     string
+		level    slog.Level
+		buffered bool
+	}{{"text", slog.LevelInfo, false}, {"buffered", slog.LevelInfo, true}, {"off", slog.LevelError + 1, false}} {
 		b.Run(tc.name, func(b *testing.B) {
-			srv, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{"pets.json", data}},
-				Logger: slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: tc.level}))})
+			var w io.Writer = io.Discard
+			if tc.buffered {
+				logs := NewLogBuffer(io.Discard, 0)
+				defer logs.Close(time.Second)
+				w = logs
+			}
+			srv, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{Name: "pets.json", Data: data}},
+				Logger: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: tc.level}))})
 			if err != nil {
 				b.Fatal(err)
 			}

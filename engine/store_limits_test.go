@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -25,8 +26,16 @@ func TestStoreLimits(t *testing.T) {
 		b.WriteString(`]}`)
 		return b.String()
 	}
-	// fixtureBytes is the record JSON the embedded fixtures take in the store.
-	fixtureBytes := newPetstore(t).srv.colls["pets"].store.bytes
+	// fixtureBytes is the record JSON the embedded fixtures take in the
+	// store: the records the export holds, each as it is stored.
+	var exported map[string][]json.RawMessage
+	if err := json.Unmarshal(newPetstore(t).srv.exportForTest(t), &exported); err != nil {
+		t.Fatal(err)
+	}
+	var fixtureBytes int64
+	for _, rec := range exported["pets"] {
+		fixtureBytes += int64(len(rec))
+	}
 	long := strings.Repeat("x", 1000)
 	tests := []struct {
 		name      string

@@ -245,9 +245,11 @@ func mediaTypes(content *orderedmap.Map[string, *v3.MediaType]) ([]string, *base
 	return types, schema, proxy
 }
 
+// isJSON reports whether a media type is JSON: application/json, a +json
+// type (application/problem+json), or text/json, as some documents say.
 func isJSON(mediaType string) bool {
 	mt := strings.ToLower(strings.TrimSpace(strings.SplitN(mediaType, ";", 2)[0]))
-	return mt == JSON || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+	return mt == JSON || mt == "text/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 }
 
 func mergeParams(pathLevel, opLevel []*v3.Parameter) []*Param {
@@ -362,10 +364,7 @@ func parseDate(n *yaml.Node) (time.Time, error) {
 	if err := n.Decode(&s); err != nil {
 		return time.Time{}, fmt.Errorf("want a date such as 2030-12-05 or 2030-12-05T00:00:00Z")
 	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t.UTC(), nil
-	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
+	if t, ok := ParseInstant(s); ok {
 		return t.UTC(), nil
 	}
 	return time.Time{}, fmt.Errorf("%q is not a date such as 2030-12-05 or 2030-12-05T00:00:00Z", s)

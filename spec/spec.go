@@ -43,6 +43,9 @@ type Spec struct {
 	Servers     []string // the servers' URLs, their variables filled
 	Operations  []*Operation
 	Collections []*Collection
+	// Resources are what the paths describe, with the kind of each
+	// operation on them (see Resource).
+	Resources []*Resource
 	// SecuritySchemes are the components' schemes by name.
 	SecuritySchemes map[string]*v3.SecurityScheme
 	// Schemes are the same schemes, classified (see SchemeKind).
@@ -53,6 +56,8 @@ type Spec struct {
 	// problems are the document's departures from the OpenAPI schema, its
 	// quirks included, found while reading it.
 	problems []DocumentProblem
+	schemas  *schemaReader
+	errors   errorFormats
 }
 
 // Default parses the embedded Petstore document.
@@ -170,6 +175,7 @@ func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 		OpenAPI:         doc.GetVersion(),
 		SecuritySchemes: map[string]*v3.SecurityScheme{},
 		Schemes:         map[string]*Scheme{},
+		schemas:         newSchemaReader(),
 	}
 	// The embedded default is held to the OpenAPI schema by its tests.
 	if source != DefaultSource {
@@ -195,6 +201,7 @@ func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 		return nil, fmt.Errorf("spec %s: %w", source, err)
 	}
 	s.Collections = inferCollections(s.Operations)
+	s.Resources = s.inferResources()
 	if s.Warnings, err = s.verdict(s.problems, o.Strict); err != nil {
 		return nil, err
 	}
@@ -287,6 +294,11 @@ func (s *Spec) ErrorSchema() *base.Schema {
 		return nil
 	}
 	return best.schema
+}
+
+// schema is libopenapi's schema as a Schema.
+func (s *Spec) schema(lib *base.Schema) *Schema {
+	return s.schemas.get(lib)
 }
 
 func oneLine(s string) string {

@@ -4,54 +4,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
-	"path/filepath"
+	"slices"
 
-	"github.com/petctl/petctl/engine/config"
+	"github.com/petctl/petctl/config"
 	"github.com/spf13/cobra"
 )
 
-func newInitCmd(a *app) *cobra.Command {
-	var force bool
-	cmd := &cobra.Command{
-		Use:   "init [FILE]",
-		Short: "Write a commented starter petctl.yaml that shows every setting with its default",
-		Args:  cobra.MaximumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			path := config.FileName
-			if len(args) == 1 {
-				path = args[0]
-			}
-			if path == "-" {
-				_, err := a.out.Write(config.Template())
-				return err
-			}
-			flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-			if force {
-				flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-			}
-			f, err := os.OpenFile(path, flags, 0o644)
-			if os.IsExist(err) {
-				return usageErrorf("%s exists; use --force to overwrite it", path)
-			}
-			if err != nil {
-				return usageErrorf("cannot write %s: %v", path, unwrapPathErr(err))
-			}
-			if _, err := f.Write(config.Template()); err != nil {
-				f.Close()
-				return failure(fmt.Errorf("writing %s: %v", path, err))
-			}
-			if err := f.Close(); err != nil {
-				return failure(fmt.Errorf("writing %s: %v", path, err))
-			}
-			fmt.Fprintf(a.out, "wrote %s: edit it, check it with 'petctl config validate', then run 'petctl serve'; 'petctl config schema %s' lets editors check it\n", path, filepath.Join(filepath.Dir(path), config.SchemaFileName))
-			return nil
-		},
-	}
-	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing file")
-	return cmd
-}
-
+// newConfigCmd is `petctl config`: validate, show and schema.
 func newConfigCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",
@@ -74,7 +35,7 @@ serve would start, 2 with every problem listed when it would not.`,
 			if err != nil {
 				return err
 			}
-			p, err := prepare(a, cfg, ps, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			p, err := prepare(a, cfg, ps, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 			if err != nil {
 				return err
 			}
@@ -83,8 +44,9 @@ serve would start, 2 with every problem listed when it would not.`,
 				src = "the defaults (no petctl.yaml here)"
 			}
 			fmt.Fprintf(a.out, "%s is valid: serving %s %s", src, p.spec.Title, p.spec.Version)
-			for name, n := range p.srv.Collections() {
-				fmt.Fprintf(a.out, ", %s: %d records", name, n)
+			colls := p.srv.Collections()
+			for _, name := range slices.Sorted(maps.Keys(colls)) { // as the banner lists them
+				fmt.Fprintf(a.out, ", %s: %d records", name, colls[name])
 			}
 			fmt.Fprintln(a.out)
 			return nil

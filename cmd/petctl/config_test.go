@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -13,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/petctl/petctl/engine/config"
+	"github.com/petctl/petctl/config"
 )
 
 // startServe runs `petctl serve args...` on a free port until the test
@@ -442,6 +443,27 @@ func TestExposedDevKeyWarns(t *testing.T) {
 		code, _, errOut := runCLI(t, map[string]string{"PETCTL_API_KEYS": keys}, "config", "validate")
 		if code != exitUsage || !strings.Contains(errOut, "PETCTL_API_KEYS: auth.keys: ") || !strings.Contains(errOut, "names nothing") {
 			t.Errorf("PETCTL_API_KEYS=%q: %d %s", keys, code, errOut)
+		}
+	}
+}
+
+// TestConfigValidateSortsCollections: config validate lists the
+// collections by name, as the banner does, whatever the map's order.
+func TestConfigValidateSortsCollections(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var paths strings.Builder
+	for _, name := range []string{"zebras", "apes", "moles", "cats", "birds"} {
+		fmt.Fprintf(&paths, "  /%s:\n    get:\n      operationId: list%s\n      responses:\n        '200':\n          description: the %s\n"+
+			"          content:\n            application/json:\n              schema:\n                type: array\n                items: {$ref: '#/components/schemas/Item'}\n", name, name, name)
+	}
+	doc := "openapi: 3.0.3\ninfo: {title: Many, version: '1'}\nservers: [{url: /v1}]\npaths:\n" + paths.String() +
+		"components:\n  schemas:\n    Item:\n      type: object\n      required: [id]\n      properties: {id: {type: integer}}\n"
+	os.WriteFile("many.yaml", []byte(doc), 0o600)
+	os.WriteFile("petctl.yaml", []byte("spec: many.yaml\n"), 0o600)
+	const want = "petctl.yaml is valid: serving Many 1, apes: 0 records, birds: 0 records, cats: 0 records, moles: 0 records, zebras: 0 records\n"
+	for range 5 { // map order changes from run to run
+		if code, out, errOut := runCLI(t, nil, "config", "validate"); code != 0 || out != want {
+			t.Fatalf("config validate: %d %q %s, want %q", code, out, errOut, want)
 		}
 	}
 }

@@ -120,11 +120,11 @@ func conformRun(a *app, opts *conformOptions) error {
 		problems = append(problems, fmt.Errorf("--retry-budget %s: want a positive duration such as 1m", opts.retryBudget))
 	}
 	if opts.now != "" {
-		t, err := parseNow(opts.now)
-		if err != nil {
-			problems = append(problems, err)
+		t, ok := spec.ParseInstant(opts.now)
+		if !ok {
+			problems = append(problems, fmt.Errorf("--now %q: want a date such as 2031-01-01 or 2031-01-01T00:00:00Z", opts.now))
 		}
-		cfg.Now = t
+		cfg.Now = t.UTC()
 	}
 	if len(problems) > 0 {
 		return usageError(errors.Join(problems...))
@@ -155,29 +155,11 @@ func conformRun(a *app, opts *conformOptions) error {
 			parts = append(parts, fmt.Sprintf("%d of %d checks failed (%d skipped)", res.Failed, res.Passed+res.Failed, res.Skipped))
 		}
 		for _, f := range res.SuiteFailures {
-			parts = append(parts, firstLine(f))
+			parts = append(parts, oneLine(f))
 		}
 		return failure(errors.New(strings.Join(parts, "; ")))
 	}
 	return nil
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-// parseNow reads --now: an RFC 3339 time or a date (midnight UTC).
-func parseNow(v string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return t.UTC(), nil
-	}
-	if t, err := time.Parse(time.DateOnly, v); err == nil {
-		return t.UTC(), nil
-	}
-	return time.Time{}, fmt.Errorf("--now %q: want a date such as 2031-01-01 or 2031-01-01T00:00:00Z", v)
 }
 
 // isTerminal reports whether w is a terminal, for colour.

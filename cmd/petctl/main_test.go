@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -174,22 +175,44 @@ func TestServe(t *testing.T) {
 	}
 }
 
+// TestServeAddressInUse: an address that cannot be bound is one line,
+// exit 2, that names the address, where it was set, and the flag, the
+// environment variable and the key that choose another.
 func TestServeAddressInUse(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errOut safeBuffer
-	a := &app{ctx: ctx, out: &out, err: &errOut, getenv: noEnv}
-	ready := make(chan string, 1)
-	cmd := newServeCmd(a, func(o *serveOptions) error {
-		o.ready = func(base string) { ready <- base }
-		return serveRun(a, o)
-	})
-	cmd.SetArgs([]string{"--addr", "127.0.0.1:0"})
-	go cmd.Execute()
-	base := <-ready
-	addr := strings.TrimSuffix(strings.TrimPrefix(base, "http://"), "/v1")
-	code, _, stderr := runCLI(t, nil, "serve", "--addr", addr)
-	if code != exitFailure || !strings.Contains(stderr, "cannot listen") {
-		t.Errorf("second serve on %s: exit %d, %q; want 1 and 'cannot listen'", addr, code, stderr)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	cfg := filepath.Join(t.TempDir(), "petctl.yaml")
+	if err := os.WriteFile(cfg, []byte("server:\n  addr: "+addr+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		from string
+	}{
+		{"flag", []string{"--addr", addr}, nil, "(from --addr)"},
+		{"environment", nil, map[string]string{"PETCTL_ADDR": addr}, "(from PETCTL_ADDR)"},
+		{"file", []string{"--config", cfg}, nil, "(from " + cfg + ":2)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tc.env, append([]string{"serve"}, tc.args...)...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if n := strings.Count(stderr, "\n"); n != 1 {
+				t.Errorf("%d lines on stderr, want 1:\n%s", n, stderr)
+			}
+			for _, want := range []string{"petctl: cannot listen on " + addr + " " + tc.from, "address already in use", "--addr, PETCTL_ADDR or server.addr in petctl.yaml"} {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr %q lacks %q", stderr, want)
+				}
+			}
+		})
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/petctl/petctl/engine/config"
+	"github.com/petctl/petctl/config"
 	"github.com/spf13/cobra"
 )
 
@@ -100,6 +100,7 @@ It serves the Petstore Animals API by default.`,
 		newServeCmd(a, nil),
 		newConformCmd(a, nil),
 		newDomainCmd(a),
+		newDocsCmd(a),
 		newInitCmd(a),
 		newConfigCmd(a),
 		newSpecCmd(a),

@@ -8,12 +8,12 @@ import (
 	"net"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/petctl/petctl/config"
 	"github.com/petctl/petctl/engine"
-	"github.com/petctl/petctl/engine/config"
+	"github.com/petctl/petctl/engine/reference"
 	"github.com/petctl/petctl/fixtures"
 	"github.com/petctl/petctl/spec"
 	"github.com/spf13/cobra"
@@ -65,29 +65,28 @@ PETCTL_API_KEY or auth.keys; with none, the development key is used and printed.
 	return cmd
 }
 
-// addConfigFlags declares the flags that set configuration keys; their
-// defaults are the configuration's, so --help shows them.
+// addConfigFlags declares a flag for every setting with a flag tag, with
+// the setting's help and default: the flags are declared once, by the
+// tags (TestServeFlagsMatchConfigTags).
 func addConfigFlags(f *pflag.FlagSet) {
-	d := config.Default()
-	f.String("addr", d.Server.Addr, "address to listen on (host:port; port 0 picks a free one)")
-	f.StringArray("api-key", nil, "accepted API key (repeatable)")
-	f.String("spec", "", "OpenAPI document to serve (default: the embedded Petstore)")
-	f.String("base-path", "", "path to serve the operations under (default: the path of the document's first server; / for the root)")
-	f.Bool("strict", false, "refuse documents with the quirks of generated ones (unquoted status codes, empty descriptions) instead of warning")
-	f.StringArray("fixtures", nil, "seed data file, JSON or YAML (repeatable; default: the embedded Petstore animals with the embedded spec)")
-	f.Var(intText(d.Server.MaxBodyBytes), "max-body", "largest request body in bytes (413 beyond)")
-	f.String("log-format", d.Server.LogFormat, "request log format on stderr: text or json")
-	f.String("now", "", "start the clock at this instant (RFC 3339 or a date), e.g. 2031-01-01")
-	f.Var(intText(0), "generate", "add N synthetic records to every collection, made from the schemas and --seed")
-	f.Var(intText(d.Seed), "seed", "seed of generated records and injected latency and faults")
+	for _, cf := range config.Flags() {
+		switch cf.Type {
+		case "list":
+			f.StringArray(cf.Name, nil, cf.Usage)
+		case "bool":
+			f.Bool(cf.Name, cf.Default == "true", cf.Usage)
+		case "string":
+			f.String(cf.Name, cf.Default, cf.Usage)
+		default: // a number
+			f.Var(&textValue{text: cf.Default, typ: cf.Type}, cf.Name, cf.Usage)
+		}
+	}
 }
 
 // textValue is a flag that keeps its text: the configuration parses it, so
 // '--seed abc' is reported as a configuration problem, in a readable line,
 // with the others, not as strconv's error.
 type textValue struct{ text, typ string }
-
-func intText(def int64) *textValue { return &textValue{text: strconv.FormatInt(def, 10), typ: "int"} }
 
 func (v *textValue) String() string     { return v.text }
 func (v *textValue) Set(s string) error { v.text = s; return nil }
@@ -151,7 +150,7 @@ type prepared struct {
 // 'config validate' runs. ps are the problems loadConfig found; the spec,
 // the fixtures and the spec-dependent settings are checked even so (unless
 // the spec setting itself is wrong), and every problem is reported at once.
-func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger) (*prepared, error) {
+func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger, logs *engine.LogBuffer) (*prepared, error) {
 	c := cfg.Config
 	for _, p := range ps {
 		if p.Key == "spec" {
@@ -160,7 +159,7 @@ func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger
 	}
 	s, err := spec.LoadWith(c.Spec, c.SpecOptions())
 	if err != nil {
-		return nil, usageError(cfg.Combine(ps, err))
+		return nil, usageError(cfg.Combine(ps, &engine.OptionError{Key: "spec", Err: err}))
 	}
 	for _, w := range s.Warnings {
 		logger.Warn(w)
@@ -170,7 +169,7 @@ func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger
 	if err != nil {
 		errs = append(errs, err)
 	}
-	o.Spec, o.Fixtures, o.Logger = s, files, logger
+	o.Spec, o.Fixtures, o.Logger, o.LogBuffer = s, files, logger, logs
 	srv, err := engine.New(o)
 	if err := cfg.Combine(ps, errors.Join(append(errs, err)...)); err != nil {
 		return nil, usageError(err)
@@ -183,17 +182,20 @@ func serveRun(a *app, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	logger, err := newLogger(a, cfg.Server.LogFormat)
+	logger, logs, err := newLogger(a, cfg.Config)
 	if err != nil {
 		logger = slog.New(slog.NewTextHandler(a.err, nil)) // the problem is among ps
+	} else {
+		// Runs before run prints the error, if any, after the log lines.
+		defer logs.Close(logFlushTimeout)
 	}
-	p, err := prepare(a, cfg, ps, logger)
+	p, err := prepare(a, cfg, ps, logger, logs)
 	if err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", cfg.Server.Addr)
 	if err != nil {
-		return failure(fmt.Errorf("cannot listen on %s: %v", cfg.Server.Addr, err))
+		return usageError(listenError(cfg, err))
 	}
 	base := "http://" + ln.Addr().String() + p.spec.BasePath
 	printBanner(a, p, base)
@@ -201,7 +203,24 @@ func serveRun(a *app, opts *serveOptions) error {
 	if opts.ready != nil {
 		opts.ready(base)
 	}
-	return failure(engine.Serve(a.ctx, ln, p.srv, cfg.Timeouts(), logger))
+	return failure(engine.Serve(a.ctx, ln, reference.Mount(p.spec, p.srv, referenceOptions), p.srv.Timeouts(), logger))
+}
+
+// listenError says why the address cannot be used, where it was set and
+// how to choose another: "address already in use" alone leaves a newcomer
+// to guess which setting to change.
+func listenError(cfg *config.Loaded, err error) error {
+	reason := err.Error()
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		reason = se.Err.Error() // "address already in use", without Go's "listen tcp ...: bind:"
+	}
+	from := "the default"
+	if src := cfg.Source("server.addr"); src != "default" {
+		from = "from " + src
+	}
+	return fmt.Errorf("cannot listen on %s (%s): %s; choose another address with %s (port 0 picks a free one)",
+		cfg.Server.Addr, from, reason, config.SetBy("server.addr"))
 }
 
 // warnIfExposed warns, on stderr, when the public development key or the
@@ -219,27 +238,44 @@ func warnIfExposed(a *app, c *config.Config, addr net.Addr) {
 	}
 }
 
-func newLogger(a *app, format string) (*slog.Logger, error) {
-	switch format {
-	case "text":
-		return slog.New(slog.NewTextHandler(a.err, nil)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(a.err, nil)), nil
+// logFlushTimeout bounds how long serve waits, once stopped, for the log
+// lines still buffered to be written: a stderr nobody reads must not keep
+// the process from exiting.
+const logFlushTimeout = 2 * time.Second
+
+// newLogger builds the server's logger in the configured format and level.
+// It writes through a LogBuffer, so that a stderr nobody reads never holds
+// a request up; close the buffer once the server has stopped.
+func newLogger(a *app, c *config.Config) (*slog.Logger, *engine.LogBuffer, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.Log.Level)); err != nil {
+		return nil, nil, usageErrorf("--log-level %q: want debug, info, warn or error", c.Log.Level)
 	}
-	return nil, usageErrorf("--log-format %q: want text or json", format)
+	if f := c.Server.LogFormat; f != "text" && f != "json" {
+		return nil, nil, usageErrorf("--log-format %q: want text or json", f)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	logs := engine.NewLogBuffer(a.err, engine.DefaultLogBufferBytes)
+	var h slog.Handler = slog.NewTextHandler(logs, opts)
+	if c.Server.LogFormat == "json" {
+		h = slog.NewJSONHandler(logs, opts)
+	}
+	logger := slog.New(h)
+	logs.ReportLossTo(logger)
+	return logger, logs, nil
 }
 
 // fixtureFiles reads the configured fixture files, or the embedded Petstore
 // animals when the embedded spec is served without any and nothing is
-// generated. A file that cannot be read is a problem; the others are still
-// read, so that their records are checked too.
+// generated. A file that cannot be read is a problem at fixtures.files; the
+// others are still read, so that their records are checked too.
 func fixtureFiles(c *config.Config, s *spec.Spec) ([]engine.FixtureFile, []error) {
 	var files []engine.FixtureFile
 	var errs []error
 	for _, p := range c.Fixtures.Files {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("fixtures %s: %v", p, unwrapPathErr(err)))
+			errs = append(errs, &engine.OptionError{Key: "fixtures.files", Err: fmt.Errorf("fixtures %s: %v", p, unwrapPathErr(err))})
 			continue
 		}
 		files = append(files, engine.FixtureFile{Name: p, Data: data})
@@ -289,6 +325,7 @@ func printBanner(a *app, p *prepared, base string) {
 		fmt.Fprintf(w, "  clock      starts at %s\n", c.Clock.Now)
 	}
 	fmt.Fprintf(w, "  admin      %s%s (health, ready, reset, store, requests)\n", strings.TrimSuffix(base, s.BasePath), engine.AdminPrefix)
+	printReferenceLine(w, s, strings.TrimSuffix(base, s.BasePath))
 	if len(s.Collections) > 0 {
 		key := "<API_KEY>"
 		if c.UsesDevKey() {

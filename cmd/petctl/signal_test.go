@@ -33,6 +33,17 @@ func TestMain(m *testing.M) {
 // when the test ends, if it is still running.
 func startProcess(t *testing.T, config string) (*exec.Cmd, string, string, *safeBuffer) {
 	t.Helper()
+	stderr := &safeBuffer{}
+	cmd, base, host := startProcessWith(t, config, stderr)
+	return cmd, base, host, stderr
+}
+
+// startProcessWith is startProcess with the process's standard error
+// given: an *os.File (a pipe's end) becomes the process's own stderr, so
+// that it writes to it directly, as it would to a terminal or a service
+// manager's pipe.
+func startProcessWith(t *testing.T, config string, stderr io.Writer) (*exec.Cmd, string, string) {
+	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "petctl.yaml")
 	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
@@ -43,7 +54,6 @@ func startProcess(t *testing.T, config string) (*exec.Cmd, string, string, *safe
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &safeBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -58,10 +68,10 @@ func startProcess(t *testing.T, config string) (*exec.Cmd, string, string, *safe
 		}
 	}
 	if base == "" {
-		t.Fatalf("no base URL in the banner; stderr: %s", stderr.String())
+		t.Fatalf("no base URL in the banner; stderr: %v", stderr)
 	}
 	go io.Copy(io.Discard, stdout)
-	return cmd, base, strings.TrimPrefix(strings.TrimSuffix(base, "/v1"), "http://"), stderr
+	return cmd, base, strings.TrimPrefix(strings.TrimSuffix(base, "/v1"), "http://")
 }
 
 // TestSIGTERMUnderLoad: with requests in flight, SIGTERM lets them finish,

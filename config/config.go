@@ -1,0 +1,227 @@
+// Package config reads petctl.yaml: built-in defaults, then the file, then
+// PETCTL_* environment variables, then flags. Every setting is declared once,
+// in the Config struct and its tags; the decoder, the checks, the serve
+// flags, the starter file of `petctl init`, the JSON Schema and
+// docs/configuration.md are all derived from it. The engine's defaults are
+// read from engine.DefaultOptions, and what a value means for the document
+// is checked by engine.New, whose problems Combine locates by their key.
+//
+// Tags: yaml (the key), doc (one sentence), enum (allowed values), min and
+// max (numbers), env (the environment variable), flag (the serve flag),
+// flaghelp (the flag's help, when the doc is too long for --help), secret
+// (redacted when shown), path (file paths: relative ones in a file are
+// relative to the file's directory), example (a YAML value for maps whose
+// default is empty).
+package config
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/spec"
+)
+
+// FileName is the file petctl looks for in the working directory.
+const FileName = "petctl.yaml"
+
+// Config is the whole configuration of `petctl serve`.
+type Config struct {
+	Spec       string                    `yaml:"spec" env:"PETCTL_SPEC" flag:"spec" flaghelp:"OpenAPI document to serve (default: the embedded Petstore)" path:"true" doc:"OpenAPI document to serve; empty serves the embedded Petstore. A relative path in this file is relative to the file's directory; from the flag or the environment, to the working directory. A document split over several files is read through its relative $refs, from its own folder only (see refFolders)."`
+	Strict     bool                      `yaml:"strict" env:"PETCTL_STRICT" flag:"strict" flaghelp:"refuse documents with the quirks of generated ones (unquoted status codes, empty descriptions) instead of warning" doc:"Refuse a document that breaks the OpenAPI schema in the ways generators commonly do (an unquoted status code, an empty description, a $ref standing for a whole map, a security requirement naming an undeclared scheme) instead of serving it with a warning naming the line. Other departures from the schema are always refused."`
+	RefFolders []string                  `yaml:"refFolders" path:"true" doc:"Local folders, besides the document's own, that its file $refs may read. No other file, and no URL, is ever read: such a $ref stops start-up naming the file, the line and the $ref."`
+	Server     Server                    `yaml:"server" doc:"Where and how the server listens."`
+	Log        Log                       `yaml:"log" doc:"What the server writes on stderr. Logging never holds a request up: lines wait in a bounded buffer, and when stderr is not read (a pipe nobody reads) lines are dropped and counted, a warning says how many once stderr is read again, and GET /__petctl/health reports the count."`
+	Auth       Auth                      `yaml:"auth" doc:"Who may call the API and the admin endpoints."`
+	Fixtures   Fixtures                  `yaml:"fixtures" doc:"Seed data of the store."`
+	Store      Store                     `yaml:"store" doc:"Limits of the in-memory store, per collection."`
+	Seed       int64                     `yaml:"seed" env:"PETCTL_SEED" flag:"seed" flaghelp:"seed of generated records and injected latency and faults" doc:"Seed of generated records, injected latency and injected faults: the same seed gives the same data and the same sequence of delays and faults."`
+	Lists      Lists                     `yaml:"lists" doc:"Behaviour of list operations where the description says 'not shown'."`
+	Defaults   map[string]map[string]any `yaml:"defaults" example:"pets:\n  status: available" doc:"Values given to fields a create request leaves out, per collection and field (for the Petstore: the status of a new animal sent without one). Without an entry the field stays absent, as the spec allows."`
+	Responses  map[string]Response       `yaml:"responses" example:"listStoreOrders:\n  status: 200\n  body: []" doc:"Configured answers for operations the store cannot serve, by operationId: for the Petstore, GET /store/orders, whose interface is not published. Each has a status (default 200), headers and a body (JSON, written in YAML). Checked at start-up against the spec and against what HTTP can carry: a 4xx or 5xx must be the Error body, and some statuses and headers are refused (docs/configuration.md, Configured responses)."`
+	Clock      Clock                     `yaml:"clock" doc:"The server's clock."`
+	Latency    map[string]Range          `yaml:"latency" example:"'*': 20ms\ngetPet: 50ms..400ms" doc:"Delay before answering, by operationId, or '*' for every operation without its own entry: a fixed duration (50ms) or a range to draw from (50ms..400ms). At most 20s."`
+	Faults     map[string]Fault          `yaml:"faults" example:"createPet:\n  rate: 0.1\n  status: 503" doc:"Injected failures, by operationId or '*': the share of requests that fail (after authentication and validation) and their status. Failures carry the Error body with code fault_injected and change nothing."`
+	CORS       CORS                      `yaml:"cors" doc:"Which browser origins may call the server. A preflight from an allowed origin is answered for any path, one the document does not declare too, so that the page reads the 404 Error body instead of an opaque CORS error. The admin endpoints send CORS headers to allowed pages served from loopback only, as they admit no others."`
+	Admin      Admin                     `yaml:"admin" doc:"The admin endpoints under /__petctl/."`
+}
+
+// Server is where and how the server listens.
+type Server struct {
+	Addr         string            `yaml:"addr" env:"PETCTL_ADDR" flag:"addr" doc:"Address to listen on, host:port; port 0 picks a free one."`
+	BasePath     string            `yaml:"basePath" env:"PETCTL_BASE_PATH" flag:"base-path" flaghelp:"path to serve the operations under (default: the path of the document's first server; / for the root)" doc:"Path the operations are served under. Empty: the path of the document's first server URL, its {variables} filled; / serves them at the root (for a document whose servers name someone else's host or mock)."`
+	Variables    map[string]string `yaml:"variables" example:"protocol: https\nhostpath: localhost:8989" doc:"Values of the {variables} in the document's server URLs, by name, instead of their defaults; each must be one of its variable's enum when it has one."`
+	MaxBodyBytes int64             `yaml:"maxBodyBytes" env:"PETCTL_MAX_BODY_BYTES" flag:"max-body" min:"1" doc:"Largest request body in bytes; larger bodies get 413."`
+	LogFormat    string            `yaml:"logFormat" env:"PETCTL_LOG_FORMAT" flag:"log-format" flaghelp:"request log format on stderr: text or json" enum:"text,json" doc:"Request log format on stderr."`
+	Timeouts     Timeouts          `yaml:"timeouts" doc:"Connection time-outs."`
+}
+
+// Log decides what the server writes on stderr.
+type Log struct {
+	Level    string `yaml:"level" env:"PETCTL_LOG_LEVEL" flag:"log-level" enum:"debug,info,warn,error" doc:"Least severity written: debug, info (a line per request, start-up notes), warn (problems only) or error."`
+	Requests bool   `yaml:"requests" env:"PETCTL_LOG_REQUESTS" flag:"log-requests" flaghelp:"log a line per request (--log-requests=false: warnings and errors only)" doc:"Write a line per request (at info). false keeps stderr for warnings and errors; GET /__petctl/requests still lists the last requests."`
+}
+
+// Timeouts bound how long a connection may take.
+type Timeouts struct {
+	ReadHeader Duration `yaml:"readHeader" min:"1ms" doc:"Time to read a request's header: slow clients cannot hold a connection."`
+	Read       Duration `yaml:"read" min:"1ms" doc:"Time to read a whole request."`
+	Write      Duration `yaml:"write" min:"1ms" doc:"Time to write a response; must exceed the longest injected latency."`
+	Idle       Duration `yaml:"idle" min:"1ms" doc:"Time a keep-alive connection may wait between requests."`
+	Shutdown   Duration `yaml:"shutdown" min:"1ms" doc:"Time in-flight requests get to finish after SIGINT or SIGTERM."`
+}
+
+// Auth decides who may call.
+type Auth struct {
+	Mode     string   `yaml:"mode" env:"PETCTL_AUTH_MODE" enum:"keys,open" doc:"keys: only the listed keys are accepted (with none listed, the development key petctl-dev-key is, and printed at start-up). open: any non-empty key is accepted, sent where the document's scheme takes it (a bearer token for the Petstore), for solo offline work; requests without one still get 401. Both are meant for loopback: served on another address, serve warns on stderr."`
+	Keys     []string `yaml:"keys" env:"PETCTL_API_KEYS" flag:"api-key" flaghelp:"accepted API key (repeatable)" secret:"true" doc:"Accepted API keys (PETCTL_API_KEYS is comma-separated; PETCTL_API_KEY holds one). A PETCTL_API_KEYS that names no key (',') is an error, not the development key."`
+	AdminKey string   `yaml:"adminKey" env:"PETCTL_ADMIN_KEY" secret:"true" doc:"Key for the admin endpoints (sent as a bearer token) from hosts other than loopback, from web pages of other origins, and through proxies or tunnels; without it they answer direct loopback callers only."`
+}
+
+// Fixtures are the store's seed data.
+type Fixtures struct {
+	Files    []string `yaml:"files" env:"PETCTL_FIXTURES" flag:"fixtures" flaghelp:"seed data file, JSON or YAML (repeatable; default: the embedded Petstore animals with the embedded spec)" path:"true" doc:"Seed files, JSON or YAML: an object mapping collection names to arrays of records, or an array named after its collection (pets.json). Validated against the spec at start-up. Empty: the embedded Petstore animals when the embedded spec is served. Relative paths in this file are relative to the file's directory; from the flag or the environment (comma-separated), to the working directory."`
+	Generate int      `yaml:"generate" env:"PETCTL_GENERATE" flag:"generate" flaghelp:"add N synthetic records to every collection, made from the schemas and --seed" min:"0" max:"10000000" doc:"Synthetic records to add to every collection, made from its schema and the seed (valid, and the same for the same seed). With generate set and no files, the embedded animals are not loaded."`
+}
+
+// Store bounds what each collection holds, so that no client can grow the
+// process without bound.
+type Store struct {
+	MaxRecords int   `yaml:"maxRecords" env:"PETCTL_STORE_MAX_RECORDS" min:"1" max:"2147483647" doc:"Most records one collection may hold. A create past it gets 507 store_full and stores nothing; an import past it is refused whole (507); fixtures and generated records past it stop start-up."`
+	MaxBytes   int64 `yaml:"maxBytes" env:"PETCTL_STORE_MAX_BYTES" min:"1" doc:"Most bytes of record JSON (as stored: canonical, without white space) one collection may hold; past it, as for maxRecords."`
+}
+
+// Lists decide the open behaviours of list operations.
+type Lists struct {
+	OutOfRangeLimit string `yaml:"outOfRangeLimit" env:"PETCTL_OUT_OF_RANGE_LIMIT" enum:"reject,clamp" doc:"A page size outside its bounds (limit=0, limit=101): reject answers 400 with the Error body; clamp answers with the nearest bound."`
+	Order           string `yaml:"order" env:"PETCTL_ORDER" enum:"id,newest-first" doc:"List order: by id ascending, or newest first."`
+	Pagination      string `yaml:"pagination" env:"PETCTL_PAGINATION" enum:"none,cursor" doc:"Pages beyond the page size: none (the first page only), or cursor: a list with more items carries Link: <...>; rel=\"next\" (RFC 8288) whose URL repeats the query with the cursor parameter set. Cursors name positions by id, so they stay stable while items are added."`
+	CursorParam     string `yaml:"cursorParam" doc:"Name of the cursor query parameter when pagination is cursor."`
+}
+
+// Response is a configured answer.
+type Response struct {
+	Status  int               `yaml:"status" min:"200" max:"599" doc:"HTTP status, 200 to 599 (a 1xx is an interim answer, never the final one); the operation must declare it (or a default response). A 4xx or 5xx answer is the Error body, as every other error is: give a body {code, message, status} with status equal to this status; it is checked against the spec's error schema."`
+	Headers map[string]string `yaml:"headers" doc:"Response headers. Refused, because they would break the answer: the framing headers Content-Length, Transfer-Encoding and Trailer (written from the body); the hop-by-hop headers Connection, Keep-Alive, Proxy-Connection, TE and Upgrade; Content-Encoding (the body is sent as written); Access-Control-* (the cors settings decide them); names that are not tokens, values with control characters, and a name given twice."`
+	Body    any               `yaml:"body" doc:"JSON body, written in YAML; absent sends no body. A 204, 205 or 304 answer has none; a 4xx or 5xx answer must have the Error body."`
+}
+
+// Clock is the server's clock.
+type Clock struct {
+	Now string `yaml:"now" env:"PETCTL_NOW" flag:"now" flaghelp:"start the clock at this instant (RFC 3339 or a date), e.g. 2031-01-01" doc:"Start the clock at this instant (RFC 3339, or a date) and let it run from there: set it past 2030-12-05 to see getPet removed (410 Gone). Empty: the real clock."`
+}
+
+// Fault is an injected failure.
+type Fault struct {
+	Rate   float64 `yaml:"rate" min:"0" max:"1" doc:"Share of requests that fail, 0 to 1."`
+	Status int     `yaml:"status" min:"400" max:"599" doc:"Status of the failure."`
+}
+
+// CORS decides which browser origins may call.
+type CORS struct {
+	Origins       []string `yaml:"origins" doc:"Allowed origins: http://localhost:* (any port), https://*.example.com, https://app.example.com:8443, or * (any, never with credentials)."`
+	Credentials   bool     `yaml:"credentials" doc:"Let browsers send credentials (cookies) and read the answers; origins must then be named, not *."`
+	ExposeHeaders []string `yaml:"exposeHeaders" doc:"Response headers scripts may read."`
+	MaxAge        Duration `yaml:"maxAge" min:"1s" doc:"How long a browser may cache a preflight answer."`
+}
+
+// Admin configures the admin endpoints.
+type Admin struct {
+	RequestLog     int   `yaml:"requestLog" min:"0" max:"100000" doc:"How many recent requests GET /__petctl/requests keeps (0 keeps none)."`
+	MaxImportBytes int64 `yaml:"maxImportBytes" min:"1" doc:"Largest store import (PUT /__petctl/store) in bytes."`
+}
+
+// Default is the built-in configuration. The engine's defaults (limits,
+// time-outs, CORS, the request log) are read from engine.DefaultOptions,
+// their one home; the others are the configuration's own.
+func Default() *Config {
+	e := engine.DefaultOptions()
+	return &Config{
+		Server: Server{
+			Addr:         "127.0.0.1:4010",
+			Variables:    map[string]string{},
+			MaxBodyBytes: e.MaxBodyBytes,
+			LogFormat:    "text",
+			Timeouts: Timeouts{
+				ReadHeader: Duration(e.Timeouts.ReadHeader),
+				Read:       Duration(e.Timeouts.Read),
+				Write:      Duration(e.Timeouts.Write),
+				Idle:       Duration(e.Timeouts.Idle),
+				Shutdown:   Duration(e.Timeouts.Shutdown),
+			},
+		},
+		Log:        Log{Level: "info", Requests: !e.QuietRequests},
+		Auth:       Auth{Mode: "keys", Keys: []string{}},
+		Fixtures:   Fixtures{Files: []string{}},
+		Store:      Store{MaxRecords: e.StoreMaxRecords, MaxBytes: e.StoreMaxBytes},
+		RefFolders: []string{},
+		Seed:       1,
+		Lists: Lists{
+			OutOfRangeLimit: "reject",
+			Order:           "id",
+			Pagination:      "none",
+			CursorParam:     "cursor",
+		},
+		Defaults:  map[string]map[string]any{},
+		Responses: map[string]Response{},
+		Latency:   map[string]Range{},
+		Faults:    map[string]Fault{},
+		CORS: CORS{
+			Origins:       e.CORS.Origins,
+			ExposeHeaders: e.CORS.ExposeHeaders,
+			MaxAge:        Duration(e.CORS.MaxAge),
+		},
+		Admin: Admin{RequestLog: e.RequestLogSize, MaxImportBytes: e.MaxImportBytes},
+	}
+}
+
+// Duration is a time.Duration written as "250ms", "5s", "2m".
+type Duration time.Duration
+
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalYAML writes the duration as text.
+func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
+
+// Range is a fixed duration ("50ms") or a range to draw from ("50ms..400ms").
+type Range struct {
+	Min, Max time.Duration
+}
+
+func (r Range) String() string {
+	if r.Min == r.Max {
+		return r.Min.String()
+	}
+	return r.Min.String() + ".." + r.Max.String()
+}
+
+// MarshalYAML writes the range as text.
+func (r Range) MarshalYAML() (any, error) { return r.String(), nil }
+
+func parseRange(s string) (Range, error) {
+	lo, hi, isRange := strings.Cut(s, "..")
+	a, err := time.ParseDuration(strings.TrimSpace(lo))
+	if err != nil {
+		return Range{}, fmt.Errorf("%q: want a duration (50ms) or a range (50ms..400ms)", s)
+	}
+	b := a
+	if isRange {
+		if b, err = time.ParseDuration(strings.TrimSpace(hi)); err != nil {
+			return Range{}, fmt.Errorf("%q: want a duration (50ms) or a range (50ms..400ms)", s)
+		}
+	}
+	if a < 0 || b < a {
+		return Range{}, fmt.Errorf("%q: want 0 <= low <= high", s)
+	}
+	return Range{Min: a, Max: b}, nil
+}
+
+// parseNow reads clock.now: RFC 3339 (its offset kept), or a date
+// (midnight UTC).
+func parseNow(s string) (time.Time, error) {
+	if t, ok := spec.ParseInstant(s); ok {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%q: want an RFC 3339 instant (2031-01-01T09:00:00Z) or a date (2031-01-01)", s)
+}

@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"maps"
+	"slices"
+
+	"github.com/petctl/petctl/engine/store"
+	"github.com/petctl/petctl/spec"
+)
+
+// Defaults of the store's limits, per collection, when Options leave them zero.
+const (
+	DefaultStoreMaxRecords       = 1_000_000
+	DefaultStoreMaxBytes   int64 = 512 << 20
+)
+
+// FixtureFile is seed data for the store; see store.FixtureFile.
+type FixtureFile = store.FixtureFile
+
+// collection is what the engine keeps of one spec.Collection: its records,
+// in the store, and what answering for it over HTTP needs beside them.
+type collection struct {
+	def  *spec.Collection
+	data *store.Collection
+	// schema is the item schema compiled exactly as the response validator
+	// compiles it (nil when it could not be), which records are held to;
+	// proveComposition compares response schemas with it.
+	schema *spec.ResponseSchema
+	// defaults are values for fields a create request leaves out, checked
+	// at start-up and decoded afresh for each record.
+	defaults map[string]json.RawMessage
+}
+
+// describeRecord says why def's item schema refuses a record: in the
+// validator's words, or the compiled schema's when the validator finds
+// nothing (see store.Check).
+func (s *Server) describeRecord(def *spec.Collection) func(raw []byte, compiled error) error {
+	return func(raw []byte, compiled error) error {
+		ps := s.val.Schema(def.ItemSchema, raw)
+		if len(ps) == 0 {
+			if compiled == nil {
+				return nil
+			}
+			ps = spec.Problems{{Reason: compiled.Error()}}
+		}
+		return errors.New(describeProblems(ps))
+	}
+}
+
+// knownNames lists the collections for a message.
+func knownNames(colls map[string]*collection) string {
+	return store.QuoteNames(slices.Collect(maps.Keys(colls)))
+}

@@ -1,0 +1,397 @@
+package spec
+
+import (
+	"encoding/json"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrorFields are what an error answer says, whatever its format.
+type ErrorFields struct {
+	Status   int
+	Code     string // petctl's machine code: "validation_failed"
+	Message  string // for a person
+	Instance string // the request's path
+	Now      time.Time
+}
+
+// ErrorFormat is how the document writes an error answer: the media type
+// and a plan that fills the declared schema's fields by their meaning (a
+// status-like integer gets the status, a message-like string the message,
+// a code-like string the code, the fields the schema requires valid values).
+// A nil Schema is petctl's own {code, message, status}.
+type ErrorFormat struct {
+	MediaType string
+	Schema    *Schema
+	// Declared is set when the operation (or its default response)
+	// declares the status; otherwise the format is the document's most
+	// common one, or petctl's.
+	Declared bool
+	plan     *fieldPlan
+}
+
+// FieldMap names, by meaning, the fields of an error schema whose names
+// petctl cannot read: "status", "code", "message", "title", "instance"
+// and "time", each mapped to a dot-separated path ("error.httpCode").
+type FieldMap map[string]string
+
+// Body writes e in the format. The result is valid against the schema
+// whenever the plan could be proved valid at start-up (see ProveBody).
+func (f *ErrorFormat) Body(e ErrorFields) []byte {
+	if f.Schema == nil {
+		b, _ := json.Marshal(struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+			Status  int    `json:"status"`
+		}{e.Code, e.Message, e.Status})
+		return b
+	}
+	v := f.plan.value(e)
+	if !isJSON(f.MediaType) {
+		if s, ok := v.(string); ok {
+			return []byte(s)
+		}
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// fieldPlan is how one schema's value is made: a slot filled from the
+// error, a fixed value, or an object or array of plans.
+type fieldPlan struct {
+	meaning string // "", or one of the FieldMap meanings
+	schema  *Schema
+	fixed   any
+	props   []namedPlan
+	items   *fieldPlan
+}
+
+type namedPlan struct {
+	name string
+	plan *fieldPlan
+}
+
+func (p *fieldPlan) value(e ErrorFields) any {
+	switch {
+	case p == nil:
+		return nil
+	case p.props != nil:
+		obj := make(map[string]any, len(p.props))
+		for _, np := range p.props {
+			obj[np.name] = np.plan.value(e)
+		}
+		return obj
+	case p.items != nil:
+		return []any{p.items.value(e)}
+	case p.meaning != "":
+		return p.slot(e)
+	}
+	return p.fixed
+}
+
+// slot gives the error's value for the field's meaning, fitted to the
+// field's schema: an enum picks its nearest member, a length is cut, a
+// pattern that refuses the text falls back to the field's fixed value.
+func (p *fieldPlan) slot(e ErrorFields) any {
+	s := p.schema
+	var text string
+	switch p.meaning {
+	case "status":
+		if t := s.Type(); t == "integer" || t == "number" {
+			return json.Number(strconv.Itoa(e.Status))
+		}
+		text = strconv.Itoa(e.Status)
+	case "code":
+		text = e.Code
+	case "message":
+		text = e.Message
+	case "title":
+		text = http.StatusText(e.Status)
+	case "type":
+		text = "about:blank"
+	case "instance":
+		text = e.Instance
+	case "time":
+		text = e.Now.UTC().Format(time.RFC3339)
+	}
+	if len(s.Enum) > 0 {
+		return nearestEnum(s.Enum, text, e.Status)
+	}
+	text = fitLength(text, s.MinLength, s.MaxLength)
+	if s.Pattern != "" {
+		if re, err := compilePattern(s.Pattern); err != nil || !re.MatchString(text) {
+			return p.fixed
+		}
+	}
+	return text
+}
+
+// nearestEnum picks the enum member that names the error best: one equal
+// to the code or the status without regard to case and separators, one
+// that shares a word with them, else the first.
+func nearestEnum(enum []any, text string, status int) any {
+	norm := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '_' || r == '-' || r == ' ' || r == '.' {
+				return -1
+			}
+			return r
+		}, strings.ToLower(s))
+	}
+	want := []string{norm(text), strconv.Itoa(status), norm(http.StatusText(status))}
+	for _, e := range enum {
+		if slices.Contains(want, norm(toText(e))) {
+			return numbers(e)
+		}
+	}
+	words := strings.FieldsFunc(strings.ToLower(text+" "+http.StatusText(status)), func(r rune) bool { return r == '_' || r == ' ' || r == '-' })
+	for _, e := range enum {
+		l := strings.ToLower(toText(e))
+		for _, w := range words {
+			if len(w) > 3 && strings.Contains(l, w) {
+				return numbers(e)
+			}
+		}
+	}
+	return numbers(enum[0])
+}
+
+func toText(v any) string {
+	b, _ := json.Marshal(v)
+	return strings.Trim(string(b), `"`)
+}
+
+// meaningOf reads a field's meaning from its name and type.
+func meaningOf(name string, s *Schema, problem bool) string {
+	n := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
+	t := s.Type()
+	numeric := t == "integer" || t == "number"
+	switch {
+	case numeric && slices.Contains([]string{"status", "statuscode", "httpstatus", "httpstatuscode", "httpcode", "code", "errorcode"}, n):
+		return "status"
+	case t != "string" && t != "":
+		return ""
+	case n == "type" && (problem || s.Format == "uri" || s.Format == "uri-reference"):
+		return "type"
+	case n == "status" || n == "statuscode":
+		return "title" // a status as text: "Not Found"
+	case slices.Contains([]string{"code", "errorcode", "errortype", "kind", "reason", "key", "slug"}, n):
+		return "code"
+	case slices.Contains([]string{"message", "msg", "detail", "details", "description", "errormessage", "errordescription", "error", "errormsg", "text"}, n):
+		return "message"
+	case n == "title":
+		return "title"
+	case slices.Contains([]string{"instance", "path", "uri", "url", "resource"}, n):
+		return "instance"
+	case s.Format == "date-time" || slices.Contains([]string{"timestamp", "time", "date", "occurredat", "createdat"}, n):
+		return "time"
+	}
+	return ""
+}
+
+// buildPlan makes the plan of schema s. Optional fields with a meaning are
+// filled too (a problem's detail); other optional fields are left out.
+func buildPlan(s *Schema, problem bool, fields FieldMap, path string, depth int) *fieldPlan {
+	p := &fieldPlan{schema: s}
+	if s == nil || depth > maxDepth {
+		return p
+	}
+	p.fixed = (&Values{Direction: InResponse}).Value(s, "")
+	for meaning, at := range fields {
+		if at == path && path != "" {
+			p.meaning = meaning
+			return p
+		}
+	}
+	if alts := append(append([]*Schema{}, s.OneOf...), s.AnyOf...); len(alts) > 0 && len(s.Properties) == 0 {
+		return buildPlan(alts[0], problem, fields, path, depth+1)
+	}
+	switch s.Type() {
+	case "object":
+		props, required := s.Props()
+		p.props = []namedPlan{}
+		taken := map[string]bool{}
+		for _, prop := range props {
+			if prop.Schema == nil || prop.Schema.WriteOnly {
+				continue
+			}
+			sub := path + "." + prop.Name
+			if path == "" {
+				sub = prop.Name
+			}
+			child := buildPlan(prop.Schema, problem, fields, sub, depth+1)
+			if child.meaning == "" && child.props == nil && child.items == nil {
+				if m := meaningOf(prop.Name, prop.Schema, problem); m != "" && !taken[m] && fields[m] == "" {
+					child.meaning, taken[m] = m, true
+				}
+			}
+			if child.meaning != "" {
+				taken[child.meaning] = true
+			}
+			if required[prop.Name] || child.meaning != "" || (child.props != nil && hasSlot(child)) {
+				p.props = append(p.props, namedPlan{prop.Name, child})
+			}
+		}
+	case "array":
+		if s.MinItems != nil && *s.MinItems > 0 {
+			p.items = buildPlan(s.Items, problem, fields, path+"[]", depth+1)
+		} else {
+			p.fixed = []any{}
+		}
+	case "string":
+		if path == "" {
+			p.meaning = "message" // the whole body is the text
+		}
+	}
+	return p
+}
+
+// hasSlot reports whether a plan fills any field from the error.
+func hasSlot(p *fieldPlan) bool {
+	if p == nil {
+		return false
+	}
+	if p.meaning != "" {
+		return true
+	}
+	for _, np := range p.props {
+		if hasSlot(np.plan) {
+			return true
+		}
+	}
+	return hasSlot(p.items)
+}
+
+// errorFormats caches the formats of a document, one per schema and media type.
+type errorFormats struct {
+	mu     sync.Mutex
+	fields FieldMap
+	byKey  map[errorFormatKey]*ErrorFormat
+	common *ErrorFormat
+}
+
+type errorFormatKey struct {
+	schema    *Schema
+	mediaType string
+	declared  bool
+}
+
+// SetErrorFields maps the fields of the document's error schemas by
+// meaning, for names petctl cannot read (see FieldMap). It must be called
+// before the first ErrorFormat.
+func (s *Spec) SetErrorFields(m FieldMap) {
+	s.errors.mu.Lock()
+	defer s.errors.mu.Unlock()
+	s.errors.fields = m
+	s.errors.byKey = nil
+	s.errors.common = nil
+}
+
+// ErrorFormat returns how op answers an error of status: the response op
+// declares for it (exactly, by range, or as default), else the document's
+// most common error format, else petctl's own. op may be nil for answers
+// outside any operation (an unknown path).
+func (s *Spec) ErrorFormat(op *Operation, status int) *ErrorFormat {
+	if op != nil {
+		r := op.Response(status)
+		if r == nil {
+			r = op.Default
+		}
+		if r != nil && len(r.MediaTypes) > 0 {
+			return s.errorFormat(s.schema(r.Schema), errorMediaType(r.MediaTypes), true)
+		}
+	}
+	return s.commonErrorFormat()
+}
+
+// commonErrorFormat is the format most of the document's 4xx responses
+// share, or petctl's when they declare none.
+func (s *Spec) commonErrorFormat() *ErrorFormat {
+	s.errors.mu.Lock()
+	common := s.errors.common
+	s.errors.mu.Unlock()
+	if common != nil {
+		return common
+	}
+	f := &ErrorFormat{MediaType: JSON}
+	if lib := s.ErrorSchema(); lib != nil {
+		mt := JSON
+		for _, op := range s.Operations {
+			for _, r := range op.Responses {
+				if r.Schema == lib {
+					mt = errorMediaType(r.MediaTypes)
+				}
+			}
+		}
+		f = s.errorFormat(s.schema(lib), mt, false)
+	}
+	s.errors.mu.Lock()
+	s.errors.common = f
+	s.errors.mu.Unlock()
+	return f
+}
+
+func (s *Spec) errorFormat(schema *Schema, mediaType string, declared bool) *ErrorFormat {
+	s.errors.mu.Lock()
+	defer s.errors.mu.Unlock()
+	key := errorFormatKey{schema, mediaType, declared}
+	if f, ok := s.errors.byKey[key]; ok {
+		return f
+	}
+	if s.errors.byKey == nil {
+		s.errors.byKey = map[errorFormatKey]*ErrorFormat{}
+	}
+	f := &ErrorFormat{MediaType: mediaType, Schema: schema, Declared: declared}
+	if schema != nil {
+		problem := strings.Contains(mediaType, "problem")
+		f.plan = buildPlan(schema, problem, s.errors.fields, "", 0)
+	}
+	s.errors.byKey[key] = f
+	return f
+}
+
+// errorMediaType picks the media type an error is sent as: problem+json
+// first, then another JSON type, then text, then the first declared.
+func errorMediaType(declared []string) string {
+	rank := func(mt string) int {
+		base, _, _ := mime.ParseMediaType(mt)
+		switch {
+		case strings.HasSuffix(base, "problem+json"):
+			return 0
+		case isJSON(base):
+			return 1
+		case strings.HasPrefix(base, "text/"):
+			return 2
+		}
+		return 3
+	}
+	best := ""
+	for _, mt := range declared {
+		if best == "" || rank(mt) < rank(best) {
+			best = mt
+		}
+	}
+	if best == "" || strings.Contains(best, "*") {
+		return JSON
+	}
+	return best
+}
+
+// ValidationStatus is the status op declares for a request that breaks its
+// contract: 400, or 422 where the operation names 422 and not 400 (a 4XX
+// range or a default names neither).
+func (o *Operation) ValidationStatus() int {
+	if !o.declaresExactly(http.StatusBadRequest) && o.declaresExactly(http.StatusUnprocessableEntity) {
+		return http.StatusUnprocessableEntity
+	}
+	return http.StatusBadRequest
+}
+
+func (o *Operation) declaresExactly(status int) bool {
+	return slices.ContainsFunc(o.Responses, func(r *Response) bool { return r.Status == status })
+}

@@ -1,0 +1,905 @@
+package spec
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// OpKind is what an operation does to the resource it belongs to.
+type OpKind string
+
+// The kinds of operation petctl infers.
+const (
+	KindList        OpKind = "list"        // GET /X: the items, a page at a time
+	KindCreate      OpKind = "create"      // POST /X: a new item
+	KindBatchCreate OpKind = "batchCreate" // POST /X/createWithList: new items from an array
+	KindRead        OpKind = "read"        // GET /X/{id}
+	KindReplace     OpKind = "replace"     // PUT /X/{id}: a whole new version (creates it where the client chooses ids)
+	KindPatch       OpKind = "patch"       // PATCH /X/{id}: JSON Merge Patch or JSON Patch
+	KindDelete      OpKind = "delete"      // DELETE /X/{id}
+	KindSearch      OpKind = "search"      // GET /X/findByStatus: a view of the items elsewhere
+	KindAction      OpKind = "action"      // anything else: answered with a body valid against the document
+)
+
+// Shape is how an operation's request or response body carries an item.
+type Shape struct {
+	// Kind is "item" (the item itself, or a part of it), "wrapped" (an
+	// object whose Field holds the item: {"customer": {...}}), "list",
+	// "none" (no body) or "other" (a body unrelated to the item, made
+	// from its schema).
+	Kind   string
+	Field  string
+	Schema *Schema
+	Status int // for a response: the 2xx status
+	// MediaType of a request body ("application/merge-patch+json", ...).
+	MediaType string
+}
+
+// ResourceOp is one operation of a resource.
+type ResourceOp struct {
+	Op       *Operation
+	Kind     OpKind
+	Request  Shape
+	Response Shape
+	// CreatesOnPut marks a replace that creates the item when it is absent
+	// (the document declares 201 for it).
+	CreatesOnPut bool
+}
+
+// IDSpec is the type of a resource's ids.
+type IDSpec struct {
+	Type    string // "integer", "number" (whole), "string"
+	Format  string // "uuid", "int64", ... as declared
+	Pattern string
+	Schema  *Schema
+}
+
+// Resource is a thing the paths describe: a collection of items (/X and
+// /X/{id}), possibly nested under an item of another resource
+// (/owners/{ownerId}/pets), or a singleton (/settings, /X/{id}/settings).
+type Resource struct {
+	// Name is the last literal segment of its path ("pets").
+	Name string
+	// Path is the collection's path ("/owners/{ownerId}/pets"), or the
+	// singleton's; ItemPath the item's ("/owners/{ownerId}/pets/{petId}"),
+	// "" for a singleton or a collection without item operations.
+	Path, ItemPath string
+	IDParam        string // the item path's last parameter ("petId")
+	IDField        string // the item property that holds the id ("id")
+	ID             IDSpec
+	// ClientIDs is set when the client chooses the ids: the create body
+	// carries the id field, or a replace creates items at a path it names.
+	ClientIDs bool
+	Singleton bool
+	// HiddenID is set when the item has no field for its id: the id is in
+	// the path only (/besluiten/{uuid}), assigned by the store.
+	HiddenID bool
+	// SelfField is the item's link to itself (a server-assigned url, self
+	// or href of format uri), filled with the item's URL.
+	SelfField string
+
+	// Parent is the resource whose item path Path extends, nil at the top
+	// or when the parent item path declares no read; ParentParams are the
+	// path parameters of Path, outermost first: the store keeps items per
+	// their values. ParentField is the item property that holds the
+	// nearest parent's id, when the item has one.
+	Parent       *Resource
+	ParentParams []string
+	ParentField  string
+
+	// Item is what the resource stores and answers; New what a create takes.
+	Item *Schema
+	New  *Schema
+	// Assigned are the item's fields the server fills: readOnly ones, and
+	// those the item requires but a create does not carry.
+	Assigned []string
+
+	Ops  []*ResourceOp
+	List *ListShape
+
+	// Notes say what could not be inferred, and why an operation is not
+	// served statefully; `petctl inspect` prints them.
+	Notes []string
+}
+
+// Op returns the resource's first operation of kind k, or nil.
+func (r *Resource) Op(k OpKind) *ResourceOp {
+	for _, o := range r.Ops {
+		if o.Kind == k {
+			return o
+		}
+	}
+	return nil
+}
+
+// ListShape is how a list operation pages and wraps its items.
+type ListShape struct {
+	// Items is the path of the items array in the response: nil for a bare
+	// array, ["data"] for {"data": [...]}.
+	Items []string
+	// Envelope fields, each a path, nil when absent.
+	Total, Next, Prev, HasMore, Page, PageSize, Offset, TotalPages []string
+	// Paging is "none", "limit" (a page size only), "offset", "page" or
+	// "cursor"; the parameters are the query parameters that carry them.
+	Paging                                     string
+	LimitParam, OffsetParam, PageParam, Cursor string
+	// Limit is the page-size parameter's bounds and default.
+	Limit   *Limit
+	Filters []*Filter
+	// SortParam has an enum of sort keys; OrderParam asc/desc.
+	SortParam, OrderParam string
+}
+
+// Page-size, offset, page and cursor parameter names petctl recognises,
+// compared without case, '_' or '-'.
+var (
+	limitParams  = []string{"limit", "pagesize", "perpage", "size", "take", "count", "top", "first", "maxresults", "hitsperpage", "pagelimit", "maxitems"}
+	offsetParams = []string{"offset", "skip", "start", "from", "startindex"}
+	pageParams   = []string{"page", "pagenumber", "pagenum", "p", "pageindex"}
+	cursorParams = []string{"cursor", "after", "before", "pagetoken", "startingafter", "endingbefore", "continuation", "continuationtoken", "marker", "next", "nexttoken", "starttoken"}
+	sortParams   = []string{"sort", "sortby", "orderby", "ordering", "sortkey", "sortfield", "order"}
+	orderParams  = []string{"sortdirection", "sortorder", "direction", "order", "sortdir"}
+)
+
+// norm compares names without case and separators: page_size ~ pageSize.
+func norm(s string) string {
+	return strings.ToLower(strings.NewReplacer("_", "", "-", "", ".", "").Replace(s))
+}
+
+func isOneOf(name string, names []string) bool { return slices.Contains(names, norm(name)) }
+
+// shape is a path template with its parameters unnamed: /a/{x}/b and
+// /a/{y}/b name the same place.
+func shape(p string) string {
+	segs := segments(p)
+	for i, sg := range segs {
+		if _, ok := paramName(sg); ok {
+			segs[i] = "{}"
+		}
+	}
+	return "/" + strings.Join(segs, "/")
+}
+
+// segments of a path template.
+func segments(p string) []string { return strings.Split(strings.Trim(p, "/"), "/") }
+
+func paramName(seg string) (string, bool) {
+	if isTemplate(seg) {
+		return strings.Trim(seg, "{}"), true
+	}
+	return "", false
+}
+
+// inferResources reads the resources the paths describe.
+func (s *Spec) inferResources() []*Resource {
+	byPath := map[string]*Resource{}
+	var order []string
+	get := func(path string) *Resource {
+		if r, ok := byPath[path]; ok {
+			return r
+		}
+		segs := segments(path)
+		r := &Resource{Name: segs[len(segs)-1], Path: path}
+		for _, sg := range segs {
+			if p, ok := paramName(sg); ok {
+				r.ParentParams = append(r.ParentParams, p)
+			}
+		}
+		byPath[path] = r
+		order = append(order, path)
+		return r
+	}
+	// Pass 1: item paths (/X/{id}) make resources at /X.
+	for _, op := range s.Operations {
+		if op.Unpublished {
+			continue
+		}
+		segs := segments(op.Path)
+		if p, ok := paramName(segs[len(segs)-1]); ok && len(segs) > 1 {
+			if _, parentIsParam := paramName(segs[len(segs)-2]); parentIsParam {
+				continue // /a/{x}/{y}: no literal names the collection
+			}
+			r := get(op.Path[:strings.LastIndex(op.Path, "/")])
+			if r.ItemPath == "" {
+				r.ItemPath, r.IDParam = op.Path, p
+			}
+		}
+	}
+	// Pass 2: operations on collection paths and item paths.
+	for _, op := range s.Operations {
+		if op.Unpublished {
+			continue
+		}
+		if r := byPath[op.Path]; r != nil {
+			switch op.Method {
+			case http.MethodGet:
+				r.Ops = append(r.Ops, &ResourceOp{Op: op, Kind: KindList})
+			case http.MethodPost:
+				r.Ops = append(r.Ops, &ResourceOp{Op: op, Kind: KindCreate})
+			}
+			continue
+		}
+		if i := strings.LastIndex(op.Path, "/"); i > 0 {
+			if r := byPath[op.Path[:i]]; r != nil && r.ItemPath == op.Path {
+				kind := map[string]OpKind{http.MethodGet: KindRead, http.MethodPut: KindReplace, http.MethodPatch: KindPatch, http.MethodDelete: KindDelete}[op.Method]
+				if kind != "" {
+					r.Ops = append(r.Ops, &ResourceOp{Op: op, Kind: kind})
+				}
+			}
+		}
+	}
+	// Pass 3: singletons: a literal path with GET and PUT or PATCH, and no
+	// item path below it.
+	for _, op := range s.Operations {
+		if op.Unpublished || byPath[op.Path] != nil || op.Method != http.MethodGet {
+			continue
+		}
+		if _, last := paramName(segments(op.Path)[len(segments(op.Path))-1]); last {
+			continue
+		}
+		put, patch := s.Find(http.MethodPut, op.Path), s.Find(http.MethodPatch, op.Path)
+		if put == nil && patch == nil {
+			continue
+		}
+		r := get(op.Path)
+		r.Singleton = true
+		r.Ops = append(r.Ops, &ResourceOp{Op: op, Kind: KindRead})
+		if put != nil {
+			r.Ops = append(r.Ops, &ResourceOp{Op: put, Kind: KindReplace})
+		}
+		if patch != nil {
+			r.Ops = append(r.Ops, &ResourceOp{Op: patch, Kind: KindPatch})
+		}
+		if del := s.Find(http.MethodDelete, op.Path); del != nil {
+			r.Ops = append(r.Ops, &ResourceOp{Op: del, Kind: KindDelete})
+		}
+	}
+	var out []*Resource
+	for _, p := range order {
+		r := byPath[p]
+		s.inferItem(r)
+		if r.Item == nil {
+			continue
+		}
+		out = append(out, r)
+	}
+	// Parents: the resource whose item path the collection path extends.
+	for _, r := range out {
+		i := strings.LastIndex(r.Path, "/")
+		for _, p := range out {
+			if p != r && p.ItemPath != "" && shape(p.ItemPath) == shape(r.Path[:max(i, 0)]) && p.Op(KindRead) != nil {
+				r.Parent = p
+			}
+		}
+		if r.Parent != nil && len(r.ParentParams) > 0 {
+			r.ParentField = fieldFor(r.Item, r.ParentParams[len(r.ParentParams)-1], r.Parent.Name, r.IDField)
+		}
+	}
+	s.inferViews(out)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// inferItem decides what the resource stores, how each operation carries
+// it, its id and its list shape; a resource without an object item
+// schema is dropped (its operations become actions).
+func (s *Spec) inferItem(r *Resource) {
+	// The item: the read's answer, else the replace's body, else the
+	// create's answer, else the list's items.
+	var candidates []*Schema
+	for _, k := range []OpKind{KindRead, KindReplace, KindCreate, KindList} {
+		o := r.Op(k)
+		if o == nil {
+			continue
+		}
+		switch k {
+		case KindReplace:
+			if o.Op.Body != nil {
+				candidates = append(candidates, unwrapItem(s.schema(o.Op.Body.Schema)))
+			}
+			fallthrough
+		case KindRead, KindCreate:
+			if resp := successSchema(s, o.Op); resp != nil {
+				candidates = append(candidates, unwrapItem(resp))
+			}
+		case KindList:
+			if resp := successSchema(s, o.Op); resp != nil {
+				if items, _ := listItems(resp); items != nil {
+					candidates = append(candidates, items)
+				}
+			}
+		}
+	}
+	for _, c := range candidates {
+		if c != nil && c.Type() == "object" && len(propNames(c)) > 0 {
+			r.Item = c
+			break
+		}
+	}
+	if read := r.Op(KindRead); r.Singleton && read != nil {
+		// A singleton holds whatever its read answers: an object, a list
+		// of names, a number.
+		if resp := successSchema(s, read.Op); resp != nil {
+			r.Item = resp
+		}
+	}
+	if r.Item == nil {
+		return
+	}
+	if c := r.Op(KindCreate); c != nil && c.Op.Body != nil {
+		r.New = unwrapAgainst(s.schema(c.Op.Body.Schema), r.Item)
+	}
+	r.inferID(s)
+	for _, o := range r.Ops {
+		s.inferShapes(r, o)
+	}
+	// Operations whose answers do not carry the items are not list or read
+	// operations of this resource after all.
+	r.Ops = slices.DeleteFunc(r.Ops, func(o *ResourceOp) bool {
+		if (o.Kind == KindList && o.Response.Kind != "list") || (o.Kind == KindRead && o.Response.Kind != "item" && o.Response.Kind != "wrapped") {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s answers no %s of %s; it is answered from its schema", o.Op, map[OpKind]string{KindList: "list", KindRead: "item"}[o.Kind], r.Name))
+			return true
+		}
+		return false
+	})
+	if lo := r.Op(KindList); lo != nil {
+		r.List = s.inferList(r, lo)
+	}
+	if r.IDField == "" && !r.HiddenID && !r.Singleton && r.ItemPath != "" {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: no id could be inferred (a property named like the path parameter %q, an 'id', or the one field the server assigns); its item operations answer from their schemas", r.Path, r.IDParam))
+	}
+}
+
+// successSchema is the schema of op's first 2xx response with a body.
+func successSchema(s *Spec, op *Operation) *Schema {
+	for _, resp := range op.Responses {
+		if resp.Status >= 200 && resp.Status < 300 && resp.Schema != nil {
+			return s.schema(resp.Schema)
+		}
+	}
+	return nil
+}
+
+func successStatus(op *Operation) (int, bool) {
+	for _, resp := range op.Responses {
+		if resp.Status >= 200 && resp.Status < 300 {
+			return resp.Status, resp.Schema != nil || len(resp.MediaTypes) > 0
+		}
+	}
+	return 0, false
+}
+
+func propNames(s *Schema) []string {
+	props, _ := s.Props()
+	out := make([]string, len(props))
+	for i, p := range props {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// unwrapItem returns the item inside a single-property wrapper
+// ({"customer": {...}}), or s.
+func unwrapItem(s *Schema) *Schema {
+	if s == nil || s.Type() != "object" {
+		return s
+	}
+	props, _ := s.Props()
+	if len(props) == 1 && props[0].Schema != nil && props[0].Schema.Type() == "object" && len(propNames(props[0].Schema)) > 1 {
+		return props[0].Schema
+	}
+	return s
+}
+
+// unwrapAgainst unwraps s when its one property holds something like item.
+func unwrapAgainst(s, item *Schema) *Schema {
+	if u := unwrapItem(s); u != s && overlap(u, item) > 0 {
+		return u
+	}
+	return s
+}
+
+// overlap is the share of a's properties that b has too.
+func overlap(a, b *Schema) float64 {
+	if a == nil || b == nil {
+		return 0
+	}
+	if a == b {
+		return 1
+	}
+	an, bn := propNames(a), propNames(b)
+	if len(an) == 0 {
+		return 0
+	}
+	n := 0
+	for _, x := range an {
+		if slices.Contains(bn, x) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(an))
+}
+
+// listItems finds the items array of a list answer: the answer itself, or
+// the one array property of objects in an envelope (one level down too:
+// {"data": {"items": [...]}}).
+func listItems(s *Schema) (*Schema, []string) {
+	if s == nil {
+		return nil, nil
+	}
+	if s.Type() == "array" {
+		if s.Items != nil && s.Items.Type() == "object" {
+			return s.Items, nil
+		}
+		return nil, nil
+	}
+	if s.Type() != "object" {
+		return nil, nil
+	}
+	props, _ := s.Props()
+	var found *Schema
+	var at []string
+	for _, p := range props {
+		if p.Schema == nil {
+			continue
+		}
+		if p.Schema.Type() == "array" && p.Schema.Items != nil && p.Schema.Items.Type() == "object" {
+			if found != nil {
+				return nil, nil // two arrays: no single list
+			}
+			found, at = p.Schema.Items, []string{p.Name}
+		}
+	}
+	if found == nil {
+		for _, p := range props {
+			if p.Schema != nil && p.Schema.Type() == "object" {
+				if items, sub := listItems(p.Schema); items != nil && sub != nil {
+					return items, append([]string{p.Name}, sub...)
+				}
+			}
+		}
+	}
+	return found, at
+}
+
+// inferID picks the id field: a property named like the path parameter
+// (petId, or id under pets/{petId}, uid under indexes/{indexUid}), else
+// 'id', else the one field the server assigns.
+func (r *Resource) inferID(s *Spec) {
+	props, required := r.Item.Props()
+	names := propNames(r.Item)
+	var newNames []string
+	if r.New != nil {
+		newNames = propNames(r.New)
+	}
+	for _, p := range props {
+		if p.Schema == nil {
+			continue
+		}
+		sent := slices.Contains(newNames, p.Name)
+		if p.Schema.ReadOnly || (required[p.Name] && r.New != nil && !sent) {
+			r.Assigned = append(r.Assigned, p.Name)
+		}
+	}
+	for _, p := range props {
+		if p.Schema != nil && p.Schema.Type() == "string" && (p.Schema.Format == "uri" || p.Schema.Format == "url") && slices.Contains([]string{"url", "self", "href", "link"}, norm(p.Name)) && slices.Contains(r.Assigned, p.Name) {
+			r.SelfField = p.Name
+		}
+	}
+	if r.Singleton || r.IDParam == "" && r.ItemPath == "" && r.New == nil {
+		return
+	}
+	r.IDField = idFieldFor(names, r.Assigned, r.IDParam, r.Name)
+	f := r.Item.Prop(r.IDField)
+	if ps := r.idParamSchema(s); f == nil || f.Type() == "" {
+		f = ps
+	}
+	if r.IDField == "" {
+		// The id lives in the path only (open-zaak's {uuid}, a link in
+		// 'url'): the store keys items by it without a field to hold it.
+		r.HiddenID = r.IDParam != ""
+		if f != nil {
+			r.ID = IDSpec{Type: f.Type(), Format: f.Format, Pattern: f.Pattern, Schema: f}
+		}
+		return
+	}
+	if f != nil {
+		r.ID = IDSpec{Type: f.Type(), Format: f.Format, Pattern: f.Pattern, Schema: f}
+	}
+	if r.ID.Type != "integer" && r.ID.Type != "string" && r.ID.Type != "number" {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: the id field %s has type %q; petctl keeps integer, whole number and string ids", r.Path, r.IDField, r.ID.Type))
+		r.IDField = ""
+		return
+	}
+	if r.New != nil && slices.Contains(newNames, r.IDField) && !r.New.Prop(r.IDField).ReadOnly {
+		r.ClientIDs = true
+		r.Assigned = slices.DeleteFunc(r.Assigned, func(n string) bool { return n == r.IDField })
+	}
+	if o := r.Op(KindReplace); o != nil && slices.ContainsFunc(o.Op.Responses, func(resp *Response) bool { return resp.Status == http.StatusCreated }) {
+		r.ClientIDs, o.CreatesOnPut = true, true
+	}
+}
+
+func (r *Resource) idParamSchema(s *Spec) *Schema {
+	for _, o := range r.Ops {
+		if p := o.Op.Param("path", r.IDParam); p != nil && p.Schema != nil {
+			return s.schema(p.Schema)
+		}
+	}
+	return nil
+}
+
+// words splits a name into lower-case words at '_', '-' and case changes:
+// "external_customer_id" and "externalCustomerId" both give external,
+// customer, id.
+func words(name string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.ToLower(string(cur)))
+			cur = nil
+		}
+	}
+	prevLower := false
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ':
+			flush()
+			prevLower = false
+			continue
+		case r >= 'A' && r <= 'Z' && prevLower:
+			flush()
+		}
+		cur = append(cur, r)
+		prevLower = r >= 'a' && r <= 'z' || r >= '0' && r <= '9'
+	}
+	flush()
+	return out
+}
+
+// singularWords are a resource name's words, the last made singular.
+func singularWords(resource string) []string {
+	ws := words(resource)
+	if n := len(ws); n > 0 {
+		last := ws[n-1]
+		switch {
+		case strings.HasSuffix(last, "ies"):
+			last = strings.TrimSuffix(last, "ies") + "y"
+		case strings.HasSuffix(last, "ses"), strings.HasSuffix(last, "xes"):
+			last = strings.TrimSuffix(last, "es")
+		case strings.HasSuffix(last, "s") && !strings.HasSuffix(last, "ss"):
+			last = strings.TrimSuffix(last, "s")
+		}
+		ws[n-1] = last
+	}
+	return ws
+}
+
+// withoutWords is name without the words of drop, joined: the id a path
+// parameter names once its resource's name is taken out ("petId" under pets
+// is "id", "external_customer_id" under customers "externalid").
+func withoutWords(name string, drop []string) string {
+	var kept []string
+	for _, w := range words(name) {
+		if !slices.Contains(drop, w) {
+			kept = append(kept, w)
+		}
+	}
+	return strings.Join(kept, "")
+}
+
+// idFieldFor names the id property among names.
+func idFieldFor(names, assigned []string, param, resource string) string {
+	var candidates []string
+	if param != "" {
+		candidates = append(candidates, norm(param))
+		if rest := withoutWords(param, singularWords(resource)); rest != "" {
+			candidates = append(candidates, rest)
+		}
+		if rest := withoutWords(param, words(resource)); rest != "" {
+			candidates = append(candidates, rest)
+		}
+	}
+	candidates = append(candidates, "id")
+	for _, c := range candidates {
+		for _, n := range names {
+			if norm(n) == c {
+				return n
+			}
+		}
+	}
+	if len(assigned) == 1 && norm(assigned[0]) != "url" && norm(assigned[0]) != "self" && norm(assigned[0]) != "href" {
+		return assigned[0]
+	}
+	return ""
+}
+
+// fieldFor names the item property that holds a parent's id: ownerId for
+// /owners/{ownerId}/pets, plan_code for /plans/{code}/charges; never the
+// item's own id field.
+func fieldFor(item *Schema, param, parent, own string) string {
+	singular := strings.Join(singularWords(parent), "")
+	want := []string{singular + norm(param)}
+	if len(words(param)) > 1 { // ownerId, wallet_code: not a bare 'code' or 'id'
+		want = append(want, norm(param))
+	}
+	want = append(want, singular+"id")
+	if withoutWords(param, singularWords(parent)) == norm(param) {
+		want = append(want, singular+withoutWords(param, nil))
+	}
+	names := propNames(item)
+	for _, w := range want {
+		for _, n := range names {
+			if norm(n) == w && n != own {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+// inferShapes says how o's request and answer carry r's item.
+func (s *Spec) inferShapes(r *Resource, o *ResourceOp) {
+	status, hasBody := successStatus(o.Op)
+	o.Response = Shape{Kind: "none", Status: status}
+	if resp := successSchema(s, o.Op); resp != nil {
+		o.Response = responseShape(resp, r.Item)
+		o.Response.Status = status
+	} else if hasBody {
+		o.Response.Kind = "other"
+	}
+	if b := o.Op.Body; b != nil {
+		body := s.schema(b.Schema)
+		o.Request = Shape{Kind: "other", Schema: body, MediaType: requestMediaType(b.MediaTypes, o.Kind)}
+		switch {
+		case o.Kind == KindPatch && strings.Contains(o.Request.MediaType, "json-patch"):
+			o.Request.Kind = "patch"
+		case body == r.Item || r.Singleton && body != nil && body.Type() == r.Item.Type():
+			o.Request.Kind = "item"
+		case body != nil && body.Type() == "object":
+			if u := unwrapAgainst(body, r.Item); u != body {
+				o.Request = Shape{Kind: "wrapped", Field: propNames(body)[0], Schema: u, MediaType: o.Request.MediaType}
+			} else {
+				o.Request.Kind = "item"
+			}
+		}
+	}
+}
+
+// responseShape compares an answer's schema with the item's: the item
+// (or most of it), the item in a one-property wrapper, or a list of items.
+func responseShape(resp, item *Schema) Shape {
+	switch {
+	case resp == item || overlap(resp, item) >= 0.5 && resp.Type() == "object":
+		return Shape{Kind: "item", Schema: resp}
+	case resp.Type() == "object" && unwrapItem(resp) != resp && overlap(unwrapItem(resp), item) >= 0.5:
+		return Shape{Kind: "wrapped", Field: propNames(resp)[0], Schema: resp}
+	}
+	if items, _ := listItems(resp); items != nil && sameItem(items, item) {
+		return Shape{Kind: "list", Schema: resp}
+	}
+	return Shape{Kind: "other", Schema: resp}
+}
+
+// sameItem reports whether a list's items are the resource's items: the
+// same schema, the same component, or nearly the same properties.
+func sameItem(items, item *Schema) bool {
+	return items == item || (items.Name != "" && items.Name == item.Name) || (overlap(items, item) >= 0.8 && overlap(item, items) >= 0.8)
+}
+
+// requestMediaType picks the media type a body is read as: for a patch,
+// JSON Patch or JSON Merge Patch where declared.
+func requestMediaType(declared []string, kind OpKind) string {
+	for _, want := range []string{"application/merge-patch+json", "application/json-patch+json", JSON} {
+		if kind != KindPatch && want != JSON {
+			continue
+		}
+		for _, d := range declared {
+			if strings.EqualFold(d, want) {
+				return d
+			}
+		}
+	}
+	for _, d := range declared {
+		if isJSON(d) {
+			return d
+		}
+	}
+	if len(declared) > 0 {
+		return declared[0]
+	}
+	return ""
+}
+
+// inferList reads a list operation's envelope, paging, filters and sort.
+func (s *Spec) inferList(r *Resource, lo *ResourceOp) *ListShape {
+	l := &ListShape{Paging: "none"}
+	if resp := lo.Response.Schema; resp != nil {
+		_, l.Items = listItems(resp)
+		if resp.Type() == "object" {
+			l.findEnvelope(resp, nil, 0)
+		}
+	}
+	for _, p := range lo.Op.Params {
+		if p.In != "query" {
+			continue
+		}
+		ps := s.schema(p.Schema)
+		t := ps.Type()
+		switch {
+		case l.LimitParam == "" && (t == "integer" || t == "number") && isOneOf(p.Name, limitParams):
+			l.LimitParam, l.Limit = p.Name, limitOf(p.Name, ps)
+		case l.OffsetParam == "" && (t == "integer" || t == "number") && isOneOf(p.Name, offsetParams):
+			l.OffsetParam = p.Name
+		case l.PageParam == "" && (t == "integer" || t == "number") && isOneOf(p.Name, pageParams):
+			l.PageParam = p.Name
+		case l.Cursor == "" && t == "string" && isOneOf(p.Name, cursorParams):
+			l.Cursor = p.Name
+		case l.SortParam == "" && isOneOf(p.Name, sortParams) && (len(ps.Enum) > 0 || t == "string"):
+			l.SortParam = p.Name
+		case l.OrderParam == "" && isOneOf(p.Name, orderParams) && len(ps.Enum) > 0:
+			l.OrderParam = p.Name
+		default:
+			if f := filterFor(p.Name, ps, r.Item); f != nil {
+				l.Filters = append(l.Filters, f)
+			}
+		}
+	}
+	switch {
+	case l.Cursor != "":
+		l.Paging = "cursor"
+	case l.PageParam != "":
+		l.Paging = "page"
+	case l.OffsetParam != "":
+		l.Paging = "offset"
+	case l.LimitParam != "":
+		l.Paging = "limit"
+	}
+	return l
+}
+
+func limitOf(name string, ps *Schema) *Limit {
+	l := &Limit{Param: name, Min: 1}
+	if ps.Minimum != nil {
+		l.Min = int64(*ps.Minimum)
+	}
+	if ps.Maximum != nil {
+		l.Max = int64(*ps.Maximum)
+	}
+	l.Default = l.Max
+	if d, ok := ps.Default.(int64); ps.HasDef && ok {
+		l.Default = d
+	}
+	return l
+}
+
+// filterFor is the filter a query parameter makes when it names a
+// property of the item (without regard to case and separators).
+func filterFor(param string, ps, item *Schema) *Filter {
+	for _, p := range propNames(item) {
+		if norm(p) != norm(param) {
+			continue
+		}
+		f := &Filter{Param: param, Field: p}
+		for _, e := range ps.Enum {
+			f.Enum = append(f.Enum, fmt.Sprint(e))
+		}
+		if ps.Type() == "array" && ps.Items != nil {
+			for _, e := range ps.Items.Enum {
+				f.Enum = append(f.Enum, fmt.Sprint(e))
+			}
+		}
+		return f
+	}
+	return nil
+}
+
+// Envelope field names petctl recognises, compared with norm.
+var (
+	totalFields      = []string{"total", "count", "totalcount", "totalrecords", "totalresults", "totalitems", "itemcount", "totalhits", "estimatedtotalhits", "totalelements"}
+	nextFields       = []string{"next", "nexturl", "nextcursor", "nextpagetoken", "nextpage", "cursor", "nextlink", "after", "endcursor"}
+	prevFields       = []string{"previous", "prev", "previousurl", "prevcursor", "previouspage", "prevpage", "previouscursor", "before", "startcursor"}
+	hasMoreFields    = []string{"hasmore", "hasnext", "hasnextpage", "more"}
+	pageFields       = []string{"page", "currentpage", "pagenumber"}
+	pageSizeFields   = []string{"pagesize", "perpage", "limit", "size", "hitsperpage"}
+	offsetFields     = []string{"offset", "from", "skip", "start"}
+	totalPagesFields = []string{"totalpages", "pagecount", "pages", "lastpage"}
+)
+
+// findEnvelope records the envelope's metadata fields, one level of
+// nesting deep ({"meta": {"total_count": ...}}).
+func (l *ListShape) findEnvelope(s *Schema, at []string, depth int) {
+	props, _ := s.Props()
+	for _, p := range props {
+		if p.Schema == nil {
+			continue
+		}
+		path := append(slices.Clone(at), p.Name)
+		t := p.Schema.Type()
+		numeric := t == "integer" || t == "number"
+		set := func(dst *[]string) {
+			if *dst == nil {
+				*dst = path
+			}
+		}
+		switch {
+		case numeric && isOneOf(p.Name, totalFields):
+			set(&l.Total)
+		case numeric && isOneOf(p.Name, totalPagesFields):
+			set(&l.TotalPages)
+		case numeric && isOneOf(p.Name, pageFields):
+			set(&l.Page)
+		case numeric && isOneOf(p.Name, pageSizeFields):
+			set(&l.PageSize)
+		case numeric && isOneOf(p.Name, offsetFields):
+			set(&l.Offset)
+		case (t == "string" || numeric) && isOneOf(p.Name, nextFields):
+			set(&l.Next)
+		case (t == "string" || numeric) && isOneOf(p.Name, prevFields):
+			set(&l.Prev)
+		case t == "boolean" && isOneOf(p.Name, hasMoreFields):
+			set(&l.HasMore)
+		case t == "object" && depth == 0:
+			l.findEnvelope(p.Schema, path, depth+1)
+		}
+	}
+}
+
+// inferViews finds the operations that show a resource's items elsewhere
+// (searches) or create several at once, and makes every other operation
+// an action.
+func (s *Spec) inferViews(rs []*Resource) {
+	owned := map[*Operation]bool{}
+	for _, r := range rs {
+		for _, o := range r.Ops {
+			owned[o.Op] = true
+		}
+	}
+	for _, op := range s.Operations {
+		if owned[op] || op.Unpublished {
+			continue
+		}
+		resp := successSchema(s, op)
+		switch {
+		case op.Method == http.MethodGet && resp != nil:
+			items, _ := listItems(resp)
+			if items == nil {
+				continue
+			}
+			for _, r := range rs {
+				if items == r.Item || (items.Name != "" && items.Name == r.Item.Name) {
+					o := &ResourceOp{Op: op, Kind: KindSearch, Response: Shape{Kind: "list", Schema: resp}}
+					o.Response.Status, _ = successStatus(op)
+					r.Ops = append(r.Ops, o)
+					owned[op] = true
+					break
+				}
+			}
+		case op.Method == http.MethodPost && op.Body != nil:
+			body := s.schema(op.Body.Schema)
+			if body == nil || body.Type() != "array" || body.Items == nil {
+				continue
+			}
+			// The most specific collection whose path the operation's
+			// extends, and whose items (or new items) the array holds.
+			var best *Resource
+			for _, r := range rs {
+				fits := body.Items == r.New || body.Items == r.Item || (r.New != nil && sameItem(body.Items, r.New)) || sameItem(body.Items, r.Item)
+				if !r.Singleton && fits && strings.HasPrefix(op.Path, r.Path+"/") && (best == nil || len(r.Path) > len(best.Path)) {
+					best = r
+				}
+			}
+			if best != nil {
+				o := &ResourceOp{Op: op, Kind: KindBatchCreate}
+				s.inferShapes(best, o)
+				o.Request = Shape{Kind: "list", Schema: body, MediaType: JSON}
+				best.Ops = append(best.Ops, o)
+				owned[op] = true
+			}
+		}
+	}
+}

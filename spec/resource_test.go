@@ -1,0 +1,125 @@
+package spec
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// describeResources renders what was inferred, one line per fact, for the
+// golden files: a change in inference shows as a diff a person can read.
+func describeResources(s *Spec) string {
+	var b strings.Builder
+	for _, r := range s.Resources {
+		fmt.Fprintf(&b, "%s\n", r.Path)
+		if r.ItemPath != "" {
+			fmt.Fprintf(&b, "  item %s (param %s)\n", r.ItemPath, r.IDParam)
+		}
+		switch {
+		case r.Singleton:
+			b.WriteString("  singleton\n")
+		case r.HiddenID:
+			fmt.Fprintf(&b, "  id in the path only: %s %s\n", r.ID.Type, r.ID.Format)
+		case r.IDField != "":
+			fmt.Fprintf(&b, "  id %s: %s %s client-chosen=%v\n", r.IDField, r.ID.Type, r.ID.Format, r.ClientIDs)
+		}
+		if r.Parent != nil {
+			fmt.Fprintf(&b, "  parent %s via %v, field %q\n", r.Parent.Path, r.ParentParams, r.ParentField)
+		}
+		if len(r.Assigned) > 0 {
+			fmt.Fprintf(&b, "  assigned %s\n", strings.Join(r.Assigned, ", "))
+		}
+		if r.SelfField != "" {
+			fmt.Fprintf(&b, "  self link %s\n", r.SelfField)
+		}
+		for _, o := range r.Ops {
+			fmt.Fprintf(&b, "  %-11s %s %s", o.Kind, o.Op.Method, o.Op.Path)
+			if o.Request.Kind != "" {
+				fmt.Fprintf(&b, " takes %s", o.Request.Kind)
+				if o.Request.Field != "" {
+					fmt.Fprintf(&b, " in %q", o.Request.Field)
+				}
+				fmt.Fprintf(&b, " as %s", o.Request.MediaType)
+			}
+			fmt.Fprintf(&b, " answers %d %s", o.Response.Status, o.Response.Kind)
+			if o.Response.Field != "" {
+				fmt.Fprintf(&b, " in %q", o.Response.Field)
+			}
+			if o.CreatesOnPut {
+				b.WriteString(", creating at the path")
+			}
+			b.WriteString("\n")
+		}
+		if l := r.List; l != nil {
+			fmt.Fprintf(&b, "  list: items at %v, paging %s", l.Items, l.Paging)
+			for _, p := range []struct {
+				name string
+				v    string
+			}{{"limit", l.LimitParam}, {"offset", l.OffsetParam}, {"page", l.PageParam}, {"cursor", l.Cursor}, {"sort", l.SortParam}} {
+				if p.v != "" {
+					fmt.Fprintf(&b, ", %s=%s", p.name, p.v)
+				}
+			}
+			for _, f := range []struct {
+				name string
+				at   []string
+			}{{"total", l.Total}, {"next", l.Next}, {"prev", l.Prev}, {"hasMore", l.HasMore}} {
+				if f.at != nil {
+					fmt.Fprintf(&b, ", %s at %v", f.name, f.at)
+				}
+			}
+			for _, f := range l.Filters {
+				fmt.Fprintf(&b, ", filter %s", f.Param)
+			}
+			b.WriteString("\n")
+		}
+		for _, n := range r.Notes {
+			fmt.Fprintf(&b, "  note: %s\n", n)
+		}
+	}
+	return b.String()
+}
+
+// TestResourcesInferred holds resource inference to golden files, one per
+// document of fixtures/: what each resource is, its id, its parent, the
+// kind and shapes of each operation, and its list's paging and envelope.
+// Run with -update after a deliberate change and read the diff.
+func TestResourcesInferred(t *testing.T) {
+	for _, doc := range []string{"", "../fixtures/library/openapi.yaml", styles + "crud.yaml", styles + "multifile/openapi.yaml"} {
+		name := "petstore"
+		if doc != "" {
+			name = strings.TrimSuffix(filepath.Base(filepath.Dir(doc)), "/")
+			if base := filepath.Base(doc); base != "openapi.yaml" {
+				name = strings.TrimSuffix(base, ".yaml")
+			}
+		}
+		t.Run(name, func(t *testing.T) {
+			s, err := Load(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := describeResources(s)
+			golden := filepath.Join("testdata", "resources", name+".golden")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./spec -run TestResourcesInferred -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("inferred resources differ from %s (go test -update rewrites it):\ngot:\n%s\nwant:\n%s", golden, got, want)
+			}
+		})
+	}
+}

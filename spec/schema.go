@@ -1,0 +1,331 @@
+package spec
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"go.yaml.in/yaml/v4"
+)
+
+// Schema is a JSON Schema of the document as petctl reads it: every
+// keyword the engine, the conformance suite and the reference page use,
+// with $refs resolved and values decoded, so that no package but spec
+// reads libopenapi's types. A schema reached twice through the same $ref is
+// the same *Schema, so recursive schemas are finite graphs: walk them with
+// a depth bound or a visited set.
+type Schema struct {
+	// Name is the component's name when the schema was reached through a
+	// $ref ("Pet" for #/components/schemas/Pet), else "".
+	Name        string
+	Title       string
+	Description string
+	// Types are the JSON types the schema allows, "null" excluded; empty
+	// means any. Nullable is set by "null" among them or nullable: true.
+	Types    []string
+	Nullable bool
+	Format   string
+	Enum     []any // decoded JSON values, null left out
+	Const    any
+	HasConst bool
+	Default  any
+	HasDef   bool
+	// Example is the schema's example (or the first of its examples).
+	Example    any
+	HasExample bool
+
+	ReadOnly, WriteOnly, Deprecated bool
+
+	// Properties are the object's own properties in document order;
+	// AllProperties merges allOf members in (see Props).
+	Properties []*Property
+	Required   []string
+	// AdditionalProperties is the schema of undeclared properties; NoAdditional
+	// is set by additionalProperties: false.
+	AdditionalProperties *Schema
+	NoAdditional         bool
+	MinProperties        *int64
+	MaxProperties        *int64
+
+	Items       *Schema
+	MinItems    *int64
+	MaxItems    *int64
+	UniqueItems bool
+
+	Minimum, Maximum                   *float64
+	ExclusiveMinimum, ExclusiveMaximum *float64 // as numbers: a 3.0 boolean is folded into Minimum/Maximum
+	MultipleOf                         *float64
+	MinLength, MaxLength               *int64
+	Pattern                            string
+
+	AllOf, OneOf, AnyOf []*Schema
+	Not                 *Schema
+	Discriminator       *Discriminator
+
+	// lib is the schema libopenapi built, for the validator.
+	lib *base.Schema
+}
+
+// Property is one named property of an object schema.
+type Property struct {
+	Name   string
+	Schema *Schema
+}
+
+// Discriminator names the property that selects a oneOf/anyOf member.
+type Discriminator struct {
+	Property string
+	Mapping  map[string]string // value -> $ref
+}
+
+// Type is the schema's single JSON type ("object" when it has only
+// properties, the type of its allOf members otherwise), or "" when it has
+// none or several.
+func (s *Schema) Type() string {
+	if s == nil {
+		return ""
+	}
+	if len(s.Types) == 1 {
+		return s.Types[0]
+	}
+	if len(s.Types) > 1 {
+		return ""
+	}
+	if len(s.Properties) > 0 {
+		return "object"
+	}
+	for _, sub := range s.AllOf {
+		if t := sub.Type(); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// Props returns the object's properties in document order, allOf members
+// merged in (a later declaration of a name replaces an earlier one), and
+// the required set.
+func (s *Schema) Props() ([]*Property, map[string]bool) {
+	var out []*Property
+	index := map[string]int{}
+	required := map[string]bool{}
+	seen := map[*Schema]bool{}
+	var walk func(*Schema)
+	walk = func(s *Schema) {
+		if s == nil || seen[s] {
+			return
+		}
+		seen[s] = true
+		for _, sub := range s.AllOf {
+			walk(sub)
+		}
+		for _, p := range s.Properties {
+			if i, ok := index[p.Name]; ok {
+				out[i] = p
+				continue
+			}
+			index[p.Name] = len(out)
+			out = append(out, p)
+		}
+		for _, r := range s.Required {
+			required[r] = true
+		}
+	}
+	walk(s)
+	return out, required
+}
+
+// Prop returns the named property's schema (allOf members included), or nil.
+func (s *Schema) Prop(name string) *Schema {
+	props, _ := s.Props()
+	for _, p := range props {
+		if p.Name == name {
+			return p.Schema
+		}
+	}
+	return nil
+}
+
+// schemaReader turns libopenapi's schemas into Schemas, once per schema
+// definition: a definition reached through several $refs, or through a
+// $ref and its place under components, is one Schema.
+type schemaReader struct {
+	mu     sync.Mutex
+	byNode map[*yaml.Node]*Schema
+}
+
+// get is readSchema for concurrent callers.
+func (r *schemaReader) get(lib *base.Schema) *Schema {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.readSchema(lib)
+}
+
+func newSchemaReader() *schemaReader {
+	return &schemaReader{byNode: map[*yaml.Node]*Schema{}}
+}
+
+// read converts the schema behind proxy; nil for none, or one that cannot
+// be built (libopenapi reports those while loading).
+func (r *schemaReader) read(proxy *base.SchemaProxy) *Schema {
+	if proxy == nil {
+		return nil
+	}
+	s := r.readSchema(proxy.Schema())
+	if s != nil && s.Name == "" && proxy.IsReference() {
+		ref := proxy.GetReference()
+		s.Name = ref[strings.LastIndex(ref, "/")+1:]
+	}
+	return s
+}
+
+// readSchema converts a schema built by libopenapi. Its definition's YAML
+// node identifies it: a $ref is resolved to the node it names.
+func (r *schemaReader) readSchema(lib *base.Schema) *Schema {
+	if lib == nil {
+		return nil
+	}
+	var key *yaml.Node
+	if low := lib.GoLow(); low != nil {
+		key = low.RootNode
+	}
+	if s, ok := r.byNode[key]; ok && key != nil {
+		return s
+	}
+	s := &Schema{lib: lib}
+	if key != nil {
+		r.byNode[key] = s // before the fields, so that a recursive $ref finds it
+	}
+	r.fill(s, lib)
+	return s
+}
+
+func (r *schemaReader) fill(s *Schema, lib *base.Schema) {
+	s.Title, s.Description, s.Format, s.Pattern = lib.Title, lib.Description, lib.Format, lib.Pattern
+	for _, t := range lib.Type {
+		if t == "null" {
+			s.Nullable = true
+			continue
+		}
+		s.Types = append(s.Types, t)
+	}
+	s.Nullable = s.Nullable || isTrue(lib.Nullable)
+	s.ReadOnly, s.WriteOnly, s.Deprecated = isTrue(lib.ReadOnly), isTrue(lib.WriteOnly), isTrue(lib.Deprecated)
+	for _, n := range lib.Enum {
+		if v, ok := nodeValue(n); ok && v != nil {
+			s.Enum = append(s.Enum, v)
+		}
+	}
+	s.Const, s.HasConst = nodeValue(lib.Const)
+	s.Default, s.HasDef = nodeValue(lib.Default)
+	s.Example, s.HasExample = nodeValue(lib.Example)
+	if !s.HasExample && len(lib.Examples) > 0 {
+		s.Example, s.HasExample = nodeValue(lib.Examples[0])
+	}
+	s.Minimum, s.Maximum, s.MultipleOf = lib.Minimum, lib.Maximum, lib.MultipleOf
+	s.MinLength, s.MaxLength = lib.MinLength, lib.MaxLength
+	s.MinItems, s.MaxItems, s.UniqueItems = lib.MinItems, lib.MaxItems, isTrue(lib.UniqueItems)
+	s.MinProperties, s.MaxProperties = lib.MinProperties, lib.MaxProperties
+	if e := lib.ExclusiveMinimum; e != nil {
+		if e.IsA() { // OpenAPI 3.0: a flag on minimum
+			if e.A && s.Minimum != nil {
+				s.ExclusiveMinimum, s.Minimum = s.Minimum, nil
+			}
+		} else {
+			v := e.B
+			s.ExclusiveMinimum = &v
+		}
+	}
+	if e := lib.ExclusiveMaximum; e != nil {
+		if e.IsA() {
+			if e.A && s.Maximum != nil {
+				s.ExclusiveMaximum, s.Maximum = s.Maximum, nil
+			}
+		} else {
+			v := e.B
+			s.ExclusiveMaximum = &v
+		}
+	}
+	if lib.Properties != nil {
+		for p := lib.Properties.First(); p != nil; p = p.Next() {
+			s.Properties = append(s.Properties, &Property{Name: p.Key(), Schema: r.read(p.Value())})
+		}
+	}
+	s.Required = append(s.Required, lib.Required...)
+	if ap := lib.AdditionalProperties; ap != nil {
+		if ap.IsA() {
+			s.AdditionalProperties = r.read(ap.A)
+		} else {
+			s.NoAdditional = !ap.B
+		}
+	}
+	if it := lib.Items; it != nil && it.IsA() {
+		s.Items = r.read(it.A)
+	}
+	for _, group := range []struct {
+		from []*base.SchemaProxy
+		to   *[]*Schema
+	}{{lib.AllOf, &s.AllOf}, {lib.OneOf, &s.OneOf}, {lib.AnyOf, &s.AnyOf}} {
+		for _, p := range group.from {
+			if sub := r.read(p); sub != nil {
+				*group.to = append(*group.to, sub)
+			}
+		}
+	}
+	s.Not = r.read(lib.Not)
+	if d := lib.Discriminator; d != nil {
+		s.Discriminator = &Discriminator{Property: d.PropertyName, Mapping: map[string]string{}}
+		if d.Mapping != nil {
+			for m := d.Mapping.First(); m != nil; m = m.Next() {
+				s.Discriminator.Mapping[m.Key()] = m.Value()
+			}
+		}
+	}
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+// nodeValue decodes a YAML value as JSON would carry it: mappings with
+// string keys, integers as int64 where they fit, else float64.
+func nodeValue(n *yaml.Node) (any, bool) {
+	if n == nil {
+		return nil, false
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, false
+	}
+	return jsonCompatible(v), true
+}
+
+// jsonCompatible makes a decoded YAML value one encoding/json can write:
+// map keys become strings.
+func jsonCompatible(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = jsonCompatible(e)
+		}
+		return t
+	case map[any]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			kb, _ := json.Marshal(k)
+			ks, ok := k.(string)
+			if !ok {
+				ks = strings.Trim(string(kb), `"`)
+			}
+			m[ks] = jsonCompatible(e)
+		}
+		return m
+	case []any:
+		for i, e := range t {
+			t[i] = jsonCompatible(e)
+		}
+		return t
+	case int:
+		return int64(t)
+	}
+	return v
+}

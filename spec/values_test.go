@@ -1,0 +1,91 @@
+package spec
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// componentSchemas reads every component schema of the document at path.
+func componentSchemas(t *testing.T, path string) (*Spec, *Validator, map[string]*Schema) {
+	t.Helper()
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newSchemaReader()
+	out := map[string]*Schema{}
+	for p := s.Model.Components.Schemas.First(); p != nil; p = p.Next() {
+		out[p.Key()] = r.read(p.Value())
+	}
+	return s, v, out
+}
+
+// TestValuesAreValid: every value the generator makes, minimal or drawn,
+// in every direction, is valid against its schema by the validator's word.
+func TestValuesAreValid(t *testing.T) {
+	_, v, schemas := componentSchemas(t, "testdata/schemas.yaml")
+	for name, sch := range schemas {
+		gens := []*Values{{}, {Seq: 42, Now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}}
+		for i := range 20 {
+			gens = append(gens, &Values{Rand: rand.New(rand.NewPCG(1, uint64(i))), Seq: int64(i), Optional: 0.5})
+		}
+		for i, g := range gens {
+			val := g.Value(sch, "")
+			raw, err := json.Marshal(val)
+			if err != nil {
+				t.Fatalf("%s #%d: %v", name, i, err)
+			}
+			if ps := v.Schema(sch.lib, raw); len(ps) > 0 {
+				t.Errorf("%s #%d: %s is not valid: %v", name, i, raw, ps)
+			}
+		}
+	}
+}
+
+// TestValuesFollowDirection: readOnly properties stay out of requests,
+// writeOnly ones out of responses; both are kept in a stored record.
+func TestValuesFollowDirection(t *testing.T) {
+	_, _, schemas := componentSchemas(t, "testdata/schemas.yaml")
+	shapes := schemas["Shapes"]
+	all := &Values{Rand: rand.New(rand.NewPCG(1, 2)), Optional: 1}
+	for _, tc := range []struct {
+		dir                Direction
+		wantID, wantSecret bool
+	}{{InRecord, true, true}, {InRequest, false, true}, {InResponse, true, false}} {
+		all.Direction = tc.dir
+		obj := all.Value(shapes, "").(map[string]any)
+		if _, ok := obj["id"]; ok != tc.wantID {
+			t.Errorf("direction %d: id present %v, want %v", tc.dir, ok, tc.wantID)
+		}
+		if _, ok := obj["secret"]; ok != tc.wantSecret {
+			t.Errorf("direction %d: secret present %v, want %v", tc.dir, ok, tc.wantSecret)
+		}
+	}
+}
+
+// TestSchemaReader: $refs resolve to one Schema each, recursion included;
+// allOf members merge; 3.0's boolean exclusiveMinimum is a number.
+func TestSchemaReader(t *testing.T) {
+	_, _, schemas := componentSchemas(t, "testdata/schemas.yaml")
+	node := schemas["Node"]
+	if node.Name != "Node" || node.Prop("children").Items != node {
+		t.Errorf("Node's children items are not Node itself")
+	}
+	nested := schemas["Shapes"].Prop("nested")
+	props, required := nested.Props()
+	if len(props) != 8 || !required["extra"] || !required["small"] {
+		t.Errorf("allOf merged: %d properties, required %v", len(props), required)
+	}
+	if d := schemas["Shapes"].Prop("either").Discriminator; d == nil || d.Property != "kind" || d.Mapping["dog"] != "#/components/schemas/Dog" {
+		t.Errorf("discriminator = %+v", d)
+	}
+	if n := schemas["Shapes"].Prop("nullable"); !n.Nullable || n.Type() != "string" {
+		t.Errorf("nullable = %+v", n)
+	}
+}
