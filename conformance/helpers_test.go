@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"io/fs"
 	"net/http"
@@ -320,6 +321,10 @@ func inOwnProcess(t *testing.T) bool {
 	args := []string{"-test.run=" + strings.Join(run, "/"), "-test.count=1", "-test.v"}
 	if d, ok := t.Deadline(); ok {
 		args = append(args, "-test.timeout="+time.Until(d).String())
+	}
+	// With -cover the child's counts join the parent's.
+	if f := flag.Lookup("test.gocoverdir"); f != nil && f.Value.String() != "" {
+		args = append(args, "-test.gocoverdir="+f.Value.String())
 	}
 	cmd := exec.CommandContext(t.Context(), os.Args[0], args...)
 	cmd.Env = append(os.Environ(), ownProcessEnv+"="+t.Name())
