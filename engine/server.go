@@ -220,12 +220,16 @@ func (s *Server) checkErrorSchema() error {
 func (s *Server) prepareOperations() {
 	var data []*store.Collection
 	for _, def := range s.spec.Collections {
-		compiled, err := s.val.CompileResponseSchema(def.ItemSchema)
+		// Compiled on the first record, not here: see LazyResponseSchema.
+		notCompiled := func(err error) {
+			s.log.Warn("item schema not compiled; records are validated the slow way", "collection", def.Name, "error", err.Error())
+		}
+		compiled, err := s.val.LazyResponseSchema(def.ItemSchema, notCompiled)
 		if s.plain {
 			compiled, err = nil, nil // records are checked by the validator alone
 		}
 		if err != nil {
-			s.log.Warn("item schema not compiled; records are validated the slow way", "collection", def.Name, "error", err.Error())
+			notCompiled(err)
 			compiled = nil
 		}
 		c := &collection{def: def, schema: compiled}

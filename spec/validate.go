@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	validator "github.com/pb33f/libopenapi-validator"
@@ -250,19 +251,68 @@ func (v *Validator) Schema(schema *base.Schema, doc []byte) Problems {
 // libopenapi-validator compiles it to validate a response body: the same
 // rendering (response direction), options, formats and OpenAPI version.
 type ResponseSchema struct {
-	compiled *jsonschema.Schema
 	// Hash identifies the schema's content: two schemas with the same hash
 	// accept the same documents.
 	Hash uint64
-	// rendered is the JSON the validator compiled, and formats the format
-	// checkers it was given: what Plan reads.
+	// compile, when set, compiles the schema on first use (see
+	// LazyResponseSchema); once guards it and err keeps its failure.
+	compile func() (*ResponseSchema, error)
+	once    sync.Once
+	err     error
+	// compiled is the schema; rendered is the JSON the validator compiled,
+	// and formats the format checkers it was given: what Plan reads.
+	compiled *jsonschema.Schema
 	rendered []byte
 	formats  map[string]func(any) error
 }
 
+// ErrNotCompiled marks a Validate that could not run because the schema
+// did not compile: the schema has no verdict, and the caller decides the
+// slower way (libopenapi-validator on the document).
+var ErrNotCompiled = errors.New("the schema did not compile")
+
 // CompileResponseSchema compiles schema as a response body schema.
 func (v *Validator) CompileResponseSchema(schema *base.Schema) (*ResponseSchema, error) {
 	return v.compileSchema(schema, schema_validation.SchemaValidationPurposeResponseBody)
+}
+
+// LazyResponseSchema is CompileResponseSchema put off until the schema is
+// first used (Validate, or a plan's Accepts): its Hash is known at once.
+// Compiling every item schema of a document of a few hundred kilobytes
+// takes seconds at start-up, most of them for collections a mock session
+// never stores into. onError is told, once, when the schema turns out not
+// to compile; Validate then returns an error that wraps ErrNotCompiled.
+// The error is for a schema that cannot be compiled at all (none given).
+func (v *Validator) LazyResponseSchema(schema *base.Schema, onError func(error)) (*ResponseSchema, error) {
+	if schema == nil || schema.GoLow() == nil {
+		return nil, errors.New("no schema")
+	}
+	rs := &ResponseSchema{Hash: schema.GoLow().Hash()}
+	rs.compile = func() (*ResponseSchema, error) {
+		c, err := v.CompileResponseSchema(schema)
+		if err != nil && onError != nil {
+			onError(err)
+		}
+		return c, err
+	}
+	return rs, nil
+}
+
+// ready compiles a lazy schema the first time it is needed; it returns why
+// the schema did not compile, or nil.
+func (rs *ResponseSchema) ready() error {
+	rs.once.Do(func() {
+		if rs.compile == nil {
+			return
+		}
+		c, err := rs.compile()
+		if err != nil {
+			rs.err = err
+			return
+		}
+		rs.compiled, rs.rendered, rs.formats = c.compiled, c.rendered, c.formats
+	})
+	return rs.err
 }
 
 // compileSchema compiles schema as the validator does for purpose.
@@ -275,7 +325,7 @@ func (v *Validator) compileSchema(schema *base.Schema, purpose schema_validation
 		return nil, err
 	}
 	if c == nil || c.CompiledSchema == nil {
-		return nil, errors.New("the schema did not compile")
+		return nil, ErrNotCompiled
 	}
 	return &ResponseSchema{compiled: c.CompiledSchema, Hash: schema.GoLow().Hash(), rendered: c.RenderedJSON, formats: v.opts.Formats}, nil
 }
@@ -283,6 +333,9 @@ func (v *Validator) compileSchema(schema *base.Schema, purpose schema_validation
 // Validate checks a decoded document (as encoding/json decodes into any)
 // the way the response validator does, and returns the first violation.
 func (rs *ResponseSchema) Validate(doc any) error {
+	if err := rs.ready(); err != nil {
+		return fmt.Errorf("%w: %v", ErrNotCompiled, err)
+	}
 	if doc == nil {
 		return errors.New("null, but the schema does not allow null")
 	}
