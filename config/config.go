@@ -38,6 +38,7 @@ type Config struct {
 	Store      Store                     `yaml:"store" doc:"Limits of the in-memory store, per collection."`
 	Seed       int64                     `yaml:"seed" env:"PETCTL_SEED" flag:"seed" flaghelp:"seed of generated records and injected latency and faults" doc:"Seed of generated records, injected latency and injected faults: the same seed gives the same data and the same sequence of delays and faults."`
 	Lists      Lists                     `yaml:"lists" doc:"Behaviour of list operations where the description says 'not shown'."`
+	Errors     Errors                    `yaml:"errors" doc:"How error answers are written. Every error is written in the document's own format for its operation and status (docs/errors.md): the fields of the declared schema are filled by meaning, read from their names."`
 	Defaults   map[string]map[string]any `yaml:"defaults" example:"pets:\n  status: available" doc:"Values given to fields a create request leaves out, per collection and field (for the Petstore: the status of a new animal sent without one). Without an entry the field stays absent, as the spec allows."`
 	Responses  map[string]Response       `yaml:"responses" example:"listStoreOrders:\n  status: 200\n  body: []" doc:"Configured answers for operations the store cannot serve, by operationId: for the Petstore, GET /store/orders, whose interface is not published. Each has a status (default 200), headers and a body (JSON, written in YAML). Checked at start-up against the spec and against what HTTP can carry: a 4xx or 5xx must be the Error body, and some statuses and headers are refused (docs/configuration.md, Configured responses)."`
 	Clock      Clock                     `yaml:"clock" doc:"The server's clock."`
@@ -98,6 +99,11 @@ type Lists struct {
 	Order           string `yaml:"order" env:"PETCTL_ORDER" enum:"id,newest-first" doc:"List order: by id ascending, or newest first."`
 	Pagination      string `yaml:"pagination" env:"PETCTL_PAGINATION" enum:"none,cursor" doc:"Pages beyond the page size: none (the first page only), or cursor: a list with more items carries Link: <...>; rel=\"next\" (RFC 8288) whose URL repeats the query with the cursor parameter set. Cursors name positions by id, so they stay stable while items are added."`
 	CursorParam     string `yaml:"cursorParam" doc:"Name of the cursor query parameter when pagination is cursor."`
+}
+
+// Errors decide how error answers are written.
+type Errors struct {
+	Fields map[string]string `yaml:"fields" example:"message: error.details\ncode: error.kind" doc:"The fields of the document's error schemas whose meaning petctl cannot read from their names, by meaning: status, code (petctl's machine code), message, title (the status as text), type, instance (the request's path) or time, each to a dot-separated path in the schema (error.details). A mapped meaning fills that field only; a path no error schema has stops start-up."`
 }
 
 // Response is a configured answer.
@@ -163,6 +169,7 @@ func Default() *Config {
 			Pagination:      "none",
 			CursorParam:     "cursor",
 		},
+		Errors:    Errors{Fields: map[string]string{}},
 		Defaults:  map[string]map[string]any{},
 		Responses: map[string]Response{},
 		Latency:   map[string]Range{},

@@ -283,10 +283,15 @@ func reference() string {
 			fmt.Fprintf(&b, "- flag: `--%s`\n", flag)
 		}
 		if ex := s.field.Tag.Get("example"); ex != "" {
+			// The example sits under every section of the key: server:
+			// then variables:, not server: alone.
 			parts := strings.Split(s.key, ".")
-			fmt.Fprintf(&b, "\n```yaml\n%s:\n", parts[0])
+			b.WriteString("\n```yaml\n")
+			for i, part := range parts {
+				fmt.Fprintf(&b, "%s%s:\n", strings.Repeat("  ", i), part)
+			}
 			for _, line := range strings.Split(ex, "\n") {
-				fmt.Fprintf(&b, "  %s\n", line)
+				fmt.Fprintf(&b, "%s%s\n", strings.Repeat("  ", len(parts)), line)
 			}
 			b.WriteString("```\n")
 		}

@@ -83,6 +83,11 @@ type Options struct {
 	// Faults make an operation fail at a rate (by operationId; "*" for every
 	// operation without its own entry).
 	Faults map[string]Fault
+	// ErrorFields map the fields of the document's error schemas by
+	// meaning (spec.ErrorMeanings) to a dot-separated path, for names
+	// petctl cannot read (errors.fields; see spec.FieldMap). New sets them
+	// on Spec.
+	ErrorFields map[string]string
 	// Seed makes injected latency and faults, and generated records,
 	// repeatable.
 	Seed int64

@@ -32,7 +32,7 @@ type Server struct {
 	ops         map[*spec.Operation]*operation
 	colls       map[string]*collection
 	data        *store.Store // the records of colls
-	errorSchema *base.Schema
+	errorSchema *base.Schema // the most common; configured error answers are held to it
 	log         *slog.Logger
 	quiet       bool // no line per request
 	logBuffer   *LogBuffer
@@ -156,9 +156,7 @@ func New(o Options) (*Server, error) {
 	if err := s.auth.unsupported(o.Spec.Operations); err != nil {
 		errs = append(errs, err)
 	}
-	if err := s.checkErrorSchema(); err != nil {
-		errs = append(errs, wholeError("spec", err))
-	}
+	s.errorSchema = s.spec.ErrorSchema()
 	for _, r := range s.router.routes {
 		if strings.HasPrefix(s.spec.BasePath+r.template+"/", AdminPrefix) {
 			errs = append(errs, wholeError("spec", fmt.Errorf("spec %s: path %s%s is under %s, which petctl reserves for its admin endpoints", s.spec.Source, s.spec.BasePath, r.template, AdminPrefix)))
@@ -186,10 +184,13 @@ func New(o Options) (*Server, error) {
 	if err := s.loadFixtures(files); err != nil {
 		errs = append(errs, err)
 	}
+	s.assignInjections(o.Latency, o.Faults)
+	if err := s.prepareErrors(o.ErrorFields); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	s.assignInjections(o.Latency, o.Faults)
 	return s, nil
 }
 
@@ -200,21 +201,6 @@ func anySecured(ops []*spec.Operation) bool {
 		}
 	}
 	return false
-}
-
-// checkErrorSchema proves at start-up that the document's error schema
-// accepts the body every petctl error has, so an error answer can never be
-// the response that fails validation.
-func (s *Server) checkErrorSchema() error {
-	s.errorSchema = s.spec.ErrorSchema()
-	if s.errorSchema == nil {
-		return nil
-	}
-	sample := Errorf(CodeInternal, "sample").Body()
-	if ps := s.val.Schema(s.errorSchema, sample); len(ps) > 0 {
-		return fmt.Errorf("spec %s: its error schema does not accept petctl's error body {code, message, status}: %s", s.spec.Source, describeProblems(ps))
-	}
-	return nil
 }
 
 func (s *Server) prepareOperations() {
