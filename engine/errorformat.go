@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"slices"
 	"sort"
@@ -71,7 +72,7 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 		f      *spec.ErrorFormat
 		status int
 		code   Code
-		// resp is the declared response when it declares headers, which
+		// resp is the declared response when it requires headers, which
 		// the check reads too; nil when the format and status decide.
 		resp *spec.Response
 	}
@@ -82,7 +83,7 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 		ops      map[string]bool
 		statuses []int
 	}
-	proved := map[proof]bool{}
+	proved := map[proof]string{} // what is wrong, "" when nothing is
 	var lines []string
 	byLine := map[string]*failure{}
 	filled = map[string]map[string]bool{}
@@ -93,21 +94,21 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 			p := proof{f: f, status: status, code: e.Code}
 			declared := op != nil && op.Declares(status)
 			if declared {
-				if resp := declaredResponse(op, status); len(resp.Headers) > 0 {
+				if resp := declaredResponse(op, status); len(resp.RequiredHeaders) > 0 {
 					p.resp = resp
 				}
 			}
-			if proved[p] {
-				continue
-			}
-			proved[p] = true
-			for meaning, path := range f.Slots() {
-				if filled[meaning] == nil {
-					filled[meaning] = map[string]bool{}
+			line, done := proved[p]
+			if !done {
+				line = s.proveErrorBody(op, e.Code, status, f, declared)
+				proved[p] = line
+				for meaning, path := range f.Slots() {
+					if filled[meaning] == nil {
+						filled[meaning] = map[string]bool{}
+					}
+					filled[meaning][path] = true
 				}
-				filled[meaning][path] = true
 			}
-			line := s.proveErrorBody(op, e.Code, status, f, declared)
 			if line == "" {
 				continue
 			}
@@ -131,7 +132,10 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 	for _, line := range lines {
 		fl := byLine[line]
 		who := fl.first
-		if more := len(fl.ops) - 1; more > 0 {
+		switch more := len(fl.ops) - 1; {
+		case more == 1:
+			who += " and 1 more operation"
+		case more > 1:
 			who += fmt.Sprintf(" and %d more operations", more)
 		}
 		slices.Sort(fl.statuses)
@@ -141,36 +145,62 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 	return filled, errors.Join(errs...)
 }
 
-// proveErrorBody writes one error of op in format f, with the headers
-// RFC 9110 has every such answer carry, and checks it as checkResponse
-// will; it returns what is wrong, "" when nothing is.
+// proveErrorBody writes one error of op in format f and checks it as
+// checkResponse will: the body against the format's schema, and, for a
+// status op declares, the headers it requires. It returns what is wrong,
+// "" when nothing is.
+//
+// The body is checked as a document against the schema, not through
+// libopenapi-validator's response check, which compiles every schema with
+// the whole document rendered beside it: half a second and more per
+// schema for a document of half a megabyte, paid by the first request
+// that needs it rather than by every start-up. The document check is the
+// stricter of the two (a response's check drops the required writeOnly
+// fields), so a body it accepts passes the check before it leaves.
 func (s *Server) proveErrorBody(op *spec.Operation, code Code, status int, f *spec.ErrorFormat, declared bool) string {
 	r := s.sampleRequest(op)
 	// As long as the longer messages petctl sends, so that a length limit
 	// of the document's schema is met as it will be.
 	message := "start-up proof: " + strings.Repeat("a message as long as the longest petctl writes ", 16)
 	body := f.Body(spec.ErrorFields{Status: status, Code: string(code), Message: message, Instance: r.URL.EscapedPath(), Now: s.now()})
-	h := http.Header{"Content-Type": {f.MediaType}}
-	switch status {
-	case http.StatusUnauthorized: // RFC 9110 §15.5.2: a challenge
-		h.Set("WWW-Authenticate", `Bearer realm="petctl"`)
-	case http.StatusMethodNotAllowed: // RFC 9110 §15.5.6: the methods
-		h.Set("Allow", http.MethodGet)
+	ps := s.val.ErrorBody(f, body)
+	if mt, _, _ := mime.ParseMediaType(f.MediaType); declared && f.Declared && !isJSONMediaType(mt) && !strings.HasPrefix(mt, "text/") {
+		// Only the response check decodes another type (XML) as it will.
+		ps = s.val.Response(r, op, status, http.Header{"Content-Type": {f.MediaType}}, body)
 	}
-	var ps spec.Problems
-	if declared {
-		ps = s.val.Response(r, op, status, h, body)
-	} else {
-		ps = s.val.ErrorBody(f, body)
+	if len(ps) > 0 {
+		if err := s.val.CompileErrorFormat(f); err != nil {
+			// The check cannot run at all: said once, not once per status.
+			return fmt.Sprintf("cannot be checked: libopenapi-validator cannot compile the schema the document declares for them (%s%s): %v", f.MediaType, schemaName(f), err)
+		}
+		return fmt.Sprintf("cannot be written as the document declares them (%s%s): %s", f.MediaType, schemaName(f), describeProblems(ps))
 	}
-	if len(ps) == 0 {
+	if !declared {
 		return ""
 	}
-	if err := s.val.CompileErrorFormat(f); err != nil {
-		// The check cannot run at all: said once, not once per status.
-		return fmt.Sprintf("cannot be checked: libopenapi-validator cannot compile the schema the document declares for them (%s%s): %v", f.MediaType, schemaName(f), err)
+	var missing []string
+	for _, h := range declaredResponse(op, status).RequiredHeaders {
+		if !sentHeader(status, h) {
+			missing = append(missing, h)
+		}
 	}
-	return fmt.Sprintf("cannot be written as the document declares them (%s%s): %s", f.MediaType, schemaName(f), describeProblems(ps))
+	if len(missing) > 0 {
+		return fmt.Sprintf("cannot be written as the document declares them: it requires the header %s, which petctl does not send", strings.Join(missing, ", "))
+	}
+	return ""
+}
+
+// sentHeader reports whether every error of status carries header: the
+// challenge of a 401 and the methods of a 405, which RFC 9110 (§15.5.2,
+// §15.5.6) has every such answer carry, and so does petctl.
+func sentHeader(status int, header string) bool {
+	switch http.CanonicalHeaderKey(header) {
+	case "Www-Authenticate":
+		return status == http.StatusUnauthorized
+	case "Allow":
+		return status == http.StatusMethodNotAllowed
+	}
+	return false
 }
 
 // errorsOf lists the errors op may be answered with, one per code, for

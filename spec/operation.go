@@ -83,6 +83,8 @@ type Response struct {
 	Schema      *base.Schema // of the JSON media type, nil if it declares none
 	SchemaProxy *base.SchemaProxy
 	Headers     []string
+	// RequiredHeaders are the headers it declares required.
+	RequiredHeaders []string
 }
 
 // Secured reports whether the operation requires any authentication.
@@ -223,6 +225,9 @@ func readResponse(code string, r *v3.Response) *Response {
 	if r.Headers != nil {
 		for h := r.Headers.First(); h != nil; h = h.Next() {
 			resp.Headers = append(resp.Headers, h.Key())
+			if h.Value() != nil && h.Value().Required {
+				resp.RequiredHeaders = append(resp.RequiredHeaders, h.Key())
+			}
 		}
 	}
 	return resp
