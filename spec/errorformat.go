@@ -142,35 +142,56 @@ type namedValue struct {
 	value any
 }
 
-// MarshalJSON writes the fields in order.
-func (o orderedObject) MarshalJSON() ([]byte, error) {
-	buf := []byte{'{'}
-	for i, nv := range o {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		name, err := encodeJSON(nv.name)
-		if err != nil {
-			return nil, err
-		}
-		value, err := encodeJSON(nv.value)
-		if err != nil {
-			return nil, err
-		}
-		buf = append(append(append(buf, name...), ':'), value...)
-	}
-	return append(buf, '}'), nil
-}
-
-// encodeJSON is json.Marshal without the escaping of <, > and &.
+// encodeJSON is json.Marshal without the escaping of <, > and &, and with
+// the fields of an orderedObject in their order.
 func encodeJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := writeJSON(&buf, enc, v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return buf.Bytes(), nil
+}
+
+// writeJSON appends v to buf, through enc for what is not a plan's own
+// object or array.
+func writeJSON(buf *bytes.Buffer, enc *json.Encoder, v any) error {
+	switch t := v.(type) {
+	case orderedObject:
+		buf.WriteByte('{')
+		for i, nv := range t {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeJSON(buf, enc, nv.name); err != nil {
+				return err
+			}
+			buf.WriteByte(':')
+			if err := writeJSON(buf, enc, nv.value); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+		return nil
+	case []any:
+		buf.WriteByte('[')
+		for i, e := range t {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeJSON(buf, enc, e); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+		return nil
+	}
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1) // the newline Encode ends with
+	return nil
 }
 
 // fieldPlan is how one schema's value is made: a slot filled from the
