@@ -70,8 +70,8 @@ func (s *Server) serveOperation(r *http.Request, o *operation, params map[string
 			return errorResponse(Errorf(CodeValidation, "the query string cannot be decoded: %s", truncate(err.Error(), 200)))
 		}
 	}
-	if f := s.auth.check(r, o.op); f != "" {
-		return s.auth.unauthorized(r, o, f)
+	if res := s.auth.check(r, o.op); res != nil {
+		return res
 	}
 	for _, name := range o.scalarQuery {
 		if vs := values[name]; len(vs) > 1 {

@@ -1,6 +1,7 @@
 // Package engine serves an OpenAPI document as a stateful, validating HTTP
 // server: collections inferred from the paths, an in-memory store seeded
-// from fixtures, bearer authentication, and every request and every response
+// from fixtures, every OpenAPI security scheme enforced (petctl is the
+// authorization server of oauth2 and openIdConnect schemes), and every request and every response
 // checked against the document.
 package engine
 
@@ -40,9 +41,14 @@ const (
 // Options configure a Server.
 type Options struct {
 	Spec *spec.Spec // required
-	// Keys are the accepted API keys; OpenAuth accepts any non-empty token instead.
+	// Keys are the development credentials, accepted by every security
+	// scheme Auth does not restrict (see AuthOptions); OpenAuth accepts any
+	// non-empty credential instead.
 	Keys     []string
 	OpenAuth bool
+	// Auth gives schemes their own credentials and configures the
+	// authorization server of oauth2 and openIdConnect schemes.
+	Auth AuthOptions
 	// Fixtures seed the store; see FixtureFile.
 	Fixtures []FixtureFile
 	// MaxBodyBytes bounds request bodies (413 beyond).
@@ -228,8 +234,6 @@ type operation struct {
 	proven bool
 	// stub is the configured answer of an operation the store cannot serve.
 	stub *response
-	// advice is what a 401 says: where the key goes, and the challenges.
-	advice advice
 	// delay and fault are what Latency and Faults inject; nil for none.
 	delay *Delay
 	fault *Fault
@@ -284,18 +288,10 @@ func New(o Options) (*Server, error) {
 	if s.cors, err = newCORS(o.CORS); err != nil {
 		errs = append(errs, err)
 	}
-	keys, err := newKeyring(o.Keys, o.OpenAuth)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	if len(o.Keys) == 0 && !o.OpenAuth && anySecured(o.Spec.Operations) {
-		errs = append(errs, wholeError("auth.keys", errors.New("no API key: give at least one, or use open authentication")))
-	}
 	if s.val, err = o.Spec.NewValidator(); err != nil {
 		return nil, errors.Join(append(errs, err)...)
 	}
-	s.auth = &authenticator{keys: keys, schemes: o.Spec.SecuritySchemes}
-	if err := s.auth.unsupported(o.Spec.Operations); err != nil {
+	if s.auth, err = newAuthenticator(o, s.router, s.now, s.log); err != nil {
 		errs = append(errs, err)
 	}
 	if err := s.checkErrorSchema(); err != nil {
@@ -333,15 +329,6 @@ func New(o Options) (*Server, error) {
 	}
 	s.assignInjections(o.Latency, o.Faults)
 	return s, nil
-}
-
-func anySecured(ops []*spec.Operation) bool {
-	for _, op := range ops {
-		if op.Secured() {
-			return true
-		}
-	}
-	return false
 }
 
 // checkErrorSchema proves at start-up that the document's error schema
@@ -401,7 +388,6 @@ func (s *Server) prepareOperations() {
 			}
 		}
 		o.headers = s.deprecationHeaders(op)
-		o.advice = newAdvice(s.spec, op)
 		if o.coll != nil && !s.revalidate {
 			o.proven = proveComposition(o)
 		}
@@ -543,6 +529,10 @@ func (res *response) set(k, v string) {
 // ServeHTTP routes, authenticates, validates, handles, validates the
 // response and writes it; then logs one line.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.auth.serves(r.URL.Path) { // the token endpoint, JWKS and discovery
+		s.serveOAuth(w, r)
+		return
+	}
 	if strings.HasPrefix(r.URL.Path, AdminPrefix) {
 		s.serveAdmin(w, r)
 		return
