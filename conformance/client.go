@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,24 +32,6 @@ const (
 	// DefaultRetryBudget bounds the waits for 429s of a whole run.
 	DefaultRetryBudget = time.Minute
 )
-
-// authMode is the credential a request carries.
-type authMode int
-
-const (
-	authKey         authMode = iota // the configured key
-	authNone                        // no credentials at all
-	authEmpty                       // the scheme with an empty token or value
-	authOtherScheme                 // Authorization: Basic …
-	authWrongKey                    // a key the deployment cannot know
-)
-
-// wrongKey is sent where a deployment must refuse the key. It is not a
-// secret, so failure messages show it as it is.
-const wrongKey = "petctl-conform-wrong-key-0000"
-
-// basicCredentials is "petctl:conform", for the other-scheme check.
-const basicCredentials = "cGV0Y3RsOmNvbmZvcm0="
 
 // request is what a check sends.
 type request struct {
@@ -180,24 +161,20 @@ func (c *client) url(r *request) string {
 
 // do sends r and reads the response. A transport error (refused, reset,
 // timed out) is returned as an error; any HTTP response is an Exchange.
-func (c *client) do(ctx context.Context, r *request, schemes map[string]schemeInfo) (*Exchange, error) {
+func (c *client) do(ctx context.Context, r *request) (*Exchange, error) {
 	target := c.url(r)
 	ex := &Exchange{Op: r.op, Method: r.op.Method, URL: c.redact(redactURL(target)), ReqBody: r.body}
-	headers := c.credentials(r, schemes)
+	headers := c.credentials(r)
 	if r.body != nil {
 		ct := r.contentType
 		if ct == "" {
 			ct = spec.JSON
 		}
-		headers = append(headers, secretHeader{"Content-Type", ct, ""})
+		headers = append(headers, sentHeader{"Content-Type", ct, ""})
 	}
-	headers = append(headers, secretHeader{"Accept", spec.JSON, ""})
+	headers = append(headers, sentHeader{"Accept", spec.JSON, ""})
 	for _, h := range headers {
-		if !h.isSecret() {
-			ex.ReqHeader = append(ex.ReqHeader, [2]string{h[0], h[1]})
-		} else {
-			ex.ReqHeader = append(ex.ReqHeader, [2]string{h[0], h.redacted()})
-		}
+		ex.ReqHeader = append(ex.ReqHeader, [2]string{h.name, h.display()})
 	}
 	start := time.Now()
 	for attempt := 0; ; attempt++ {
@@ -271,7 +248,7 @@ func origin(u *url.URL) string {
 	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
-func (c *client) once(ctx context.Context, r *request, target string, headers []secretHeader) (*http.Response, *http.Request, error) {
+func (c *client) once(ctx context.Context, r *request, target string, headers []sentHeader) (*http.Response, *http.Request, error) {
 	reqCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	var body io.Reader
 	if r.body != nil {
@@ -283,7 +260,7 @@ func (c *client) once(ctx context.Context, r *request, target string, headers []
 		return nil, nil, err
 	}
 	for _, h := range headers {
-		req.Header.Set(h[0], h[1])
+		req.Header.Set(h.name, h.value)
 	}
 	res, err := c.http.Do(req)
 	if err != nil {
@@ -379,100 +356,6 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// secretHeader is a header to send; isSecret marks those that carry the key.
-type secretHeader [3]string
-
-func (h secretHeader) isSecret() bool { return h[2] != "" }
-
-// redacted shows the header with the key replaced by the environment
-// variable a person would use to repeat the request.
-func (h secretHeader) redacted() string { return h[2] }
-
-// schemeInfo is what the client needs of a security scheme.
-type schemeInfo struct {
-	kind string // "bearer", "header", "query", "cookie", or "" when unsupported
-	name string // the header, query parameter or cookie name
-}
-
-// credentials returns the headers that carry r's credentials. A query
-// parameter key is added to r.query by the caller (see credentialQuery).
-func (c *client) credentials(r *request, schemes map[string]schemeInfo) []secretHeader {
-	var out []secretHeader
-	for _, name := range firstAlternative(r.op) {
-		s := schemes[name]
-		switch s.kind {
-		case "bearer":
-			switch r.auth {
-			case authKey:
-				out = append(out, secretHeader{"Authorization", "Bearer " + c.key, "Bearer $PETCTL_API_KEY"})
-			case authEmpty:
-				out = append(out, secretHeader{"Authorization", "Bearer ", ""})
-			case authOtherScheme:
-				out = append(out, secretHeader{"Authorization", "Basic " + basicCredentials, ""})
-			case authWrongKey:
-				out = append(out, secretHeader{"Authorization", "Bearer " + c.wrongKey(), ""})
-			}
-		case "header":
-			switch r.auth {
-			case authKey:
-				out = append(out, secretHeader{s.name, c.key, "$PETCTL_API_KEY"})
-			case authEmpty:
-				out = append(out, secretHeader{s.name, "", ""})
-			case authWrongKey:
-				out = append(out, secretHeader{s.name, c.wrongKey(), ""})
-			}
-		case "cookie":
-			switch r.auth {
-			case authKey:
-				out = append(out, secretHeader{"Cookie", s.name + "=" + c.key, s.name + "=$PETCTL_API_KEY"})
-			case authEmpty:
-				out = append(out, secretHeader{"Cookie", s.name + "=", ""})
-			case authWrongKey:
-				out = append(out, secretHeader{"Cookie", s.name + "=" + c.wrongKey(), ""})
-			}
-		}
-	}
-	return out
-}
-
-// wrongKey is a key that differs from the configured one.
-func (c *client) wrongKey() string {
-	if c.key == wrongKey {
-		return wrongKey + "-x"
-	}
-	return wrongKey
-}
-
-// credentialQuery adds a query-parameter key to q, for apiKey schemes in the query.
-func (c *client) credentialQuery(r *request, schemes map[string]schemeInfo) {
-	for _, name := range firstAlternative(r.op) {
-		s := schemes[name]
-		if s.kind != "query" {
-			continue
-		}
-		if r.query == nil {
-			r.query = url.Values{}
-		}
-		switch r.auth {
-		case authKey:
-			r.query.Set(s.name, c.key)
-		case authEmpty:
-			r.query.Set(s.name, "")
-		case authWrongKey:
-			r.query.Set(s.name, c.wrongKey())
-		}
-	}
-}
-
-// firstAlternative is the set of schemes the suite satisfies for op: the
-// first alternative its security requirement lists.
-func firstAlternative(op *spec.Operation) []string {
-	if len(op.Security) == 0 {
-		return nil
-	}
-	return op.Security[0]
-}
-
 // redactURL hides user info in a URL.
 func redactURL(s string) string {
 	u, err := url.Parse(s)
@@ -480,33 +363,4 @@ func redactURL(s string) string {
 		return s
 	}
 	return u.Redacted()
-}
-
-// relevantHeaders are the response headers a failure message shows.
-var relevantHeaders = []string{
-	"Content-Type", "Content-Length", "Location", "WWW-Authenticate", "Retry-After",
-	"Deprecation", "Sunset", "Link", "X-Total-Count",
-}
-
-func headerLine(h http.Header) string {
-	var parts []string
-	for _, k := range relevantHeaders {
-		if vs := h.Values(k); len(vs) > 0 {
-			parts = append(parts, k+": "+strings.Join(vs, ", "))
-		}
-	}
-	if len(parts) == 0 {
-		return "(none of " + strings.Join(relevantHeaders[:3], ", ") + ", …)"
-	}
-	return strings.Join(parts, "; ")
-}
-
-// sortedKeys returns a map's keys in order, for stable output.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

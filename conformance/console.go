@@ -1,132 +1,21 @@
 package conformance
 
+// The console report: the header, a line for each failure as it happens
+// (every check with -v) and the summary.
+
 import (
 	"fmt"
-	"net/http"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
 )
 
-// excerptBytes is how much of a body a message shows.
-const excerptBytes = 300
-
-// describe renders an exchange for a failure message: the request as a
-// curl command (key redacted) and the response's status, relevant headers
-// and a body excerpt.
-func (s *suite) describe(ex *Exchange) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "  request:  %s\n", s.curl(ex))
-	if ex.Status == 0 {
-		return b.String()
-	}
-	fmt.Fprintf(&b, "  response: %d %s in %s", ex.Status, http.StatusText(ex.Status), roundDuration(ex.Duration))
-	if ex.Waited > 0 {
-		fmt.Fprintf(&b, " (after waiting out 429 for %s)", ex.Waited)
-	}
-	fmt.Fprintf(&b, "\n  headers:  %s\n", headerLine(ex.Header))
-	if ex.Redirect != "" {
-		fmt.Fprintf(&b, "  redirect: %s\n", ex.Redirect)
-	}
-	fmt.Fprintf(&b, "  body:     %s\n", s.excerpt(ex))
-	return b.String()
-}
-
-func roundDuration(d time.Duration) time.Duration {
-	switch {
-	case d > time.Second:
-		return d.Round(10 * time.Millisecond)
-	case d > time.Millisecond:
-		return d.Round(100 * time.Microsecond)
-	}
-	return d.Round(time.Microsecond)
-}
-
-// excerpt is the start of the body on one line, with the key redacted.
-func (s *suite) excerpt(ex *Exchange) string {
-	if len(ex.Body) == 0 {
-		return "(empty)"
-	}
-	// Redact before cutting: a cut through the key would leave a part of
-	// it. Redacting the whole body would cost up to MaxBodyBytes a message.
-	body := ex.Body
-	if n := excerptBytes + 16*len(s.client.key) + 64; len(body) > n {
-		body = body[:n]
-	}
-	text := s.client.redact(strings.ToValidUTF8(string(body), "?"))
-	cut := len(body) < len(ex.Body)
-	if cut {
-		text = s.client.trimPartialKey(text)
-	}
-	cut = cut || len(text) > excerptBytes
-	if len(text) > excerptBytes {
-		n := excerptBytes
-		for n > 0 && !utf8.RuneStart(text[n]) {
-			n--
-		}
-		text = text[:n]
-	}
-	text = strings.Join(strings.Fields(text), " ")
-	size := fmt.Sprintf("%d bytes", len(ex.Body))
-	if ex.Truncated {
-		size = fmt.Sprintf("more than %d bytes", MaxBodyBytes)
-	}
-	if cut {
-		return fmt.Sprintf("%s… (%s)", text, size)
-	}
-	return fmt.Sprintf("%s (%s)", text, size)
-}
-
-// curl renders the request as a command a person can paste: the key is
-// $PETCTL_API_KEY, expanded by the shell.
-func (s *suite) curl(ex *Exchange) string {
-	parts := []string{"curl", "-sS", "-i"}
-	if ex.Method != http.MethodGet {
-		parts = append(parts, "-X", ex.Method)
-	}
-	parts = append(parts, shellQuote(ex.URL))
-	for _, h := range ex.ReqHeader {
-		parts = append(parts, "-H", shellQuote(h[0]+": "+h[1]))
-	}
-	if ex.ReqBody != nil {
-		body := s.client.redact(string(ex.ReqBody))
-		if len(body) > 1000 {
-			body = body[:1000] + "…"
-		}
-		parts = append(parts, "--data-raw", shellQuote(body))
-	}
-	return strings.Join(parts, " ")
-}
-
-const keyVar = "$PETCTL_API_KEY"
-
-// shellQuote single-quotes s for a POSIX shell, leaving $PETCTL_API_KEY
-// outside the quotes so the shell expands it.
-func shellQuote(s string) string {
-	segs := strings.Split(s, keyVar)
-	for i, seg := range segs {
-		if seg != "" {
-			segs[i] = "'" + strings.ReplaceAll(seg, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(segs, `"`+keyVar+`"`)
-}
-
-// painter colours console words when the output is a terminal.
-type painter bool
-
-func (p painter) paint(code, s string) string {
-	if !p {
-		return s
-	}
-	return "\x1b[" + code + "m" + s + "\x1b[0m"
-}
-
+// printHeader opens the console report: the document, the target, the
+// run id and how many checks there are.
 func (s *suite) printHeader() {
 	w := s.cfg.Out
 	fmt.Fprintf(w, "petctl conform: %s (%s)\n", s.title(), s.spec.Source)
@@ -151,7 +40,7 @@ func (s *suite) printHeader() {
 
 // reportSpec is a ReportAfterEach node: it prints failures as they happen,
 // and with -v every check with its requests and observations.
-func (s *suite) reportSpec(r ginkgo.SpecReport) {
+func (s *suite) reportSpec(r types.SpecReport) {
 	s.mu.Lock()
 	c := s.byText[r.FullText()]
 	var t *T
@@ -200,12 +89,32 @@ func (s *suite) reportSpec(r ginkgo.SpecReport) {
 	}
 }
 
+// painter colours console words when the output is a terminal.
+type painter bool
+
+func (p painter) paint(code, s string) string {
+	if !p {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
 func indent(s, prefix string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = prefix + l
 	}
 	return strings.Join(lines, "\n")
+}
+
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d > time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d > time.Millisecond:
+		return d.Round(100 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
 }
 
 // printSummary ends the console report: counts, why checks were skipped,
@@ -240,7 +149,7 @@ func (s *suite) printSummary(res *Result) {
 	}
 	if len(reasons) > 0 {
 		fmt.Fprintln(w, "  skipped:")
-		keys := sortedKeys(reasons)
+		keys := slices.Sorted(maps.Keys(reasons))
 		sort.SliceStable(keys, func(i, j int) bool { return reasons[keys[i]] > reasons[keys[j]] })
 		for _, r := range keys {
 			fmt.Fprintf(w, "    %3d  %s\n", reasons[r], r)
@@ -255,7 +164,7 @@ func (s *suite) printSummary(res *Result) {
 	}
 	s.mu.Unlock()
 	fmt.Fprintf(w, "  operations exercised (requests): %s\n", orNone(strings.Join(ops, ", ")))
-	for _, id := range sortedKeys(res.NotExercised) {
+	for _, id := range slices.Sorted(maps.Keys(res.NotExercised)) {
 		fmt.Fprintf(w, "  not exercised: %s: %s\n", id, res.NotExercised[id])
 	}
 	if len(res.Created) > 0 {
@@ -287,24 +196,4 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-// writeReports writes the JUnit and JSON reports.
-func (s *suite) writeReports(report types.Report) error {
-	if s.cfg.JSONReport != "" {
-		if err := reporters.GenerateJSONReport(report, s.cfg.JSONReport); err != nil {
-			return fmt.Errorf("--json-report: %v", unwrapPathError(err))
-		}
-	}
-	if s.cfg.JUnitReport != "" {
-		err := reporters.GenerateJUnitReportWithConfig(report, s.cfg.JUnitReport, reporters.JunitReportConfig{
-			OmitTimelinesForSpecState: types.SpecStatePassed | types.SpecStateSkipped,
-			OmitCapturedStdOutErr:     true,
-			OmitLeafNodeType:          true,
-		})
-		if err != nil {
-			return fmt.Errorf("--junit-report: %v", unwrapPathError(err))
-		}
-	}
-	return nil
 }

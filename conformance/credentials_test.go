@@ -19,6 +19,7 @@ import (
 // credentials, whichever way the scheme sends them. A redirect that stays
 // on the origin is still followed, with them.
 func TestCredentialsStayOnOrigin(t *testing.T) {
+	t.Parallel()
 	const key = "origin-test-key-3c9d"
 	// holding lists where r carries the key: any header (Authorization,
 	// an apiKey header, Cookie) or the query.
@@ -66,23 +67,24 @@ func TestCredentialsStayOnOrigin(t *testing.T) {
 
 	kinds := []struct {
 		name   string
-		scheme schemeInfo
+		scheme spec.Scheme
 	}{
-		{"bearer", schemeInfo{kind: "bearer"}},
-		{"apiKey header", schemeInfo{kind: "header", name: "X-API-Key"}},
-		{"apiKey query", schemeInfo{kind: "query", name: "appid"}},
-		{"apiKey cookie", schemeInfo{kind: "cookie", name: "sid"}},
+		{"bearer", spec.Scheme{Kind: spec.SchemeBearer, In: "header", Param: "Authorization"}},
+		{"apiKey header", spec.Scheme{Kind: spec.SchemeAPIKey, In: "header", Param: "X-API-Key"}},
+		{"apiKey query", spec.Scheme{Kind: spec.SchemeAPIKey, In: "query", Param: "appid"}},
+		{"apiKey cookie", spec.Scheme{Kind: spec.SchemeAPIKey, In: "cookie", Param: "sid"}},
 	}
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
 			c := newClient(base, key, 5*time.Second, time.Second, time.Minute)
 			defer c.close()
-			schemes := map[string]schemeInfo{"k": k.scheme}
+			sc := k.scheme
+			sc.Name = "k"
 			get := func(path string) *Exchange {
 				t.Helper()
-				r := &request{op: &spec.Operation{ID: "op", Method: http.MethodGet, Path: path, Security: [][]string{{"k"}}}, auth: authKey}
-				c.credentialQuery(r, schemes)
-				ex, err := c.do(t.Context(), r, schemes)
+				r := &request{op: securedBy(&sc, &spec.Operation{ID: "op", Method: http.MethodGet, Path: path}), auth: authKey}
+				c.credentialQuery(r)
+				ex, err := c.do(t.Context(), r)
 				if err != nil {
 					t.Fatalf("GET %s: %v", path, err)
 				}
@@ -137,4 +139,12 @@ func TestSameOrigin(t *testing.T) {
 			t.Errorf("sameOrigin(%s, %s) = %t, want %t", tc.a, tc.b, got, tc.want)
 		}
 	}
+}
+
+// securedBy makes op require sc alone, as spec.Parse would for a document
+// whose operation lists the one scheme.
+func securedBy(sc *spec.Scheme, op *spec.Operation) *spec.Operation {
+	op.Security = [][]string{{sc.Name}}
+	op.Requirements = []spec.Requirement{{{Scheme: sc}}}
+	return op
 }

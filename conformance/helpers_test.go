@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -103,8 +106,9 @@ type outcome struct {
 }
 
 // runSpec is the Petstore document and its validator for the runs, built
-// once: the runs are sequential and building a validator is costly. The
-// engines parse their own copy, so nothing is shared between goroutines.
+// once, as building a validator is costly. Runs in parallel tests share
+// them: a Spec and its Validator are read by concurrent requests in the
+// engine too. The engines parse their own copy.
 var runSpec = sync.OnceValues(func() (*spec.Spec, *spec.Validator) {
 	s, err := spec.Default()
 	if err != nil {
@@ -131,6 +135,26 @@ func conform(t *testing.T, base string, mutate ...func(*conformance.Config)) out
 		t.Fatalf("Run: %v\n%s", err, out.String())
 	}
 	return outcome{res: res, out: out.String()}
+}
+
+// runAgainst runs the suite against petctl serve's engine changed three
+// ways, each nil for none: edit changes its options, wrap its answers and
+// cfg the run's configuration.
+func runAgainst(t *testing.T, edit func(*engine.Options), wrap func(http.Handler) http.Handler, cfg func(*conformance.Config)) outcome {
+	t.Helper()
+	var h http.Handler
+	if edit != nil {
+		h = petstore(t, edit)
+	} else {
+		h = petstore(t)
+	}
+	if wrap != nil {
+		h = wrap(h)
+	}
+	if cfg != nil {
+		return conform(t, serve(t, h), cfg)
+	}
+	return conform(t, serve(t, h))
 }
 
 // failed lists the full names of the failed checks (and the coverage node).
@@ -265,4 +289,50 @@ func setBody(r *http.Request, b []byte) {
 func errorBody(status int, code string) []byte {
 	b, _ := json.Marshal(map[string]any{"code": code, "message": "broken on purpose", "status": status})
 	return b
+}
+
+// ownProcessEnv names, in a child process of the test binary, the one
+// test the child is there to run.
+const ownProcessEnv = "PETCTL_CONFORM_OWN_PROCESS"
+
+// inOwnProcess runs the calling test in a child process of the test binary,
+// beside the other tests, and fails it when it fails there. It returns true
+// in the child, where the caller goes on with the test's body, and false
+// in the parent, where the caller returns:
+//
+//	if !inOwnProcess(t) {
+//		return
+//	}
+//
+// Ginkgo runs one suite at a time in a process (its state is global; see
+// runner.go), so a slow run, one that waits out time-outs or reads 4 MiB
+// bodies under the race detector, holds up all the others in-process; in
+// a process of its own it runs beside them.
+func inOwnProcess(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv(ownProcessEnv) == t.Name() {
+		return true
+	}
+	t.Parallel()
+	var run []string
+	for _, part := range strings.Split(t.Name(), "/") {
+		run = append(run, "^"+regexp.QuoteMeta(part)+"$")
+	}
+	args := []string{"-test.run=" + strings.Join(run, "/"), "-test.count=1", "-test.v"}
+	if d, ok := t.Deadline(); ok {
+		args = append(args, "-test.timeout="+time.Until(d).String())
+	}
+	// With -cover the child's counts join the parent's.
+	if f := flag.Lookup("test.gocoverdir"); f != nil && f.Value.String() != "" {
+		args = append(args, "-test.gocoverdir="+f.Value.String())
+	}
+	cmd := exec.CommandContext(t.Context(), os.Args[0], args...)
+	cmd.Env = append(os.Environ(), ownProcessEnv+"="+t.Name())
+	out, err := cmd.CombinedOutput()
+	// The child must have run the test: a pattern that matched nothing
+	// would pass having checked nothing.
+	if err != nil || !bytes.Contains(out, []byte("--- PASS: "+t.Name()+" (")) {
+		t.Fatalf("%s in its own process: %v\n%s", t.Name(), err, out)
+	}
+	return false
 }

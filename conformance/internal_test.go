@@ -17,6 +17,7 @@ import (
 // TestShellQuote runs the quoted words through a real shell: what comes
 // out is what went in, with $PETCTL_API_KEY expanded and nothing else.
 func TestShellQuote(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
@@ -41,6 +42,7 @@ func TestShellQuote(t *testing.T) {
 // TestCurlRepeatsTheRequest pastes a failure's curl command into a shell
 // with PETCTL_API_KEY set: the server sees the same request.
 func TestCurlRepeatsTheRequest(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("no curl")
 	}
@@ -57,9 +59,10 @@ func TestCurlRepeatsTheRequest(t *testing.T) {
 	base, _ := url.Parse(hs.URL + "/v1")
 	c := newClient(base, key, 5*time.Second, time.Second, time.Minute)
 	s := &suite{client: c}
-	op := &spec.Operation{ID: "createPet", Method: http.MethodPost, Path: "/pets", Security: [][]string{{"bearer"}}}
+	bearer := &spec.Scheme{Name: "bearer", Kind: spec.SchemeBearer, In: "header", Param: "Authorization"}
+	op := securedBy(bearer, &spec.Operation{ID: "createPet", Method: http.MethodPost, Path: "/pets"})
 	r := &request{op: op, query: url.Values{"q": {"it's"}}, body: []byte(`{"name":"O'Hara $x"}`)}
-	ex, err := c.do(t.Context(), r, map[string]schemeInfo{"bearer": {kind: "bearer"}})
+	ex, err := c.do(t.Context(), r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +167,7 @@ func TestDeprecationHeaders(t *testing.T) {
 // TestClientBounds: bodies are capped, cross-host redirects are not
 // followed, a Retry-After beyond the bound is not waited for.
 func TestClientBounds(t *testing.T) {
+	t.Parallel()
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("the client followed a redirect to another host (%s), with %q", r.URL, r.Header.Get("Authorization"))
 	}))
@@ -192,7 +196,7 @@ func TestClientBounds(t *testing.T) {
 		return nil
 	}
 	get := func(path string) *Exchange {
-		ex, err := c.do(t.Context(), &request{op: &spec.Operation{Method: "GET", Path: path}}, nil)
+		ex, err := c.do(t.Context(), &request{op: &spec.Operation{Method: "GET", Path: path}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -140,7 +140,11 @@ func TestAdminRequestLog(t *testing.T) {
 		t.Fatalf("%d entries, want the last 3: %s", len(got.Requests), r.body)
 	}
 	post, unauth, bad := got.Requests[0], got.Requests[1], got.Requests[2]
-	if post.Method != "POST" || post.Status != 201 || post.Request != "valid" || post.Response != "valid by construction" || post.Operation != "createPet" {
+	wantCheck := "valid by construction"
+	if forcePlain {
+		wantCheck = "valid" // every response through the validator
+	}
+	if post.Method != "POST" || post.Status != 201 || post.Request != "valid" || post.Response != wantCheck || post.Operation != "createPet" {
 		t.Errorf("create entry: %+v", post)
 	}
 	if unauth.Status != 401 || unauth.Auth != string(authUnknownKey) {

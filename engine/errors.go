@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/petctl/petctl/spec"
 )
 
 // Code is a stable, machine-readable error code; docs/errors.md lists them all.
@@ -167,3 +169,20 @@ func sectionError(key, format string, args ...any) *OptionError {
 func wholeError(key string, err error) *OptionError {
 	return &OptionError{Key: key, Err: err}
 }
+
+// describeProblems joins problems for a one-line message, trimmed to a readable length.
+func describeProblems(ps spec.Problems) string {
+	return truncate(strings.TrimSpace(ps.Error()), 600)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

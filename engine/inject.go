@@ -62,8 +62,17 @@ func (s *Server) assignInjections(latency map[string]Delay, faults map[string]Fa
 	}
 }
 
-// injectFault decides whether this request of o fails by configuration.
-func (s *Server) injectFault(o *operation) *response {
+// injectFault makes the request fail where the configuration says so.
+func (s *Server) injectFault(c *call) *response {
+	res := s.drawFault(c.o)
+	if res != nil {
+		res.notes = append(res.notes, "fault injected")
+	}
+	return res
+}
+
+// drawFault decides whether this request of o fails by configuration.
+func (s *Server) drawFault(o *operation) *response {
 	f := o.fault
 	if f == nil || s.dice.float() >= f.Rate {
 		return nil

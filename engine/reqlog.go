@@ -1,6 +1,10 @@
 package engine
 
 import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -80,4 +84,62 @@ func (l *requestLog) last(n int) []LoggedRequest {
 		out = append(out, l.entries[j])
 	}
 	return out
+}
+
+func (s *Server) logRequest(r *http.Request, res *response, latency time.Duration) {
+	query := redactQuery(r.URL.RawQuery, s.keyParams)
+	level := slog.LevelInfo
+	if res.status == http.StatusInternalServerError {
+		level = slog.LevelError
+	}
+	// Attributes are built only for a line that will be written: boxing
+	// them costs allocations on every request otherwise.
+	ctx := context.Background()
+	if !s.quiet && s.log.Enabled(ctx, level) {
+		attrs := make([]slog.Attr, 0, 10)
+		attrs = append(attrs,
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", res.status),
+			slog.String("latency", latency.Round(time.Microsecond).String()),
+			slog.Int("bytes", res.size()),
+		)
+		if query != "" {
+			attrs = append(attrs, slog.String("query", query))
+		}
+		if res.op != nil {
+			attrs = append(attrs, slog.String("operation", res.op.ID))
+		}
+		if res.auth != "" {
+			attrs = append(attrs, slog.String("auth", string(res.auth)))
+		}
+		if res.problem != "" && res.status >= 400 {
+			attrs = append(attrs, slog.String("problem", res.problem))
+		}
+		if len(res.notes) > 0 {
+			attrs = append(attrs, slog.String("notes", strings.Join(res.notes, "; ")))
+		}
+		s.log.LogAttrs(ctx, level, "request", attrs...)
+	}
+	if s.reqlog != nil {
+		e := LoggedRequest{
+			Time:      time.Now().UTC(),
+			Method:    r.Method,
+			Path:      truncate(r.URL.Path, 512),
+			Query:     query,
+			Status:    res.status,
+			LatencyUS: latency.Microseconds(),
+			Request:   "valid",
+			Response:  res.check,
+			Notes:     res.notes,
+			Auth:      string(res.auth),
+		}
+		if res.op != nil {
+			e.Operation = res.op.ID
+		}
+		if res.status >= 400 && res.problem != "" && !res.badResponse {
+			e.Request = res.problem
+		}
+		s.reqlog.add(e)
+	}
 }

@@ -121,3 +121,11 @@ func (rt *router) match(escapedPath string) (*route, map[string]string, bool) {
 	}
 	return best, params, true
 }
+
+func (s *Server) pathList() string {
+	var out []string
+	for _, r := range s.router.routes {
+		out = append(out, s.spec.BasePath+r.template)
+	}
+	return strings.Join(out, ", ")
+}

@@ -97,6 +97,14 @@ func (s *Spec) NewValidator() (*Validator, error) {
 	return val, nil
 }
 
+// Plain returns a validator that validates every request in full, without
+// the memo of accepted requests or body plans (see Options.Plain in engine).
+func (v *Validator) Plain() *Validator {
+	p := *v
+	p.memo = nil
+	return &p
+}
+
 // lazySchemaCache is libopenapi-validator's schema cache, except that it
 // claims to hold every schema while NewValidator warms it. The library
 // compiles every request and response schema of the document before it

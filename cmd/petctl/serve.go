@@ -13,6 +13,7 @@ import (
 
 	"github.com/petctl/petctl/config"
 	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/engine/reference"
 	"github.com/petctl/petctl/fixtures"
 	"github.com/petctl/petctl/spec"
 	"github.com/spf13/cobra"
@@ -202,7 +203,7 @@ func serveRun(a *app, opts *serveOptions) error {
 	if opts.ready != nil {
 		opts.ready(base)
 	}
-	return failure(engine.Serve(a.ctx, ln, p.srv, p.srv.Timeouts(), logger))
+	return failure(engine.Serve(a.ctx, ln, reference.Mount(p.spec, p.srv, referenceOptions), p.srv.Timeouts(), logger))
 }
 
 // listenError says why the address cannot be used, where it was set and
@@ -334,6 +335,7 @@ func printBanner(a *app, p *prepared, base string) {
 		fmt.Fprintf(w, "  clock      starts at %s\n", c.Clock.Now)
 	}
 	fmt.Fprintf(w, "  admin      %s%s (health, ready, reset, store, requests)\n", origin, engine.AdminPrefix)
+	printReferenceLine(w, s, origin)
 	if len(s.Collections) > 0 {
 		fmt.Fprintf(w, "  try        %s\n", tryCommand(s.Collections[0], base, key, access))
 	}

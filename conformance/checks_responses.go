@@ -5,13 +5,41 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/petctl/petctl/spec"
 )
+
+func (s *suite) responseChecks(add func(*check)) {
+	for _, op := range s.spec.Operations {
+		add(&check{group: groupResponses, op: op, always: true, labels: []string{labelSchema},
+			text: "every response matches the document (declared status, content type, body schema)", fn: func(t *T) {
+				exs := s.exchangesFor(op)
+				if len(exs) == 0 {
+					t.skipf("no response of %s was seen: its checks were skipped or not selected", op.ID)
+				}
+				t.judgeAll(exs, "every response matches the document", func(ex *Exchange) string {
+					return strings.Join(ex.schemaProblems, "; ")
+				})
+			}})
+		add(&check{group: groupResponses, op: op, always: true, labels: []string{labelShape},
+			text: "every error response is the Error body: application/json, code, message, status equal to the HTTP status", fn: func(t *T) {
+				var errs []*Exchange
+				for _, ex := range s.exchangesFor(op) {
+					if ex.Status >= 400 {
+						errs = append(errs, ex)
+					}
+				}
+				if len(errs) == 0 {
+					t.skipf("no error response of %s was seen", op.ID)
+				}
+				t.judgeAll(errs, "every error response is the Error body", func(ex *Exchange) string {
+					return strings.Join(ex.shapeProblems, "; ")
+				})
+			}})
+	}
+}
 
 // judge applies the response checks to an exchange when it arrives; the
 // "responses" checks at the end of the run report what they found. Each
@@ -80,81 +108,6 @@ func errorShape(ex *Exchange, redact func(string) string) []string {
 		out = append(out, fmt.Sprintf("status is %s, want the integer %d", describeField(obj, "status", redact), ex.Status))
 	case i != int64(ex.Status):
 		out = append(out, fmt.Sprintf("status is %d, want %d (the HTTP status)", i, ex.Status))
-	}
-	return out
-}
-
-func describeField(obj map[string]any, name string, redact func(string) string) string {
-	v, ok := obj[name]
-	if !ok {
-		return "missing"
-	}
-	return jsonText(v, redact)
-}
-
-var rfc9745 = regexp.MustCompile(`^@-?[0-9]+$`)
-
-// deprecationProblem checks the Deprecation header of a response to a
-// deprecated operation: RFC 9745's "@" and Unix seconds, no later than the
-// removal date when the document gives one.
-func deprecationProblem(ex *Exchange, op *spec.Operation) string {
-	vs := ex.Header.Values("Deprecation")
-	switch {
-	case len(vs) == 0:
-		return "no Deprecation header"
-	case len(vs) > 1:
-		return fmt.Sprintf("%d Deprecation headers, want one", len(vs))
-	}
-	v := strings.TrimSpace(vs[0])
-	if strings.EqualFold(v, "true") {
-		example := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		if !op.DeprecatedAt.IsZero() {
-			example = op.DeprecatedAt
-		}
-		return fmt.Sprintf("Deprecation: true is the expired draft's form; RFC 9745 wants @ and Unix seconds, such as @%d", example.Unix())
-	}
-	if !rfc9745.MatchString(v) {
-		return fmt.Sprintf("Deprecation: %s is not RFC 9745's @ and Unix seconds", v)
-	}
-	secs, err := strconv.ParseInt(v[1:], 10, 64)
-	if err != nil {
-		return fmt.Sprintf("Deprecation: %s is out of range", v)
-	}
-	if !op.Sunset.IsZero() && secs > op.Sunset.Unix() {
-		return fmt.Sprintf("Deprecation: %s (%s) is after the removal date %s", v, time.Unix(secs, 0).UTC().Format(time.RFC3339), op.Sunset.Format(time.DateOnly))
-	}
-	return ""
-}
-
-// sunsetProblem checks the Sunset header: RFC 8594's IMF-fixdate, equal to
-// the removal date in the document.
-func sunsetProblem(ex *Exchange, op *spec.Operation) string {
-	vs := ex.Header.Values("Sunset")
-	want := op.Sunset.UTC().Format(http.TimeFormat)
-	switch {
-	case len(vs) == 0:
-		return "no Sunset header, want Sunset: " + want
-	case len(vs) > 1:
-		return fmt.Sprintf("%d Sunset headers, want one", len(vs))
-	}
-	v := strings.TrimSpace(vs[0])
-	t, err := time.Parse(http.TimeFormat, v)
-	if err != nil || t.Format(http.TimeFormat) != v {
-		return fmt.Sprintf("Sunset: %s is not an IMF-fixdate (RFC 8594 via RFC 9110), want Sunset: %s", v, want)
-	}
-	if !t.Equal(op.Sunset) {
-		return fmt.Sprintf("Sunset: %s, want %s (the removal date in the document)", v, want)
-	}
-	return ""
-}
-
-// extraFields lists the properties of obj the schema does not declare.
-func extraFields(obj map[string]any, declared map[string]bool) []string {
-	var out []string
-	for _, k := range sortedKeys(obj) {
-		if !declared[k] {
-			out = append(out, k)
-		}
 	}
 	return out
 }

@@ -10,20 +10,16 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/ginkgo/v2/extensions/globals"
-	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/petctl/petctl/spec"
 )
@@ -87,6 +83,7 @@ type Config struct {
 type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
+
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // UnreachableError means the deployment could not be reached at all.
@@ -98,6 +95,7 @@ type UnreachableError struct {
 func (e *UnreachableError) Error() string {
 	return fmt.Sprintf("cannot reach %s: %v", e.URL, e.Err)
 }
+
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // Result is what a run found.
@@ -142,10 +140,6 @@ type Observation struct {
 	Name  string
 	Value string
 }
-
-// ginkgoMu serialises runs: Ginkgo keeps its suite in package globals, so
-// one process runs one suite at a time (globals.Reset between them).
-var ginkgoMu sync.Mutex
 
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`)
 
@@ -261,7 +255,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, &UsageError{Err: err}
 		}
 	}
-	if cfg.APIKey == "" && anySecured(doc) {
+	if cfg.APIKey == "" && slices.ContainsFunc(doc.Operations, (*spec.Operation).Secured) {
 		return nil, &UsageError{Err: errors.New("no API key: give --api-key or set PETCTL_API_KEY")}
 	}
 	if err := ginkgoVetoes(); err != nil {
@@ -331,51 +325,6 @@ func stopCause(ctx context.Context) error {
 	return errInterrupted
 }
 
-// probeReport is the report of a run that stopped at the probe: one
-// failed "reachability" check saying why.
-func (s *suite) probeReport(err error, start time.Time) types.Report {
-	end := time.Now()
-	sc := types.NewDefaultSuiteConfig()
-	sc.LabelFilter = s.cfg.LabelFilter
-	sc.RandomSeed, sc.FailFast = 1, s.cfg.FailFast
-	return types.Report{
-		SuiteDescription: "petctl conform: " + s.title(),
-		SuiteSucceeded:   false,
-		PreRunStats:      types.PreRunStats{TotalSpecs: 1, SpecsThatWillRun: 1},
-		StartTime:        start,
-		EndTime:          end,
-		RunTime:          end.Sub(start),
-		SuiteConfig:      sc,
-		SpecReports: types.SpecReports{{
-			ContainerHierarchyTexts:  []string{"conform"},
-			ContainerHierarchyLabels: [][]string{{}},
-			LeafNodeType:             types.NodeTypeIt,
-			LeafNodeText:             "reachability: the deployment answers",
-			LeafNodeLabels:           []string{"reachability"},
-			State:                    types.SpecStateFailed,
-			StartTime:                start,
-			EndTime:                  end,
-			RunTime:                  end.Sub(start),
-			NumAttempts:              1,
-			Failure: types.Failure{
-				Message:            s.client.redact(err.Error()) + "\nno check ran: the deployment must answer first",
-				FailureNodeType:    types.NodeTypeIt,
-				FailureNodeContext: types.FailureNodeIsLeafNode,
-				TimelineLocation:   types.TimelineLocation{Time: end},
-			},
-		}},
-	}
-}
-
-func anySecured(s *spec.Spec) bool {
-	for _, op := range s.Operations {
-		if op.Secured() {
-			return true
-		}
-	}
-	return false
-}
-
 // checkWritable creates the report file (and its folder) early, so a bad
 // path is a usage error before the run, not a lost report after it.
 func checkWritable(path string) error {
@@ -401,65 +350,4 @@ func unwrapPathError(err error) error {
 		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
 	}
 	return err
-}
-
-// ginkgoVetoes finds the go test flags with which RunSpecs would exit the
-// process instead of running (Ginkgo's VetConfig reads them from the flag
-// package's command line). petctl never parses that command line; a test
-// binary does.
-func ginkgoVetoes() error {
-	var err error
-	flag.CommandLine.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "test.count", "count":
-			if f.Value.String() != "1" {
-				err = fmt.Errorf("-count=%s: Ginkgo runs a suite once per process and exits on any other count; use -count=1", f.Value)
-			}
-		case "test.parallel", "parallel":
-			err = fmt.Errorf("-parallel: Ginkgo exits when it is set; leave it out")
-		}
-	})
-	return err
-}
-
-// testingT is what RunSpecs reports a failure to.
-type testingT struct{ failed bool }
-
-func (t *testingT) Fail() { t.failed = true }
-
-// run registers the checks with Ginkgo and runs them.
-func (s *suite) run(ctx context.Context) *Result {
-	ginkgoMu.Lock()
-	defer ginkgoMu.Unlock()
-	globals.Reset()
-	s.ctx = ctx
-	s.register()
-
-	suiteConfig := types.NewDefaultSuiteConfig()
-	suiteConfig.RandomSeed = 1 // the order is the document's; nothing is shuffled
-	suiteConfig.RandomizeAllSpecs = false
-	suiteConfig.FailFast = s.cfg.FailFast
-	suiteConfig.Timeout = 24 * time.Hour
-	suiteConfig.GracePeriod = 5 * time.Second
-	reporterConfig := types.NewDefaultReporterConfig()
-	reporterConfig.NoColor = true
-
-	// Ginkgo's console reporter writes to these; petctl prints its own
-	// report to the injected writer instead.
-	stdout, stderr := formatter.ColorableStdOut, formatter.ColorableStdErr
-	formatter.ColorableStdOut, formatter.ColorableStdErr = io.Discard, io.Discard
-	defer func() { formatter.ColorableStdOut, formatter.ColorableStdErr = stdout, stderr }()
-
-	start := time.Now()
-	s.printHeader()
-	ginkgo.RunSpecs(&testingT{}, "petctl conform: "+s.title(), suiteConfig, reporterConfig)
-	return s.result(time.Since(start))
-}
-
-func (s *suite) title() string {
-	t := strings.TrimSpace(s.spec.Title + " " + s.spec.Version)
-	if t == "" {
-		t = s.spec.Source
-	}
-	return t
 }

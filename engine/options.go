@@ -2,14 +2,12 @@ package engine
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
+	"log/slog"
 	"mime"
 	"net/http"
-	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -20,6 +18,158 @@ import (
 	"github.com/petctl/petctl/spec"
 	"golang.org/x/net/http/httpguts"
 )
+
+// Defaults for Options fields left zero; DefaultOptions gathers them with
+// the others.
+const (
+	DefaultMaxBodyBytes   = 1 << 20
+	DefaultMaxHeaderBytes = 32 << 10
+	// A request body petctl answers without reading to the end (over the
+	// limit, refused before it was read) is read and discarded after the
+	// answer for up to DefaultLingerBytes and DefaultLingerTime, then the
+	// connection is closed; see linger.go.
+	DefaultLingerBytes = 32 << 20
+	DefaultLingerTime  = 5 * time.Second
+)
+
+// Options configure a Server.
+type Options struct {
+	Spec *spec.Spec // required
+	// Keys are the development credentials, accepted by every security
+	// scheme Auth does not restrict (see AuthOptions); OpenAuth accepts any
+	// non-empty credential instead.
+	Keys     []string
+	OpenAuth bool
+	// Auth gives schemes their own credentials and configures the
+	// authorization server of oauth2 and openIdConnect schemes.
+	Auth AuthOptions
+	// Fixtures seed the store; see FixtureFile.
+	Fixtures []FixtureFile
+	// MaxBodyBytes bounds request bodies (413 beyond).
+	MaxBodyBytes int64
+	// MaxHeaderBytes bounds the request's header fields (431 beyond).
+	MaxHeaderBytes int
+	// Timeouts are the connection time-outs Serve should be given (see
+	// Server.Timeouts); New holds injected latency below the write time-out.
+	Timeouts Timeouts
+	// Logger receives one line per request and start-up notes; nil discards them.
+	Logger *slog.Logger
+	// QuietRequests leaves out the line per request (log.requests: false);
+	// warnings and errors are still logged, and /__petctl/requests still
+	// lists the last requests.
+	QuietRequests bool
+	// LogBuffer, when Logger writes through one, lets the health endpoint
+	// report how many log lines it dropped.
+	LogBuffer *LogBuffer
+	// Now is the clock; nil means time.Now.
+	Now  func() time.Time
+	CORS CORSOptions
+	// Plain routes every request, record and response through
+	// libopenapi-validator, with none of the speed-only second
+	// implementations (the request memo and body plans, the record plans,
+	// responses proved valid by construction; docs/performance.md): slower,
+	// and the way to tell a suspected fast-path bug from a document
+	// problem in one run. Tests run the whole engine suite both ways.
+	Plain bool
+
+	// Lists decide what the document leaves open about lists.
+	Lists ListOptions
+	// Defaults give a field of a new item a value when the create request
+	// has none: collection name -> field -> JSON value. Each is checked
+	// against the field's schema at start-up.
+	Defaults map[string]map[string]json.RawMessage
+	// Responses answer operations the store cannot serve (those whose
+	// interface is not published): operationId -> response, checked against
+	// the document at start-up.
+	Responses map[string]Stub
+	// Latency delays the answers of an operation (by operationId; "*" for
+	// every operation without its own entry).
+	Latency map[string]Delay
+	// Faults make an operation fail at a rate (by operationId; "*" for every
+	// operation without its own entry).
+	Faults map[string]Fault
+	// Seed makes injected latency and faults, and generated records,
+	// repeatable.
+	Seed int64
+	// Generate adds this many synthetic records to each collection, made
+	// from its schema and Seed, after the fixtures.
+	Generate int
+	// AdminKey opens the admin endpoints (/__petctl/) to callers that are
+	// not on loopback; without it they answer loopback only.
+	AdminKey string
+	// RequestLogSize is how many recent requests /__petctl/requests keeps.
+	// NoRequestLog keeps none: a size of 0 means the default, as it does
+	// for every field.
+	RequestLogSize int
+	NoRequestLog   bool
+	// MaxImportBytes bounds a store import.
+	MaxImportBytes int64
+	// LingerBytes and LingerTime bound how much of an unread request body
+	// is discarded after the answer, so that the client can read it.
+	LingerBytes int64
+	LingerTime  time.Duration
+	// StoreMaxRecords and StoreMaxBytes (record JSON, as stored) cap each
+	// collection: a create, import or fixture set beyond them is refused
+	// whole.
+	StoreMaxRecords int
+	StoreMaxBytes   int64
+}
+
+// DefaultOptions are the engine's defaults, declared here once: New gives
+// every limit, time-out and CORS setting left zero its value from here, and
+// the configuration layer (config) starts from them, so that its defaults
+// are these. The fields it leaves zero have no default: zero is their
+// meaning (no keys, no fixtures, no injected latency).
+func DefaultOptions() Options {
+	return Options{
+		MaxBodyBytes:   DefaultMaxBodyBytes,
+		MaxHeaderBytes: DefaultMaxHeaderBytes,
+		Timeouts:       defaultTimeouts(),
+		CORS: CORSOptions{
+			// Copies: a caller that changes its options changes no one else's.
+			Origins:       slices.Clone(defaultCORSOrigins),
+			ExposeHeaders: slices.Clone(defaultExposeHeaders),
+			MaxAge:        DefaultCORSMaxAge,
+		},
+		RequestLogSize:  DefaultRequestLogSize,
+		MaxImportBytes:  DefaultMaxImportBytes,
+		LingerBytes:     DefaultLingerBytes,
+		LingerTime:      DefaultLingerTime,
+		StoreMaxRecords: DefaultStoreMaxRecords,
+		StoreMaxBytes:   DefaultStoreMaxBytes,
+	}
+}
+
+// withDefaults gives every field that has a default and is left zero (or
+// below zero, which no limit can be) its value from DefaultOptions.
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	orDefault(&o.MaxBodyBytes, d.MaxBodyBytes)
+	orDefault(&o.MaxHeaderBytes, d.MaxHeaderBytes)
+	o.Timeouts = o.Timeouts.withDefaults()
+	if o.CORS.Origins == nil { // an empty, non-nil list allows no origin
+		o.CORS.Origins = d.CORS.Origins
+	}
+	if o.CORS.ExposeHeaders == nil {
+		o.CORS.ExposeHeaders = d.CORS.ExposeHeaders
+	}
+	orDefault(&o.CORS.MaxAge, d.CORS.MaxAge)
+	if o.RequestLogSize == 0 {
+		o.RequestLogSize = d.RequestLogSize
+	}
+	orDefault(&o.MaxImportBytes, d.MaxImportBytes)
+	orDefault(&o.LingerBytes, d.LingerBytes)
+	orDefault(&o.LingerTime, d.LingerTime)
+	orDefault(&o.StoreMaxRecords, d.StoreMaxRecords)
+	orDefault(&o.StoreMaxBytes, d.StoreMaxBytes)
+	return o
+}
+
+func orDefault[T int | int64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
 
 // ListOptions decide what the description leaves open about lists.
 type ListOptions struct {
@@ -308,77 +458,4 @@ func refusedHeader(canon string) string {
 		return "the cors settings decide the Access-Control-* headers; a configured one would bypass them"
 	}
 	return ""
-}
-
-// serveStub answers with a copy of the configured response.
-func (o *operation) serveStub() *response {
-	res := &response{status: o.stub.status, body: o.stub.body, proven: true}
-	for k, vs := range o.stub.header {
-		for _, v := range vs {
-			res.set(k, v)
-		}
-	}
-	return res
-}
-
-// clampLimit returns r with an out-of-range page size replaced by the
-// nearest bound, and a note for the log; a value that is not an integer is
-// left for validation to refuse. An integer beyond int64 is out of range
-// too, and clamped like any other. values is r's parsed query; it is
-// updated to match the returned request.
-func clampLimit(r *http.Request, values url.Values, l *spec.Limit) (*http.Request, string) {
-	raw := values.Get(l.Param)
-	if raw == "" {
-		return r, ""
-	}
-	// On ErrRange, ParseInt gives the int64 bound on the value's side.
-	n, err := strconv.ParseInt(raw, 10, 64)
-	beyond := errors.Is(err, strconv.ErrRange)
-	if err != nil && !beyond {
-		return r, ""
-	}
-	clamped := n
-	if n < l.Min {
-		clamped = l.Min
-	}
-	if l.Max > 0 && n > l.Max {
-		clamped = l.Max
-	}
-	if clamped == n && !beyond {
-		return r, ""
-	}
-	values.Set(l.Param, strconv.FormatInt(clamped, 10))
-	u := *r.URL
-	u.RawQuery = values.Encode()
-	r2 := *r
-	r2.URL = &u
-	return &r2, fmt.Sprintf("%s=%s clamped to %d", l.Param, truncate(raw, 40), clamped)
-}
-
-// Cursors are opaque to clients: "c1." and the seq of the last item of the
-// page, base64url. New items never move a cursor: ids only grow, and a
-// cursor names a position by id, not by offset.
-const cursorPrefix = "c1."
-
-func encodeCursor(seq int64) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.FormatInt(seq, 10)))
-}
-
-func decodeCursor(c string) (int64, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || !bytes.HasPrefix(b, []byte(cursorPrefix)) {
-		return 0, false
-	}
-	// Ids may be negative (fixtures can hold any int64), so may a cursor.
-	n, err := strconv.ParseInt(string(b[len(cursorPrefix):]), 10, 64)
-	return n, err == nil
-}
-
-// nextLink is the RFC 8288 link to the page after last; values is the
-// request's query, which it leaves as it is.
-func nextLink(r *http.Request, values url.Values, param string, last int64) string {
-	values = maps.Clone(values)
-	values.Set(param, encodeCursor(last))
-	u := url.URL{Path: r.URL.Path, RawQuery: values.Encode()}
-	return "<" + u.String() + `>; rel="next"`
 }

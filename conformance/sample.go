@@ -1,12 +1,15 @@
 package conformance
 
+// Requests the document accepts, and the values in them: a sample value
+// for every schema, a wrong-typed one for the create checks, and the
+// values no deployment can hold.
+
 import (
 	"encoding/json"
 	"math"
 	"math/big"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"github.com/petctl/petctl/spec"
@@ -21,6 +24,40 @@ const (
 	sampleUUID     = "00000000-0000-4000-8000-000000000001"
 	sampleDateTime = "2026-01-01T00:00:00Z"
 )
+
+// validRequest is a request to op the document accepts: path parameters
+// from their schemas (the sample id for a read), required query
+// parameters, and a body with every field, named after the run.
+func (s *suite) validRequest(op *spec.Operation, mode authMode) *request {
+	r := &request{op: op, auth: mode, path: map[string]string{}, query: url.Values{}}
+	coll := s.spec.Collection(op)
+	for _, p := range op.Params {
+		switch p.In {
+		case "path":
+			if coll != nil && coll.Read == op && p.Name == coll.IDParam {
+				r.path[p.Name] = sampleID(coll)
+			} else {
+				r.path[p.Name] = scalarString(sample(p.Schema, "petctl-conform", 0))
+			}
+		case "query":
+			if p.Required {
+				r.query.Set(p.Name, scalarString(sample(p.Schema, "petctl-conform", 0)))
+			}
+		}
+	}
+	if op.Body != nil && op.Body.Schema != nil {
+		r.recordName = s.nextName()
+		r.body = marshal(sample(op.Body.Schema, r.recordName, 0))
+	}
+	return r
+}
+
+func sampleID(c *spec.Collection) string {
+	if f := c.Field(c.IDField); f != nil && f.Schema != nil && strings.EqualFold(f.Schema.Format, "uuid") {
+		return sampleUUID
+	}
+	return "1"
+}
 
 // sample builds a value the schema accepts. Free strings carry name, so a
 // record the value ends up in says where it came from. Objects get every
@@ -178,63 +215,4 @@ func marshal(v any) []byte {
 		panic(err)
 	}
 	return b
-}
-
-// jsonEqual compares decoded JSON values, numbers by value.
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case json.Number:
-		y, ok := b.(json.Number)
-		if !ok {
-			return false
-		}
-		rx, okx := new(big.Rat).SetString(x.String())
-		ry, oky := new(big.Rat).SetString(y.String())
-		return okx && oky && rx.Cmp(ry) == 0
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !jsonEqual(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return a == b
-}
-
-// jsonText renders a decoded value for a message. redact is applied
-// before the text is cut, so a cut never leaves a part of the key.
-func jsonText(v any, redact func(string) string) string {
-	if v == nil {
-		return "null"
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "?"
-	}
-	text := redact(string(b))
-	if len(text) > 80 {
-		n := 77
-		for n > 0 && !utf8.RuneStart(text[n]) {
-			n--
-		}
-		return text[:n] + "…"
-	}
-	return text
 }

@@ -1,0 +1,126 @@
+package conformance
+
+// The JSON of responses and request bodies as the checks read it: decoded
+// with numbers kept exact, compared by value, and shown in messages with
+// the key redacted.
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/big"
+	"unicode/utf8"
+)
+
+// decodeJSON decodes a body, numbers kept exact; nil when it is not JSON.
+func decodeJSON(b []byte) any {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil
+	}
+	if dec.More() {
+		return nil
+	}
+	return v
+}
+
+// scalarString renders a JSON scalar as it would appear in a path or query.
+func scalarString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	case bool:
+		if x {
+			return "true"
+		}
+		return "false"
+	}
+	return ""
+}
+
+// items decodes a JSON array of objects; ok is false when the body is not one.
+func items(ex *Exchange) ([]map[string]any, bool) {
+	arr, ok := decodeJSON(ex.Body).([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]map[string]any, 0, len(arr))
+	for _, it := range arr {
+		obj, ok := it.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, obj)
+	}
+	return out, true
+}
+
+// jsonEqual compares decoded JSON values, numbers by value.
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		rx, okx := new(big.Rat).SetString(x.String())
+		ry, oky := new(big.Rat).SetString(y.String())
+		return okx && oky && rx.Cmp(ry) == 0
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !jsonEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return a == b
+}
+
+// jsonText renders a decoded value for a message. redact is applied
+// before the text is cut, so a cut never leaves a part of the key.
+func jsonText(v any, redact func(string) string) string {
+	if v == nil {
+		return "null"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "?"
+	}
+	text := redact(string(b))
+	if len(text) > 80 {
+		n := 77
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		return text[:n] + "…"
+	}
+	return text
+}
+
+func describeField(obj map[string]any, name string, redact func(string) string) string {
+	v, ok := obj[name]
+	if !ok {
+		return "missing"
+	}
+	return jsonText(v, redact)
+}

@@ -1,0 +1,425 @@
+package reference_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/engine/reference"
+	"github.com/petctl/petctl/spec"
+)
+
+// screenshots writes the browser test's screenshots into docs/, where the
+// README shows them: go test ./engine/reference -run TestBrowser -screenshots
+var screenshots = flag.Bool("screenshots", false, "write the browser test's screenshots into docs/")
+
+// chromium finds Debian's Chromium (or another build of it on PATH).
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium on PATH (chromium, chromium-browser or google-chrome): the browser test needs one; on Debian: apt-get install -y chromium")
+	return ""
+}
+
+// browser starts a headless Chromium with a fresh profile. The flags keep
+// it from reaching out to the network, which it would otherwise try (and
+// stall on) on a machine without one.
+func browser(t *testing.T, width, height int) context.Context {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium(t)),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(width, height),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(cancelAlloc)
+	ctx, cancelTab := chromedp.NewContext(ctx)
+	t.Cleanup(cancelTab)
+	return ctx
+}
+
+// pageErrors collects what the page reports as wrong: uncaught exceptions,
+// console errors and refusals by the Content-Security-Policy.
+type pageErrors struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (p *pageErrors) listen(t *testing.T, ctx context.Context) {
+	t.Helper()
+	err := chromedp.Listen(ctx, func(ev any) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			p.list = append(p.list, "exception: "+e.ExceptionDetails.Text+" "+exceptionText(e))
+		case *log.EventEntryAdded:
+			if e.Entry.Level == log.EntryLevelError {
+				p.list = append(p.list, "log: "+e.Entry.Text)
+			}
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError {
+				p.list = append(p.list, "console.error")
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func exceptionText(e *runtime.EventExceptionThrown) string {
+	if e.ExceptionDetails.Exception != nil {
+		return e.ExceptionDetails.Exception.Description
+	}
+	return ""
+}
+
+func (p *pageErrors) check(t *testing.T) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range p.list {
+		t.Errorf("the page reported: %s", e)
+	}
+}
+
+// stepTime bounds each step, so that a failure names the step.
+const stepTime = 20 * time.Second
+
+func run[T any](t *testing.T, ctx context.Context, what string, a chromedp.Action[T]) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, stepTime)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, stepTime)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// tryResult sends an operation's try-it request and waits for its answer.
+func tryResult(t *testing.T, ctx context.Context, op string) (status string, headers map[string]string, body string) {
+	t.Helper()
+	do(t, ctx, "send "+op, chromedp.Click(chromedp.CSS("#"+op+" .try-form button[type=submit]")))
+	// The answer replaces "Sending …" with a status line, or a note saying
+	// why there is none.
+	note := run(t, ctx, "answer to "+op, chromedp.Poll[string](`(() => {
+		const r = document.querySelector('#`+op+` .result');
+		if (r.querySelector('.status-line')) return 'ok';
+		const n = r.querySelector('.note');
+		return n ? n.textContent : '';
+	})()`, chromedp.WithPollingTimeout(stepTime-time.Second)))
+	if note != "ok" {
+		t.Fatalf("%s: %s", op, note)
+	}
+	status = run(t, ctx, "status of "+op, chromedp.Text(chromedp.CSS("#"+op+" .result .status-line .status")))
+	raw := run(t, ctx, "headers of "+op, chromedp.Evaluate[string](`JSON.stringify(Object.fromEntries(
+		Array.from(document.querySelectorAll('#`+op+` .result dl.headers > div')).map(d => [d.querySelector('dt').textContent, d.querySelector('dd').textContent])))`))
+	if err := json.Unmarshal([]byte(raw), &headers); err != nil {
+		t.Fatal(err)
+	}
+	body = run(t, ctx, "body of "+op, chromedp.Text(chromedp.CSS("#"+op+" .result pre.body")))
+	return status, headers, body
+}
+
+// TestBrowser loads the Petstore's reference in headless Chromium beside a
+// real engine: an operation opens from the keyboard, a schema expands,
+// try-it runs listPets, createPet and the deprecated getPet against the
+// engine with the key entered on the page, and GET /store/orders has no
+// try-it.
+func TestBrowser(t *testing.T) {
+	srv := petstore(t)
+	ctx := browser(t, 1280, 1000)
+	var errs pageErrors
+	errs.listen(t, ctx)
+	t.Cleanup(func() { errs.check(t) })
+
+	do(t, ctx, "load /", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("op-listPets")))
+	if loc := run(t, ctx, "location", chromedp.Location()); loc != srv.URL+"/docs" {
+		t.Errorf("/ led to %s, want %s/docs", loc, srv.URL)
+	}
+	if *screenshots {
+		saveScreenshot(t, "reference-petstore.png", run(t, ctx, "screenshot", chromedp.FullScreenshot(100)))
+	}
+	if got := run(t, ctx, "server", chromedp.Value(chromedp.ID("try-server"))); got != srv.URL+"/v1" {
+		t.Errorf("try-it server %q, want this mock %s/v1", got, srv.URL)
+	}
+
+	// The deprecation of getPet is visible without opening anything.
+	notice := run(t, ctx, "notice", chromedp.Text(chromedp.CSS("#op-getPet .notice")))
+	for _, want := range []string{"Deprecated", "5 December 2030", "listPets"} {
+		if !strings.Contains(notice, want) {
+			t.Errorf("getPet's notice %q lacks %q", notice, want)
+		}
+	}
+
+	do(t, ctx, "enter the key", chromedp.SendKeys(chromedp.ID("key-bearerAuth"), testKey))
+	stored := run(t, ctx, "session storage", chromedp.Evaluate[string](`sessionStorage.getItem('petctl.key.bearerAuth')`))
+	if stored != testKey {
+		t.Errorf("sessionStorage holds %q, want the key", stored)
+	}
+
+	// listPets: opened with the keyboard, limit 3.
+	do(t, ctx, "open listPets from the keyboard",
+		chromedp.Focus(chromedp.CSS("#op-listPets details.op-body > summary")),
+		chromedp.KeyEvent(kb.Enter),
+		chromedp.WaitVisible(chromedp.CSS("#op-listPets .try-form")),
+	)
+	limit := run(t, ctx, "limit field", chromedp.Evaluate[string](`document.querySelector('label[for="op-listPets-p0"]').textContent`))
+	if !strings.HasPrefix(limit, "limit") {
+		t.Fatalf("the first field is labelled %q, want limit", limit)
+	}
+	do(t, ctx, "limit 3", chromedp.SetValue(chromedp.ID("op-listPets-p0"), "3"))
+	status, _, body := tryResult(t, ctx, "op-listPets")
+	var pets []map[string]any
+	if err := json.Unmarshal([]byte(body), &pets); status != "200" || err != nil || len(pets) != 3 {
+		t.Errorf("listPets: status %s, %d animals (%v), want 200 and 3:\n%s", status, len(pets), err, body)
+	}
+	curl := run(t, ctx, "curl", chromedp.Text(chromedp.CSS("#op-listPets pre.curl")))
+	if !strings.Contains(curl, `"Authorization: Bearer $PETCTL_API_KEY"`) || !strings.Contains(curl, "limit=3") || strings.Contains(curl, testKey) {
+		t.Errorf("listPets curl command:\n%s\nwant the key as $PETCTL_API_KEY and limit=3", curl)
+	}
+
+	// createPet: a schema expands; the example body is sent as it stands.
+	do(t, ctx, "open createPet",
+		chromedp.Click(chromedp.CSS("#op-createPet details.op-body > summary")),
+		chromedp.Click(chromedp.CSS("#op-createPet h4 + p + details.schema > summary")),
+		chromedp.WaitVisible(chromedp.CSS("#op-createPet details.schema .tree li")),
+	)
+	tree := run(t, ctx, "NewPet schema", chromedp.Text(chromedp.CSS("#op-createPet details.schema .tree")))
+	for _, want := range []string{"name required", "categoryId required", "format int64", `one of "available", "pending", "sold"`} {
+		if !strings.Contains(tree, want) {
+			t.Errorf("the NewPet schema reads %q, lacks %q", tree, want)
+		}
+	}
+	status, _, body = tryResult(t, ctx, "op-createPet")
+	var created map[string]any
+	if err := json.Unmarshal([]byte(body), &created); status != "201" || err != nil || created["id"] == nil {
+		t.Fatalf("createPet: status %s (%v), want 201 with an id:\n%s", status, err, body)
+	}
+	if *screenshots {
+		saveScreenshot(t, "reference-try-it.png", run(t, ctx, "screenshot of createPet", chromedp.Screenshot(chromedp.ID("op-createPet"))))
+	}
+
+	// getPet: the deprecation headers are shown.
+	id, _ := json.Marshal(created["id"])
+	do(t, ctx, "open getPet",
+		chromedp.Click(chromedp.CSS("#op-getPet details.op-body > summary")),
+		chromedp.WaitVisible(chromedp.ID("op-getPet-p0")),
+		chromedp.SetValue(chromedp.ID("op-getPet-p0"), string(id)),
+	)
+	status, headers, _ := tryResult(t, ctx, "op-getPet")
+	if status != "200" {
+		t.Errorf("getPet: status %s, want 200", status)
+	}
+	for _, h := range []string{"deprecation", "sunset", "link"} {
+		if headers[h] == "" {
+			t.Errorf("getPet's answer shows no %s header; shown: %v", h, headers)
+		}
+	}
+
+	// GET /store/orders: listed, with no try-it and the note why.
+	do(t, ctx, "open store orders", chromedp.Click(chromedp.CSS("#op-listStoreOrders details.op-body > summary")))
+	panels := run(t, ctx, "store orders panels", chromedp.Evaluate[int](`document.querySelectorAll('#op-listStoreOrders .tryit, #op-listStoreOrders form').length`))
+	if panels != 0 {
+		t.Errorf("GET /store/orders has %d try-it elements, want none", panels)
+	}
+	note := run(t, ctx, "store orders note", chromedp.Text(chromedp.CSS("#op-listStoreOrders .note")))
+	if !strings.Contains(note, "not published") {
+		t.Errorf("GET /store/orders note %q, want that its interface is not published", note)
+	}
+
+	// Every field has a label, and all text meets WCAG AA contrast.
+	if unlabelled := run(t, ctx, "labels", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('input, select, textarea'))
+		.filter(e => !e.labels || e.labels.length === 0).map(e => e.id || e.outerHTML)`)); len(unlabelled) > 0 {
+		t.Errorf("fields without a label: %v", unlabelled)
+	}
+	if low := run(t, ctx, "contrast", chromedp.Evaluate[[]string](contrastScript)); len(low) > 0 {
+		t.Errorf("text below WCAG AA contrast:\n%s", strings.Join(low, "\n"))
+	}
+
+	if loc := run(t, ctx, "location", chromedp.Location()); strings.Contains(loc, testKey) {
+		t.Errorf("the key is in the page's address: %s", loc)
+	}
+	errs.check(t)
+	saveScreenshot(t, "", run(t, ctx, "full screenshot", chromedp.FullScreenshot(100)))
+}
+
+// TestBrowserPhone: on a phone-sized screen the page is one column, no
+// wider than the screen.
+func TestBrowserPhone(t *testing.T) {
+	srv := petstore(t)
+	ctx := browser(t, 390, 844)
+	var errs pageErrors
+	errs.listen(t, ctx)
+	t.Cleanup(func() { errs.check(t) })
+	do(t, ctx, "load", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(srv.URL+"/docs#op-getPet"),
+		chromedp.WaitVisible(chromedp.ID("op-getPet")))
+	width := run(t, ctx, "width", chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+	if width > 390 {
+		t.Errorf("the page is %d px wide on a 390 px screen", width)
+	}
+	open := run(t, ctx, "contents", chromedp.Evaluate[bool](`document.querySelector('.toc-box').open`))
+	if open {
+		t.Error("the contents are open on a phone, want them closed until asked for")
+	}
+	if *screenshots {
+		saveScreenshot(t, "reference-phone.png", run(t, ctx, "screenshot", chromedp.CaptureScreenshot()))
+	}
+	errs.check(t)
+}
+
+// saveScreenshot keeps a screenshot in the test's artifact directory, and
+// in docs/ under name with -screenshots.
+func saveScreenshot(t *testing.T, name string, png []byte) {
+	t.Helper()
+	dir := t.ArtifactDir()
+	file := name
+	if file == "" {
+		file = "page.png"
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if *screenshots && name != "" {
+		if err := os.WriteFile(filepath.Join("..", "..", "docs", name), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote docs/%s", name)
+	}
+}
+
+// TestBrowserStaticBuild: the files Write makes, published on one origin,
+// send try-it requests to the server they were built for, on another: the
+// engine's CORS lets the page read the answer and its deprecation headers.
+func TestBrowserStaticBuild(t *testing.T) {
+	api := petstore(t)
+	s, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := reference.Write(dir, s, reference.Options{Server: api.URL + "/v1"}); err != nil {
+		t.Fatal(err)
+	}
+	site := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	t.Cleanup(site.Close)
+
+	ctx := browser(t, 1280, 1000)
+	var errs pageErrors
+	errs.listen(t, ctx)
+	t.Cleanup(func() { errs.check(t) })
+	do(t, ctx, "load the published page", chromedp.Navigate(site.URL+"/"), chromedp.WaitVisible(chromedp.ID("op-getPet")))
+	if got := run(t, ctx, "server", chromedp.Value(chromedp.ID("try-server"))); got != api.URL+"/v1" {
+		t.Errorf("try-it server %q, want %s/v1", got, api.URL)
+	}
+	do(t, ctx, "open getPet",
+		chromedp.SendKeys(chromedp.ID("key-bearerAuth"), testKey),
+		chromedp.Click(chromedp.CSS("#op-getPet details.op-body > summary")),
+		chromedp.WaitVisible(chromedp.ID("op-getPet-p0")),
+		chromedp.SetValue(chromedp.ID("op-getPet-p0"), "1"),
+	)
+	status, headers, body := tryResult(t, ctx, "op-getPet")
+	if status != "200" || !strings.Contains(body, `"id": 1`) {
+		t.Errorf("getPet from another origin: %s %s", status, body)
+	}
+	for _, h := range []string{"deprecation", "sunset", "link"} {
+		if headers[h] == "" {
+			t.Errorf("the page cannot read %s across origins; it read %v", h, headers)
+		}
+	}
+}
+
+// TestBrowserLargestDocument: the reference of the corpus's largest
+// document loads in Chromium without an error, and an operation and a
+// schema of it open; the time the page took to load is logged.
+func TestBrowserLargestDocument(t *testing.T) {
+	path := reference.LargestCorpusDocument(t)
+	s, err := spec.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(reference.Mount(s, http.NotFoundHandler(), reference.Options{Reserved: engine.AdminPrefix}))
+	t.Cleanup(srv.Close)
+	ctx := browser(t, 1280, 1000)
+	var errs pageErrors
+	errs.listen(t, ctx)
+	t.Cleanup(func() { errs.check(t) })
+	start := time.Now()
+	do(t, ctx, "load", chromedp.Navigate(srv.URL+"/docs"))
+	loaded := time.Since(start)
+	first := s.Operations[0]
+	id := run(t, ctx, "first operation", chromedp.Evaluate[string](`document.querySelector('article.op').id`))
+	do(t, ctx, "open "+first.ID,
+		chromedp.Click(chromedp.CSS("#"+id+" details.op-body > summary")),
+		chromedp.WaitVisible(chromedp.CSS("#"+id+" .try-form")),
+		chromedp.Click(chromedp.CSS("#"+id+" details.schema > summary")),
+		chromedp.WaitVisible(chromedp.CSS("#"+id+" details.schema .tree p")),
+	)
+	t.Logf("%s: %d operations; the page loaded in Chromium in %v", path, len(s.Operations), loaded.Round(time.Millisecond))
+}
+
+// contrastScript lists the visible text whose contrast with its background
+// is below WCAG 2 AA: 4.5:1, or 3:1 for large text (24 px, or 18.66 px bold).
+const contrastScript = `(() => {
+	const rgb = c => (c.match(/[\d.]+/g) || []).map(Number);
+	const lum = ([r, g, b]) => [r, g, b].map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+		.reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+	const background = el => {
+		for (; el; el = el.parentElement) {
+			const c = rgb(getComputedStyle(el).backgroundColor);
+			if (c.length === 3 || (c.length === 4 && c[3] > 0)) return c.slice(0, 3);
+		}
+		return [255, 255, 255];
+	};
+	const low = [];
+	for (const el of document.querySelectorAll('body *')) {
+		const text = Array.from(el.childNodes).filter(n => n.nodeType === 3).map(n => n.textContent.trim()).join('');
+		if (!text || !el.getClientRects().length) continue;
+		const st = getComputedStyle(el);
+		if (st.visibility === 'hidden') continue;
+		const a = lum(rgb(st.color)), b = lum(background(el));
+		const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+		const size = parseFloat(st.fontSize), bold = Number(st.fontWeight) >= 700;
+		const need = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+		if (ratio < need) low.push(ratio.toFixed(2) + ' for ' + el.tagName.toLowerCase() + '.' + el.className + ': ' + text.slice(0, 40));
+	}
+	return low;
+})()`

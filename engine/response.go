@@ -1,0 +1,241 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/petctl/petctl/spec"
+)
+
+// response is what a request gets, built before anything is written so it
+// can be validated first.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+	op     *spec.Operation
+	// items, when not nil, is the body instead: a JSON array of these
+	// encoded records (a list answer), written as it is composed (see
+	// writeArray). checkResponse joins them into body when the answer must
+	// be validated, so only a proven answer leaves as items.
+	items [][]byte
+	// proven marks a body built from stored records under an operation
+	// whose composition start-up proved valid.
+	proven bool
+	// for the log
+	problem string
+	auth    authFailure
+	// notes say what configuration changed (clamped limit, injected fault).
+	notes []string
+	// check is what response validation concluded, for the request log;
+	// badResponse is set when it found a violation.
+	check       string
+	badResponse bool
+	// bodyCut is set when the request body was read in part: the client
+	// was sending it, and the rest may be on its way.
+	bodyCut bool
+}
+
+func errorResponse(e *Error) *response {
+	res := &response{status: e.Status(), body: e.Body(), problem: e.Message}
+	if e.Code == CodeUnsupportedContentEncoding {
+		res.set("Accept-Encoding", acceptEncoding)
+	}
+	return res
+}
+
+func jsonResponse(status int, body []byte) *response {
+	return &response{status: status, body: body}
+}
+
+// hasBody reports whether the response has content.
+func (res *response) hasBody() bool { return res.body != nil || res.items != nil }
+
+// size is the length of the content in bytes.
+func (res *response) size() int {
+	if res.items != nil {
+		return arrayLen(res.items)
+	}
+	return len(res.body)
+}
+
+// writeBody writes the content.
+func (res *response) writeBody(w io.Writer) {
+	if res.items != nil {
+		_ = writeArray(w, res.items)
+		return
+	}
+	if res.body != nil {
+		_, _ = w.Write(res.body)
+	}
+}
+
+func (res *response) set(k, v string) {
+	if res.header == nil {
+		res.header = http.Header{}
+	}
+	res.header.Set(k, v)
+}
+
+// checkResponse validates res against the document before it leaves. A
+// response that fails is petctl's bug: the client gets a 500 that says so
+// and the log names the violation.
+func (s *Server) checkResponse(r *http.Request, res *response) {
+	var ps spec.Problems
+	if res.proven {
+		res.check = "valid by construction"
+		return
+	}
+	if res.items != nil {
+		// Only what start-up proved may leave as it is composed; anything
+		// else is built whole and validated like every other answer.
+		res.body, res.items = joinArray(res.items), nil
+	}
+	switch {
+	case res.op != nil && res.op.Declares(res.status):
+		ps = s.val.Response(r, res.op, res.status, res.header, res.body)
+	case res.status >= 400:
+		// Answers outside an operation's contract (no route, 405, 413, 415,
+		// 431) are still the API's Error body.
+		ps = s.val.Schema(s.errorSchema, res.body)
+	case res.status == http.StatusNoContent && res.body == nil:
+		// OPTIONS and CORS preflight answers have no body to validate.
+	default:
+		ps = spec.Problems{{Where: "status", Reason: fmt.Sprintf("%d is not declared", res.status)}}
+	}
+	if len(ps) == 0 {
+		res.check = "valid"
+		return
+	}
+	violation := describeProblems(ps)
+	s.log.Error("response failed validation", "method", r.Method, "path", r.URL.Path, "status", res.status, "violation", violation)
+	keep := res.header
+	*res = *errorResponse(Errorf(CodeResponseInvalid, "petctl produced a %d response that does not match the document (%s); this is a petctl bug", res.status, violation))
+	for _, k := range []string{"Deprecation", "Sunset", "Link"} {
+		if v := keep.Get(k); v != "" {
+			res.set(k, v)
+		}
+	}
+	res.set("Content-Type", spec.JSON)
+	res.check = violation
+	res.badResponse = true
+}
+
+// joinArray writes a JSON array of already-encoded items.
+func joinArray(items [][]byte) []byte {
+	n := 2
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	buf := make([]byte, 0, n)
+	buf = append(buf, '[')
+	for i, it := range items {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, it...)
+	}
+	return append(buf, ']')
+}
+
+// arrayLen is the length of the JSON array of items.
+func arrayLen(items [][]byte) int {
+	n := 2 + max(len(items)-1, 0)
+	for _, it := range items {
+		n += len(it)
+	}
+	return n
+}
+
+// arrayChunk is how many bytes of an array writeArray gathers before it
+// writes: small records go out in a few writes, and a request holds at most
+// this much beside the store's own bytes.
+const arrayChunk = 32 << 10
+
+var arrayBufs = sync.Pool{New: func() any { b := make([]byte, 0, arrayChunk); return &b }}
+
+// writeArray writes the JSON array of already-encoded items, as joinArray
+// would build it, without building it: records of up to arrayChunk bytes
+// are gathered into a pooled buffer, larger ones are written from where
+// they lie.
+func writeArray(w io.Writer, items [][]byte) error {
+	bp := arrayBufs.Get().(*[]byte)
+	defer arrayBufs.Put(bp)
+	buf := append((*bp)[:0], '[')
+	for i, it := range items {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if len(buf)+len(it) < arrayChunk { // room left for the ',' or ']' that follows
+			buf = append(buf, it...)
+			continue
+		}
+		if len(buf) > 0 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+		if len(it) > arrayChunk/2 {
+			if _, err := w.Write(it); err != nil {
+				return err
+			}
+			continue
+		}
+		buf = append(buf, it...)
+	}
+	buf = append(buf, ']')
+	_, err := w.Write(buf)
+	*bp = buf[:0]
+	return err
+}
+
+// finish completes an answer and writes it: a Content-Type, the check
+// against the document, CORS headers, the configured latency; then the log
+// line, and the rest of a request body the answer did not read.
+func (s *Server) finish(w http.ResponseWriter, c *call, res *response) {
+	if res.hasBody() && res.header.Get("Content-Type") == "" {
+		res.set("Content-Type", spec.JSON)
+	}
+	s.checkResponse(c.r, res)
+	s.cors.decorate(c.r, res)
+	if res.op != nil {
+		if d, waited := s.wait(c.r.Context(), s.ops[res.op]); waited == d && d > 0 {
+			res.notes = append(res.notes, "latency "+d.Round(time.Millisecond).String()+" injected")
+		} else if d > 0 {
+			res.notes = append(res.notes, "latency "+d.Round(time.Millisecond).String()+" injected, cut short after "+waited.Round(time.Millisecond).String())
+		}
+	}
+	h := w.Header()
+	for k, v := range res.header {
+		h[k] = v
+	}
+	if res.hasBody() {
+		h.Set("Content-Length", strconv.Itoa(res.size()))
+	}
+	_, whole := c.r.Body.(wholeBody)
+	left := unreadBody(c.arrived, whole, res.bodyCut)
+	var rc *http.ResponseController
+	if left != leftNothing {
+		h.Set("Connection", "close")
+		rc = http.NewResponseController(w)
+		if left == leftLinger {
+			_ = rc.EnableFullDuplex() // the body is read after the answer
+		}
+	}
+	w.WriteHeader(res.status)
+	if c.arrived.Method != http.MethodHead {
+		res.writeBody(w)
+	}
+	s.logRequest(c.arrived, res, time.Since(c.start))
+	switch left {
+	case leftWaiting:
+		closeNow(rc)
+	case leftLinger:
+		s.linger(c.arrived.Context(), rc, c.body)
+	}
+}
