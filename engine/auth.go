@@ -34,8 +34,8 @@ type AuthOptions struct {
 	// closing slash, Audience the origin followed by the base path. A token
 	// is then accepted where it was issued.
 	Issuer, Audience string
-	// TokenLifetime is how long an issued token is valid; 0 means
-	// DefaultTokenLifetime.
+	// TokenLifetime is how long an issued token is valid (see
+	// DefaultOptions).
 	TokenLifetime time.Duration
 	// SigningKey is a PEM private key (RSA of 2048 bits or more, ECDSA on
 	// P-256, P-384 or P-521, or Ed25519) that signs the issued tokens. Empty:
@@ -63,7 +63,7 @@ type StaticToken struct {
 }
 
 // DefaultTokenLifetime is how long a token from the token endpoint is valid
-// unless AuthOptions say otherwise.
+// unless AuthOptions say otherwise (see DefaultOptions).
 const DefaultTokenLifetime = time.Hour
 
 // grant is what a valid credential allows: every scope, or these.

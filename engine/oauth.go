@@ -102,9 +102,6 @@ func newIssuer(o Options, guards map[string]*guard, routes *router, now func() t
 		discovery: []string{DiscoveryPath},
 		scopes:    schemeScopes(o.Spec, oauth),
 	}
-	if is.lifetime <= 0 {
-		is.lifetime = DefaultTokenLifetime
-	}
 	var err error
 	if len(o.Auth.SigningKey) > 0 {
 		if is.signer, is.method, err = parseSigningKey(o.Auth.SigningKey); err != nil {

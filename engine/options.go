@@ -137,6 +137,7 @@ func DefaultOptions() Options {
 		LingerTime:      DefaultLingerTime,
 		StoreMaxRecords: DefaultStoreMaxRecords,
 		StoreMaxBytes:   DefaultStoreMaxBytes,
+		Auth:            AuthOptions{TokenLifetime: DefaultTokenLifetime},
 	}
 }
 
@@ -162,6 +163,7 @@ func (o Options) withDefaults() Options {
 	orDefault(&o.LingerTime, d.LingerTime)
 	orDefault(&o.StoreMaxRecords, d.StoreMaxRecords)
 	orDefault(&o.StoreMaxBytes, d.StoreMaxBytes)
+	orDefault(&o.Auth.TokenLifetime, d.Auth.TokenLifetime)
 	return o
 }
 
