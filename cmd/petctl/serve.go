@@ -169,6 +169,9 @@ func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger
 	if err != nil {
 		errs = append(errs, err)
 	}
+	if o.Auth.SigningKey, err = signingKey(c); err != nil {
+		errs = append(errs, err)
+	}
 	o.Spec, o.Fixtures, o.Logger, o.LogBuffer = s, files, logger, logs
 	srv, err := engine.New(o)
 	if err := cfg.Combine(ps, errors.Join(append(errs, err)...)); err != nil {
@@ -288,6 +291,20 @@ func fixtureFiles(c *config.Config, s *spec.Spec) ([]engine.FixtureFile, []error
 		return nil, []error{err}
 	}
 	return append(files, engine.FixtureFile{Name: "embedded petstore/pets.json", Data: data}), nil
+}
+
+// signingKey reads the PEM file of auth.oauth.signingKey; the engine
+// checks what it holds.
+func signingKey(c *config.Config) ([]byte, error) {
+	p := c.Auth.OAuth.SigningKey
+	if p == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, &engine.OptionError{Key: "auth.oauth.signingKey", Err: fmt.Errorf("signing key %s: %v", p, unwrapPathErr(err))}
+	}
+	return data, nil
 }
 
 func unwrapPathErr(err error) error {
