@@ -404,7 +404,8 @@ func tokenCommand(acc engine.SchemeAccess, origin, key string) string {
 	url := origin + acc.TokenPath
 	scope := ""
 	if len(acc.Scopes) > 0 {
-		scope = fmt.Sprintf(" -d 'scope=%s'", strings.Join(acc.Scopes, " "))
+		// Encoded by curl: a scope may hold '+' or '&'.
+		scope = fmt.Sprintf(" --data-urlencode 'scope=%s'", strings.Join(acc.Scopes, " "))
 	}
 	switch {
 	case !acc.Restricted:
@@ -426,7 +427,10 @@ func tryCommand(coll *spec.Collection, base, key string, access map[string]engin
 		for _, use := range op.Requirements[0] {
 			sc, acc := use.Scheme, access[use.Scheme.Name]
 			secret := key
-			if acc.Restricted {
+			switch {
+			case acc.Restricted && sc.Bearer():
+				secret = "<TOKEN>"
+			case acc.Restricted:
 				secret = "<API_KEY>"
 			}
 			switch {
