@@ -376,8 +376,9 @@ type opAuth struct {
 	// secured and has none answers 501 with unservable.
 	alts       []spec.Requirement
 	unservable string
-	// hint says how to send a credential: "'X-Library-Key: <API_KEY>'".
-	hint string
+	// hint says how to send a credential: "'X-Library-Key: <API_KEY>'";
+	// ask is what a refusal says before it.
+	hint, ask string
 	// challenges are the WWW-Authenticate values, one per kind of scheme;
 	// bearer is the index of the Bearer one, or -1.
 	challenges []string
@@ -551,7 +552,17 @@ func (a *authenticator) prepare(op *spec.Operation) *opAuth {
 		}
 		hints = append(hints, strings.Join(parts, " and "))
 	}
-	p.hint = strings.Join(hints, ", or ")
+	// Where every credential is an API key (http bearer, apiKey) the words
+	// are those petctl has always used, which scripts and docs quote.
+	keysOnly := !slices.ContainsFunc(p.alts, func(alt spec.Requirement) bool {
+		return slices.ContainsFunc(alt, func(u spec.SchemeUse) bool {
+			return u.Scheme.Kind != spec.SchemeAPIKey && u.Scheme.Kind != spec.SchemeBearer
+		})
+	})
+	p.ask, p.hint = "a valid credential is required: send ", strings.Join(hints, ", or ")
+	if keysOnly {
+		p.ask, p.hint = "a valid API key is required: send it as ", strings.Join(hints, ", or as ")
+	}
 	p.forbidden = op.Response(http.StatusForbidden) != nil && op.Response(http.StatusUnauthorized) == nil
 	return p
 }
@@ -662,9 +673,9 @@ func worse(a, b authFailure) authFailure {
 // unauthorized is the 401 (or the document's 403) for a request to op that
 // failed with f.
 func (a *authenticator) unauthorized(op *spec.Operation, p *opAuth, f authFailure, outcomes map[string]outcome) *response {
-	e := Errorf(CodeUnauthorized, "a valid credential is required: send %s (%s)", p.hint, f)
+	e := Errorf(CodeUnauthorized, "%s%s (%s)", p.ask, p.hint, f)
 	if p.forbidden {
-		e = Errorf(CodeForbidden, "a valid credential is required: send %s (%s); the document declares 403, not 401, for %s's refusals", p.hint, f, op.ID)
+		e = Errorf(CodeForbidden, "%s%s (%s); the document declares 403, not 401, for %s's refusals", p.ask, p.hint, f, op.ID)
 	}
 	res := errorResponse(e)
 	res.auth = f
