@@ -27,19 +27,19 @@ func TestProfileOfPetstore(t *testing.T) {
 		got[b.Key] = b.Value
 	}
 	for key, want := range map[string]string{
-		"lists pets: limit=0":                                "clamped: 200 with at most 1 item",
-		"lists pets: limit=101":                              "clamped: 200 with at most 100 items",
-		"lists pets: order":                                  conformance.OrderAscending,
-		"lists pets: pagination":                             "cursor, parameter after, headers Link",
-		"defaults pets: status of a new item":                `"sold"`,
-		"errors getPet: an unknown id":                       "404 missing",
-		"errors listPets: no credentials":                    "401 unauthorized",
-		"errors createPet: malformed JSON":                   "400 malformed_json",
-		"errors codes of 404 answers":                        "missing",
-		"headers on every answer":                            "X-Region",
-		"headers getPet: on every answer besides":            "Cache-Control",
-		"headers listPets: on every answer besides":          "none",
-		"unpublished listStoreOrders: answer":                "501 application/json, body {code: string, message: string, status: number}",
+		"lists pets: limit=0":                               "clamped: 200 with at most 1 item",
+		"lists pets: limit=101":                             "clamped: 200 with at most 100 items",
+		"lists pets: order":                                 conformance.OrderAscending,
+		"lists pets: pagination":                            "cursor, parameter after, headers Link",
+		"defaults pets: status of a new item":               `"sold"`,
+		"errors getPet: an unknown id":                      "404 missing",
+		"errors listPets: no credentials":                   "401 unauthorized",
+		"errors createPet: malformed JSON":                  "400 malformed_json",
+		"errors codes of 404 answers":                       "missing",
+		"headers on every answer":                           "X-Region",
+		"headers getPet: on every answer besides":           "Cache-Control",
+		"headers listPets: on every answer besides":         "none",
+		"unpublished listStoreOrders: answer":               "501 application/json, body {code: string, message: string, status: number}",
 		"errors createPet: a body without a required field": "400 validation_failed",
 	} {
 		if got[key] != want {
