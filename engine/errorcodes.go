@@ -4,7 +4,11 @@ package engine
 // code, so a deployment may use its own ("invalid_request" where petctl
 // says "validation_failed"); errorCodes makes the mock answer with them.
 
-import "strings"
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
 
 // maxCodeLength bounds a configured code: it is a machine-readable token.
 const maxCodeLength = 100
@@ -40,16 +44,34 @@ func (s *Server) checkErrorCodes(codes map[string]string) []error {
 }
 
 // renameCode rewrites an error answer's body with the configured code in
-// place of petctl's; its status, message and headers stay.
+// place of petctl's: every top-level field whose value is petctl's code
+// gets the configured one, so the body keeps whatever form it was built
+// in; its status, message and headers stay.
 func (s *Server) renameCode(res *response) {
-	if res.err == nil {
+	if res.err == nil || len(s.codes) == 0 {
 		return
 	}
 	to, ok := s.codes[res.err.Code]
 	if !ok {
 		return
 	}
-	e := &Error{Code: to, Message: res.err.Message, status: res.err.Status()}
-	res.body = e.Body()
-	res.err = e
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(res.body, &fields) != nil {
+		return
+	}
+	from, _ := json.Marshal(string(res.err.Code))
+	renamed, _ := json.Marshal(string(to))
+	for k, v := range fields {
+		if bytes.Equal(v, from) {
+			fields[k] = renamed
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // as Error.Body writes it: "<API_KEY>" stays readable
+	if enc.Encode(fields) != nil {
+		return
+	}
+	res.body = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	res.err = &Error{Code: to, Message: res.err.Message, status: res.err.Status()}
 }

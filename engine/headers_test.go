@@ -114,6 +114,9 @@ func TestConfiguredErrorCodes(t *testing.T) {
 			if tt.wantHeader != "" && r.header.Get(tt.wantHeader) == "" {
 				t.Errorf("%s is lost", tt.wantHeader)
 			}
+			if strings.Contains(string(r.body), `\u003c`) {
+				t.Errorf("the body is written with HTML escapes, unlike every other error: %s", r.body)
+			}
 		})
 	}
 }
