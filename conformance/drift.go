@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
-	"github.com/petctl/petctl/junit"
+	"github.com/petctl/petctl/conformance/junit"
 )
 
 // DriftSide is one deployment's run.

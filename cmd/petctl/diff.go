@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/petctl/petctl/junit"
+	"github.com/petctl/petctl/conformance/junit"
 	"github.com/petctl/petctl/spec"
-	"github.com/petctl/petctl/specdiff"
+	"github.com/petctl/petctl/spec/diff"
 	"github.com/spf13/cobra"
 )
 
@@ -63,7 +63,7 @@ See docs/spec-diff.md.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.baseRef, "base-ref", "", "read OLD from git: NEW as this branch, tag or commit has it (origin/main)")
 	f.StringVar(&opts.now, "now", "", "judge removal dates and notice as of this date (2031-01-01 or RFC 3339; default: the clock)")
-	f.StringVar(&opts.minNotice, "min-notice", "", fmt.Sprintf("least notice a deprecation gives before its removal date: days (180d) or a duration (default %dd)", int(specdiff.DefaultMinNotice.Hours()/24)))
+	f.StringVar(&opts.minNotice, "min-notice", "", fmt.Sprintf("least notice a deprecation gives before its removal date: days (180d) or a duration (default %dd)", int(diff.DefaultMinNotice.Hours()/24)))
 	f.StringVar(&opts.junitReport, "junit-report", "", "write a JUnit XML report to this file: a test case per change, failed when breaking or flagged")
 	f.StringVar(&opts.jsonReport, "json-report", "", "write the changes as JSON to this file")
 	return cmd
@@ -71,7 +71,7 @@ See docs/spec-diff.md.`,
 
 func diffRun(a *app, opts *diffOptions) error {
 	var problems []error
-	var p specdiff.Policy
+	var p diff.Policy
 	if opts.now != "" {
 		t, ok := spec.ParseInstant(opts.now)
 		if !ok {
@@ -94,7 +94,7 @@ func diffRun(a *app, opts *diffOptions) error {
 	}
 	oldPath, oldName := opts.old, opts.old
 	if opts.baseRef != "" {
-		co, err := specdiff.AtRef(a.ctx, opts.baseRef, opts.new)
+		co, err := diff.AtRef(a.ctx, opts.baseRef, opts.new)
 		if err != nil {
 			return usageError(err)
 		}
@@ -109,7 +109,7 @@ func diffRun(a *app, opts *diffOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := specdiff.Compare(old, new, p)
+	r, err := diff.Compare(old, new, p)
 	if err != nil {
 		return usageError(err)
 	}

@@ -48,7 +48,7 @@ func writeFileT(t *testing.T, path, content string) {
 // does: the document as main has it against the working copy, exit 1 and
 // a failed JUnit case for a breaking change, exit 0 once it is undone.
 func TestDiffBaseRef(t *testing.T) {
-	base := readFileT(t, "../../specdiff/testdata/base.yaml")
+	base := readFileT(t, "../../spec/diff/testdata/base.yaml")
 	repo := gitRepo(t, map[string]string{"api/openapi.yaml": base, "api/README.md": "not a document"})
 	doc := filepath.Join(repo, "api", "openapi.yaml")
 	junitPath := filepath.Join(t.TempDir(), "reports", "diff.xml")
@@ -95,12 +95,12 @@ func TestDiffBaseRef(t *testing.T) {
 func TestDiffUsage(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.yaml")
-	writeFileT(t, good, readFileT(t, "../../specdiff/testdata/base.yaml"))
+	writeFileT(t, good, readFileT(t, "../../spec/diff/testdata/base.yaml"))
 	bad := filepath.Join(dir, "bad.yaml")
 	writeFileT(t, bad, "openapi: 3.1.0\ninfo: [\n")
 	repo := gitRepo(t, map[string]string{"other.yaml": "openapi: 3.1.0\n"})
 	untracked := filepath.Join(repo, "new.yaml")
-	writeFileT(t, untracked, readFileT(t, "../../specdiff/testdata/base.yaml"))
+	writeFileT(t, untracked, readFileT(t, "../../spec/diff/testdata/base.yaml"))
 	tests := []struct {
 		name   string
 		args   []string

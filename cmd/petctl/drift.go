@@ -10,7 +10,7 @@ import (
 
 	"github.com/petctl/petctl/config"
 	"github.com/petctl/petctl/conformance"
-	"github.com/petctl/petctl/junit"
+	"github.com/petctl/petctl/conformance/junit"
 	"github.com/petctl/petctl/spec"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

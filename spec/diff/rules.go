@@ -1,4 +1,4 @@
-package specdiff
+package diff
 
 // The rules: why each kind of change is breaking, flagged or safe, stated
 // once. A schema keyword is judged by the way its data flows: a change

@@ -1,4 +1,4 @@
-package specdiff
+package diff
 
 // Which way the data a component schema describes flows: what-changed
 // reports a change of a $ref'd schema once, under components, so the

@@ -1,4 +1,4 @@
-package specdiff
+package diff
 
 // Authentication, compared per operation on petctl's reading of the
 // document (spec.Requirement): a client of the old document holds a

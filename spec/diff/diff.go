@@ -1,4 +1,4 @@
-// Package specdiff lists the changes between two versions of an OpenAPI
+// Package diff lists the changes between two versions of an OpenAPI
 // document and classifies each for the clients of the API: breaking (a
 // client that worked may now fail), flagged (the deprecation policy is not
 // kept) or safe.
@@ -18,7 +18,7 @@
 // requirement on an operation as an addition, never as the refusal it is
 // for clients of the old one. Removals and deprecations are judged against
 // the removal dates the document gives (deprecation.go).
-package specdiff
+package diff
 
 import (
 	"cmp"

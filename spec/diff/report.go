@@ -1,4 +1,4 @@
-package specdiff
+package diff
 
 // What a diff shows: the console report and the JUnit report.
 
@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/petctl/petctl/junit"
+	"github.com/petctl/petctl/conformance/junit"
 )
 
 // Print writes the report for people: every breaking and flagged change,

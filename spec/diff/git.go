@@ -1,4 +1,4 @@
-package specdiff
+package diff
 
 // The old document from git, for CI: `petctl diff --base-ref main NEW`
 // compares NEW with the same file as the base branch has it.

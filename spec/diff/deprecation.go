@@ -1,4 +1,4 @@
-package specdiff
+package diff
 
 // Removals and deprecations, judged by the removal dates the document
 // gives (x-sunset, x-deprecated-at; see spec.Operation) and the policy's
