@@ -283,12 +283,11 @@ func reference() string {
 			fmt.Fprintf(&b, "- flag: `--%s`\n", flag)
 		}
 		if ex := s.field.Tag.Get("example"); ex != "" {
-			// The example sits under every section of the key: server:
-			// then variables:, not server: alone.
+			// The example sits under every part of its key (auth:, schemes:).
 			parts := strings.Split(s.key, ".")
 			b.WriteString("\n```yaml\n")
-			for i, part := range parts {
-				fmt.Fprintf(&b, "%s%s:\n", strings.Repeat("  ", i), part)
+			for i, p := range parts {
+				fmt.Fprintf(&b, "%s%s:\n", strings.Repeat("  ", i), p)
 			}
 			for _, line := range strings.Split(ex, "\n") {
 				fmt.Fprintf(&b, "%s%s\n", strings.Repeat("  ", len(parts)), line)

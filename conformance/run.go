@@ -66,6 +66,9 @@ type Config struct {
 	Now time.Time
 	// RequireCoverage fails the run when an operation of the document was not exercised.
 	RequireCoverage bool
+	// Profile records, after the checks, what the deployment does where
+	// the document leaves behaviour open (Result.Profile; see profile.go).
+	Profile bool
 	// RunID names the records the run creates; empty means a random one.
 	RunID string
 	// JUnitReport and JSONReport are files to write the report to.
@@ -115,6 +118,8 @@ type Result struct {
 	Created []Record
 	// Observations are what the deployment did where the description leaves it open.
 	Observations []Observation
+	// Profile is the deployment's profile, when Config.Profile asked for it.
+	Profile *Profile
 	// NotExercised names the operations no request reached, with why.
 	NotExercised map[string]string
 	// Interrupted is set when the run was stopped before its end;
@@ -299,6 +304,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res := s.run(ctx)
+	if cfg.Profile {
+		res.Profile = s.profile(ctx, res)
+	}
 	if err := s.writeReports(res.Report); err != nil {
 		s.printSummary(res)
 		return res, err

@@ -2,62 +2,18 @@ package engine
 
 import (
 	"encoding/base64"
-	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/petctl/petctl/spec"
 )
-
-// corpusDir is the folder of public OpenAPI documents the corpus tests
-// serve: $PETCTL_CORPUS, else ../shared/corpus beside the repository.
-func corpusDir() string {
-	if dir := os.Getenv("PETCTL_CORPUS"); dir != "" {
-		return dir
-	}
-	return filepath.Join("..", "..", "shared", "corpus")
-}
-
-// corpusDocument is one document of the corpus: a file, or a folder whose
-// entry document is openapi.yaml.
-type corpusDocument struct{ name, path string }
-
-// corpusDocuments lists the corpus, or skips the test where there is none,
-// so that the tests pass on a fresh clone.
-func corpusDocuments(t *testing.T) []corpusDocument {
-	t.Helper()
-	dir := corpusDir()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Skipf("no corpus of OpenAPI documents at %s (set PETCTL_CORPUS to a folder of them): %v", dir, err)
-	}
-	var docs []corpusDocument
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		switch ext := filepath.Ext(e.Name()); {
-		case !e.IsDir() && (ext == ".yaml" || ext == ".yml" || ext == ".json"):
-			docs = append(docs, corpusDocument{strings.TrimSuffix(e.Name(), ext), p})
-		case e.IsDir():
-			if _, err := os.Stat(filepath.Join(p, "openapi.yaml")); err == nil {
-				docs = append(docs, corpusDocument{e.Name(), filepath.Join(p, "openapi.yaml")})
-			}
-		}
-	}
-	if len(docs) == 0 {
-		t.Skipf("the corpus at %s holds no OpenAPI document", dir)
-	}
-	return docs
-}
-
-// corpusKey is the key the corpus servers accept.
-const corpusKey = "corpus-key-0123456789"
 
 // probe is a request made to fail in one way.
 type probe struct {
@@ -90,19 +46,15 @@ func TestCorpusErrors(t *testing.T) {
 		// checked in full either way, and the corpus takes seconds.
 		t.Skip("errors are checked the same way in the plain run")
 	}
-	for _, doc := range corpusDocuments(t) {
-		t.Run(doc.name, func(t *testing.T) {
-			s, err := spec.Load(doc.path)
+	docs := corpusDocuments(t)
+	for _, name := range slices.Sorted(maps.Keys(docs)) {
+		t.Run(name, func(t *testing.T) {
+			s, err := spec.Load(docs[name])
 			if err != nil {
 				t.Fatalf("does not load: %v", err)
 			}
 			srv, err := New(Options{Spec: s, Keys: []string{corpusKey}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			if err != nil {
-				if onlySecurityRefused(err) {
-					// Issue 16 serves every security scheme; until then
-					// such a document cannot start, for that reason alone.
-					t.Skipf("refused for its security schemes alone: %v", err)
-				}
 				t.Fatalf("does not start: %v", err)
 			}
 			hs := httptest.NewServer(srv)
@@ -126,22 +78,6 @@ func TestCorpusErrors(t *testing.T) {
 			t.Logf("%d operations, %d failing requests, every answer valid against the document", len(s.Operations), len(probes))
 		})
 	}
-}
-
-// onlySecurityRefused reports whether every problem New found is an
-// operation's security scheme it cannot check.
-func onlySecurityRefused(err error) bool {
-	var joined interface{ Unwrap() []error }
-	errs := []error{err}
-	if errors.As(err, &joined) {
-		errs = joined.Unwrap()
-	}
-	for _, e := range errs {
-		if !strings.Contains(e.Error(), ": security scheme ") {
-			return false
-		}
-	}
-	return true
 }
 
 // corpusProbes are the failing requests sent to s: up to maxProbes of each

@@ -26,6 +26,8 @@ type response struct {
 	// proven marks a body built from stored records under an operation
 	// whose composition start-up proved valid.
 	proven bool
+	// err is the error an error answer was built from, nil for others.
+	err *Error
 	// for the log
 	problem string
 	auth    authFailure
@@ -38,10 +40,8 @@ type response struct {
 	// bodyCut is set when the request body was read in part: the client
 	// was sending it, and the rest may be on its way.
 	bodyCut bool
-	// err is the error the response answers with, and format the
-	// document's format it was written in (see renderError); nil for
-	// other answers.
-	err    *Error
+	// format is the document's format err was written in (see
+	// renderError); nil until then, and for other answers.
 	format *spec.ErrorFormat
 }
 
