@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/petctl/petctl/spec"
 )
 
 // maxCodeLength bounds a configured code: it is a machine-readable token.
@@ -31,12 +33,12 @@ func (s *Server) checkErrorCodes(codes map[string]string) []error {
 			errs = append(errs, keyError(key, "%q: want a code of 1 to %d characters without spaces or control characters", to, maxCodeLength))
 			continue
 		}
-		if s.errorSchema != nil {
-			sample := &Error{Code: Code(to), Message: "sample", status: status}
-			if ps := s.val.Schema(s.errorSchema, sample.Body()); len(ps) > 0 {
-				errs = append(errs, keyError(key, "%q is not a code the document's error schema accepts: %s", to, describeProblems(ps)))
-				continue
-			}
+		// Written as an answer outside every operation is (renderError);
+		// the start-up proof writes it under every operation too.
+		f := s.spec.ErrorFormat(nil, status)
+		if ps := s.val.ErrorBody(f, f.Body(spec.ErrorFields{Status: status, Code: to, Message: "sample"})); len(ps) > 0 {
+			errs = append(errs, keyError(key, "%q is not a code the document's error schema accepts: %s", to, describeProblems(ps)))
+			continue
 		}
 		s.codes[Code(from)] = Code(to)
 	}
@@ -73,5 +75,5 @@ func (s *Server) renameCode(res *response) {
 		return
 	}
 	res.body = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	res.err = &Error{Code: to, Message: res.err.Message, status: res.err.Status()}
+	res.err = &Error{Code: to, Message: res.err.Message, status: res.err.status, renamed: res.err.Code}
 }

@@ -100,7 +100,11 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 			}
 			line, done := proved[p]
 			if !done {
-				line = s.proveErrorBody(op, e.Code, status, f, declared)
+				code := e.Code
+				if to, ok := s.codes[code]; ok {
+					code = to // errorCodes: the code the answer will carry
+				}
+				line = s.proveErrorBody(op, code, status, f, declared)
 				proved[p] = line
 				for meaning, path := range f.Slots() {
 					if filled[meaning] == nil {

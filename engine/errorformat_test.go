@@ -189,3 +189,37 @@ func TestErrorFieldsOption(t *testing.T) {
 		t.Errorf("err = %#v, want an *OptionError at errors.fields.message", err)
 	}
 }
+
+// TestConfiguredCodeInTheDocumentsFormat: a code configured in place of
+// petctl's (errorCodes) is written in the document's format, and a
+// validation failure keeps the status its operation declares for it.
+func TestConfiguredCodeInTheDocumentsFormat(t *testing.T) {
+	env, s := serveStyle(t, "errors.yaml", func(o *Options) {
+		o.ErrorCodes = map[string]string{"validation_failed": "invalid_request", "unauthorized": "no_key"}
+	})
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		op, method, path, body string
+		header                 map[string]string
+		status                 int
+		want                   string // the start of the body
+	}{
+		{"otherNames", "POST", "/other", `{"n":"x"}`, map[string]string{"X-Key": testKey, "Content-Type": "application/json"}, 422,
+			`{"errorCode":"BAD_REQUEST","errorMessage":"body field 'n': got string, want integer","httpStatus":422,`},
+		{"nestedError", "GET", "/nested", "", nil, 401, `{"error":{"code":401,"status":"Unauthorized","message":"a valid API key is required`},
+	}
+	for _, tc := range tests {
+		url := env.base + tc.path
+		r := rawDo(t, tc.method, url, tc.body, tc.header)
+		if r.status != tc.status || !strings.HasPrefix(string(r.body), tc.want) {
+			t.Errorf("%s %s: %d %s, want %d %s…", tc.method, tc.path, r.status, r.body, tc.status, tc.want)
+		}
+		if tc.op == "nestedError" && !strings.Contains(string(r.body), `"reason":"no_key"`) {
+			t.Errorf("%s: %s, want the configured code in reason", tc.path, r.body)
+		}
+		validError(t, s, v, s.Operation(tc.op), tc.method, url, r)
+	}
+}

@@ -85,6 +85,9 @@ type Error struct {
 	// status overrides the code's status (injected faults carry the
 	// configured one).
 	status int
+	// renamed is petctl's code when Code is a configured one in its place
+	// (errorCodes): the status is that code's.
+	renamed Code
 }
 
 // Errorf builds an Error with a formatted message.
@@ -99,7 +102,11 @@ func (e *Error) Status() int {
 	if e.status != 0 {
 		return e.status
 	}
-	if s, ok := codeStatus[e.Code]; ok {
+	code := e.Code
+	if e.renamed != "" {
+		code = e.renamed
+	}
+	if s, ok := codeStatus[code]; ok {
 		return s
 	}
 	return http.StatusInternalServerError
