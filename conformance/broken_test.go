@@ -198,7 +198,7 @@ func brokenRead() []brokenCase {
 					}
 				})
 			},
-			want: []string{"read getPet (GET /pets/{petId}) the created item reads back the same"},
+			want: []string{"stateful getPet (GET /pets/{petId}) the created item reads back equal"},
 		},
 		{
 			name: "an unknown id gives 200",
@@ -210,8 +210,10 @@ func brokenRead() []brokenCase {
 		{
 			name: "an unknown id gives 500",
 			wrap: func(h http.Handler) http.Handler {
-				return editResponse(h, is("GET", "/v1/pets/9007199254740991"), func(_ *http.Request, res *recorded) {
-					res.status, res.body = 500, errorBody(500, "internal_error")
+				return editResponse(h, is("GET", "/v1/pets/9007199254740991"), func(r *http.Request, res *recorded) {
+					if res.status == 404 {
+						res.status, res.body = 500, errorBody(500, "internal_error")
+					}
 				})
 			},
 			want: []string{"read getPet (GET /pets/{petId}) an unknown id gives 404"},
@@ -231,7 +233,9 @@ func brokenPagination() []brokenCase {
 					r.URL.RawQuery = q.Encode()
 				})
 			},
-			want: []string{"pagination listPets (GET /pets) limit=1 returns at most 1"},
+			// The created animal, past the first 20, is not listed where
+			// limit=100 would show it.
+			want: []string{"pagination listPets (GET /pets) limit=1 returns at most 1", "stateful listPets (GET /pets) the list contains the created item"},
 		},
 		{
 			name: "a default page of 30",
@@ -266,7 +270,7 @@ func brokenPagination() []brokenCase {
 						})
 					})
 			},
-			want: []string{"pagination listPets (GET /pets) limit=101 gets no 5xx and at most 100 items"},
+			want: []string{"pagination listPets (GET /pets) limit=101 is refused (400) or ignored with at most 100 items"},
 		},
 		{
 			name: "a 500 for limit=0",
@@ -276,7 +280,7 @@ func brokenPagination() []brokenCase {
 						res.status, res.body = 500, errorBody(500, "internal_error")
 					})
 			},
-			want: []string{"pagination listPets (GET /pets) limit=0 gets no 5xx"},
+			want: []string{"pagination listPets (GET /pets) limit=0 is refused (400) or ignored"},
 		},
 	}
 }
@@ -297,7 +301,6 @@ func brokenFilters() []brokenCase {
 				"filters listPets (GET /pets) status=available returns only items whose status is available",
 				"filters listPets (GET /pets) status=pending returns only items whose status is pending",
 				"filters listPets (GET /pets) status=sold returns only items whose status is sold",
-				"filters listPets (GET /pets) an unknown status value gets a 4xx or no other items",
 			},
 		},
 	}
@@ -313,7 +316,7 @@ func brokenDeprecation() []brokenCase {
 					res.header.Set("Deprecation", "true")
 				})
 			},
-			want: []string{"deprecation getPet (GET /pets/{petId}) every response carries Deprecation"},
+			want: []string{"deprecation getPet (GET /pets/{petId}) every answer of its own carries Deprecation"},
 		},
 		{
 			name: "Deprecation after the removal date",
@@ -322,7 +325,7 @@ func brokenDeprecation() []brokenCase {
 					res.header.Set("Deprecation", "@1922745600") // 2030-12-06, a day after the removal date
 				})
 			},
-			want: []string{"deprecation getPet (GET /pets/{petId}) every response carries Deprecation"},
+			want: []string{"deprecation getPet (GET /pets/{petId}) every answer of its own carries Deprecation"},
 		},
 		{
 			name: "a Sunset a day late",
@@ -331,7 +334,7 @@ func brokenDeprecation() []brokenCase {
 					res.header.Set("Sunset", "Fri, 06 Dec 2030 00:00:00 GMT")
 				})
 			},
-			want: []string{"deprecation getPet (GET /pets/{petId}) every response carries Sunset"},
+			want: []string{"deprecation getPet (GET /pets/{petId}) every answer of its own carries Sunset"},
 		},
 		{
 			name: "a Sunset that is not an IMF-fixdate",
@@ -340,7 +343,7 @@ func brokenDeprecation() []brokenCase {
 					res.header.Set("Sunset", "2030-12-05T00:00:00Z")
 				})
 			},
-			want: []string{"deprecation getPet (GET /pets/{petId}) every response carries Sunset"},
+			want: []string{"deprecation getPet (GET /pets/{petId}) every answer of its own carries Sunset"},
 		},
 		{
 			name: "no deprecation headers on a 404 of getPet",
@@ -353,8 +356,8 @@ func brokenDeprecation() []brokenCase {
 				})
 			},
 			want: []string{
-				"deprecation getPet (GET /pets/{petId}) every response carries Deprecation",
-				"deprecation getPet (GET /pets/{petId}) every response carries Sunset",
+				"deprecation getPet (GET /pets/{petId}) every answer of its own carries Deprecation",
+				"deprecation getPet (GET /pets/{petId}) every answer of its own carries Sunset",
 			},
 		},
 		{
@@ -399,10 +402,10 @@ func brokenResponses() []brokenCase {
 				})
 			},
 			want: []string{
-				"responses listPets (GET /pets) every error response is the Error body",
-				"responses createPet (POST /pets) every error response is the Error body",
-				"responses getPet (GET /pets/{petId}) every error response is the Error body",
-				"responses listStoreOrders (GET /store/orders) every error response is the Error body",
+				"responses listPets (GET /pets) every error response has the media type and schema",
+				"responses createPet (POST /pets) every error response has the media type and schema",
+				"responses getPet (GET /pets/{petId}) every error response has the media type and schema",
+				"responses listStoreOrders (GET /store/orders) every error response has the media type and schema",
 			},
 		},
 		{
@@ -414,7 +417,7 @@ func brokenResponses() []brokenCase {
 					}
 				})
 			},
-			want: []string{"responses getPet (GET /pets/{petId}) every error response is the Error body"},
+			want: []string{"responses getPet (GET /pets/{petId}) every error response has the media type and schema"},
 		},
 		{
 			name: "an HTML error page for an unknown animal",
@@ -426,7 +429,7 @@ func brokenResponses() []brokenCase {
 					}
 				})
 			},
-			want: []string{"responses getPet (GET /pets/{petId}) every error response is the Error body"},
+			want: []string{"responses getPet (GET /pets/{petId}) every error response has the media type and schema"},
 		},
 		{
 			name: "the created animal's id is a string",

@@ -62,10 +62,14 @@ func fixture(t *testing.T, name string) engine.FixtureFile {
 	return engine.FixtureFile{Name: name, Data: data}
 }
 
-// petstore is petctl serve's engine with the embedded spec and animals.
+// petstore is petctl serve's engine with the embedded spec and animals,
+// configured to answer GET /store/orders (whose payload the document does
+// not show; unconfigured, serve answers it 501, and the run counts it not
+// exercised: see TestServeUnconfigured).
 func petstore(t *testing.T, mutate ...func(*engine.Options)) http.Handler {
 	t.Helper()
-	o := engine.Options{Spec: petstoreSpec(t), Keys: []string{testKey}, Fixtures: []engine.FixtureFile{fixture(t, "petstore/pets.json")}}
+	o := engine.Options{Spec: petstoreSpec(t), Keys: []string{testKey}, Fixtures: []engine.FixtureFile{fixture(t, "petstore/pets.json")},
+		Responses: map[string]engine.Stub{"listStoreOrders": {Status: http.StatusOK, Body: json.RawMessage(`[]`)}}}
 	for _, m := range mutate {
 		m(&o)
 	}
@@ -329,10 +333,16 @@ func inOwnProcess(t *testing.T) bool {
 	cmd := exec.CommandContext(t.Context(), os.Args[0], args...)
 	cmd.Env = append(os.Environ(), ownProcessEnv+"="+t.Name())
 	out, err := cmd.CombinedOutput()
+	if err == nil && bytes.Contains(out, []byte("--- SKIP: "+t.Name()+" (")) {
+		t.Skipf("skipped in its own process:\n%s", out)
+	}
 	// The child must have run the test: a pattern that matched nothing
 	// would pass having checked nothing.
 	if err != nil || !bytes.Contains(out, []byte("--- PASS: "+t.Name()+" (")) {
 		t.Fatalf("%s in its own process: %v\n%s", t.Name(), err, out)
+	}
+	if testing.Verbose() {
+		t.Logf("in its own process:\n%s", out)
 	}
 	return false
 }
