@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ type brokenCase struct {
 // meant to catch it fails, and no other.
 func TestBrokenServers(t *testing.T) {
 	t.Parallel()
-	for _, tc := range slices.Concat(brokenAuth(), brokenCreate(), brokenRead(), brokenPagination(), brokenFilters(), brokenDeprecation(), brokenResponses()) {
+	for _, tc := range slices.Concat(brokenAuth(), brokenCreate(), brokenRead(), brokenStateful(), brokenPagination(), brokenFilters(), brokenDeprecation(), brokenResponses(), brokenAccess()) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := runAgainst(t, tc.engine, tc.wrap, tc.cfg)
 			onlyFailed(t, o, tc.want)
@@ -217,6 +218,69 @@ func brokenRead() []brokenCase {
 				})
 			},
 			want: []string{"read getPet (GET /pets/{petId}) an unknown id gives 404"},
+		},
+	}
+}
+
+// storesNothing answers a create 201 with the animal sent, under an id
+// it stores nothing at (what it stores, under another, no answer names).
+func storesNothing(h http.Handler) http.Handler {
+	var n atomic.Int64
+	return editResponse(h, is("POST", "/v1/pets"), func(_ *http.Request, res *recorded) {
+		if res.status == 201 {
+			editJSON(res, eachObject(func(o map[string]any) { o["id"] = 100000 + n.Add(1) }))
+		}
+	})
+}
+
+// brokenStateful: the stateful checks catch a deployment that does not
+// keep what it answers it created.
+func brokenStateful() []brokenCase {
+	return []brokenCase{
+		{
+			name: "201 and nothing stored",
+			wrap: storesNothing,
+			want: []string{
+				"stateful getPet (GET /pets/{petId}) the created item reads back equal",
+				"stateful listPets (GET /pets) the list contains the created item",
+			},
+		},
+		{
+			// Without a read, the list is where the record must show.
+			name: "201 and nothing stored, after getPet's removal",
+			wrap: storesNothing,
+			engine: func(o *engine.Options) {
+				o.Now = func() time.Time { return time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC) }
+			},
+			cfg:  func(c *conformance.Config) { c.Now = time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC) },
+			want: []string{"stateful listPets (GET /pets) the list contains the created item"},
+		},
+		{
+			name: "every create answered with the same id",
+			wrap: func(h http.Handler) http.Handler {
+				return editResponse(h, is("POST", "/v1/pets"), func(_ *http.Request, res *recorded) {
+					if res.status == 201 {
+						editJSON(res, eachObject(func(o map[string]any) { o["id"] = 151 }))
+					}
+				})
+			},
+			want: []string{"stateful createPet (POST /pets) two creates give 201 and two distinct ids"},
+		},
+	}
+}
+
+// brokenAccess: the access checks catch a deployment that refuses the
+// valid key on one operation, which passes every refusal check there.
+func brokenAccess() []brokenCase {
+	return []brokenCase{
+		{
+			name: "the valid key refused on GET /store/orders",
+			wrap: func(h http.Handler) http.Handler {
+				return editResponse(h, is("GET", "/v1/store/orders"), func(_ *http.Request, res *recorded) {
+					res.status, res.body = 401, errorBody(401, "unauthorized")
+				})
+			},
+			want: []string{"access listStoreOrders (GET /store/orders) a valid request with the credential is let through"},
 		},
 	}
 }

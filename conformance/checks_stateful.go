@@ -295,9 +295,15 @@ func (s *suite) newID(r *spec.Resource, seq int64) string {
 	return scalarString(v.Value(r.ID.Schema, r.IDField))
 }
 
-// setID writes id into a body that carries the id field.
+// setID writes id into a body whose schema lets a client send the id
+// field (not readOnly): a body that carries the id must carry the one of
+// the path.
 func setID(req *request, r *spec.Resource, ro *spec.ResourceOp, id string) {
-	if r.IDField == "" || req.body == nil {
+	if r.IDField == "" || req.body == nil || ro.Request.Schema == nil {
+		return
+	}
+	ps := ro.Request.Schema.Prop(r.IDField)
+	if ps == nil || ps.ReadOnly {
 		return
 	}
 	v := decodeJSON(req.body)
@@ -305,16 +311,13 @@ func setID(req *request, r *spec.Resource, ro *spec.ResourceOp, id string) {
 	if ro.Request.Kind == "wrapped" {
 		obj, _ = obj[ro.Request.Field].(map[string]any)
 	}
-	if obj == nil || ro.Request.Schema.Prop(r.IDField) == nil && !(ro.Request.Kind == "wrapped") {
+	if obj == nil {
 		return
 	}
-	if _, has := obj[r.IDField]; has || r.Item.Prop(r.IDField) != nil {
-		if ps := r.Item.Prop(r.IDField); ps != nil && (ps.Type() == "integer" || ps.Type() == "number") {
-			if n := decodeJSON([]byte(id)); n != nil {
-				obj[r.IDField] = n
-			}
-		} else {
-			obj[r.IDField] = id
+	obj[r.IDField] = id
+	if t := ps.Type(); t == "integer" || t == "number" {
+		if n := decodeJSON([]byte(id)); n != nil {
+			obj[r.IDField] = n
 		}
 	}
 	req.body = marshal(v)

@@ -298,6 +298,7 @@ func (s *suite) probe(ctx context.Context) error {
 		s.client.credentialQuery(r)
 		ex, err := s.client.do(ctx, r)
 		s.requests++
+		s.waited += ex.Waited
 		return ex, err
 	}
 	ex, err := send(ops[0], authKey)
