@@ -16,9 +16,13 @@ import (
 	"github.com/petctl/petctl/spec"
 )
 
-// corpusDir finds the shared corpus of public documents (shared/corpus,
-// beside the repository or a folder above it); "" when there is none.
+// corpusDir finds the shared corpus of public documents: $PETCTL_CORPUS,
+// else shared/corpus beside the repository or a folder above it; "" when
+// there is none.
 func corpusDir() string {
+	if d := os.Getenv("PETCTL_CORPUS"); d != "" {
+		return d
+	}
 	dir, err := os.Getwd()
 	if err != nil {
 		return ""
