@@ -219,7 +219,12 @@ func (m statusMatcher) NegatedFailureMessage(actual any) string {
 	return fmt.Sprintf("  got:      %v, want anything but %s", actual, statusList(m.want))
 }
 
+// statusList names statuses for messages: "401", "400 or 422", and "a
+// 4xx" for most of them.
 func statusList(ss []int) string {
+	if len(ss) > 4 && !slices.ContainsFunc(ss, func(s int) bool { return s < 400 || s > 499 }) {
+		return "a 4xx"
+	}
 	parts := make([]string, len(ss))
 	for i, s := range ss {
 		parts[i] = strconv.Itoa(s)

@@ -96,7 +96,7 @@ func (t *T) checkCreate(r *spec.Resource, ro *spec.ResourceOp) {
 			t.failf(cr.ex, "the created item with its %s", r.IDField)
 		}
 	}
-	if diffs := t.differences(r, cr.item, cr.sent); len(diffs) > 0 {
+	if diffs := t.differences(answerSchema(ro), cr.item, cr.sent, r.IDField); len(diffs) > 0 {
 		t.failf(cr.ex, "the created item holds the fields sent; %s", strings.Join(diffs, "; "))
 	}
 }
@@ -122,15 +122,27 @@ func refusal(ex *Exchange) string {
 	return ""
 }
 
-// differences lists the fields of sent that item does not hold as sent:
-// those the item schema shows (not writeOnly, which no answer carries).
-// Instants compare as instants: a deployment may write them otherwise.
-func (t *T) differences(r *spec.Resource, item, sent map[string]any) []string {
+// answerSchema is the schema of the item an answer of ro carries: its
+// response's, inside the wrapper when it wraps the item.
+func answerSchema(ro *spec.ResourceOp) *spec.Schema {
+	s := ro.Response.Schema
+	if ro.Response.Kind == "wrapped" {
+		s = s.Prop(ro.Response.Field)
+	}
+	return s
+}
+
+// differences lists the fields of sent that item, an answer whose schema
+// is schema, does not hold as sent: those the answer declares (not
+// writeOnly, which no answer carries; a create may answer a summary, an id
+// and a status). Instants compare as instants: a deployment may write
+// them otherwise.
+func (t *T) differences(schema *spec.Schema, item, sent map[string]any, idField string) []string {
 	redact := t.s.client.redact
 	var diffs []string
 	for _, k := range slices.Sorted(maps.Keys(sent)) {
-		ps := r.Item.Prop(k)
-		if ps == nil || ps.WriteOnly || k == r.IDField {
+		ps := schema.Prop(k)
+		if ps == nil || ps.WriteOnly || k == idField {
 			// Whether a body's id wins over one the deployment assigns
 			// the document does not say; reads compare the id apart.
 			continue

@@ -42,13 +42,23 @@ func (s *suite) readChecks(r *spec.Resource, add func(*check)) {
 		}})
 	}
 	notFound := notFoundStatuses(op)
-	add(&check{group: groupRead, op: op, skip: gone, text: "an unknown id gives " + statusList(notFound), fn: func(t *T) {
+	text := "an unknown id gives " + statusList(notFound)
+	var labels []string
+	if notFound == nil {
+		text, labels = "the answer to an unknown id is observed (the document declares no 404 or 410 for it)", []string{labelObserve}
+	}
+	add(&check{group: groupRead, op: op, skip: gone, labels: labels, text: text, fn: func(t *T) {
 		req := s.validRequest(op, authKey)
 		if why := t.parents(r, req); why != "" {
 			t.skipf("%s", why)
 		}
 		req.path[r.IDParam] = unknownID(r, s.spec.ParamSchema(op, op.Param("path", r.IDParam)))
+		t.needValidPath(req)
 		ex := t.send(req)
+		if notFound == nil {
+			t.observe(fmt.Sprintf("answer of %s to an unknown id", op.ID), s.answer(ex))
+			return
+		}
 		t.expectStatus(ex, notFound, statusList(notFound)+": no item has this id")
 	}})
 }
@@ -67,7 +77,7 @@ func (t *T) readBack(r *spec.Resource, parents map[string]string, id string, kno
 	if v := idOfItem(r, got); v != id {
 		diffs = append(diffs, fmt.Sprintf("the id is %q, want %q", v, id))
 	}
-	diffs = append(diffs, t.differences(r, got, sent)...)
+	diffs = append(diffs, t.differences(answerSchema(read), got, sent, r.IDField)...)
 	props, _ := r.Item.Props()
 	for _, p := range props {
 		if _, wasSent := sent[p.Name]; wasSent || p.Name == r.IDField || p.Schema == nil {
@@ -106,13 +116,33 @@ func (t *T) needValidPath(req *request) {
 	}
 }
 
-// notFoundStatuses are the statuses an unknown item gets: 404 where op
-// declares it, else 404 or 410.
+// notFoundStatuses are the statuses op declares for an item that is not
+// there: 404, 410, or both; nil when it declares neither, and what an
+// unknown id gets is open.
 func notFoundStatuses(op *spec.Operation) []int {
-	if slices.ContainsFunc(op.Responses, func(r *spec.Response) bool { return r.Status == http.StatusNotFound }) {
-		return []int{http.StatusNotFound}
+	var out []int
+	for _, st := range []int{http.StatusNotFound, http.StatusGone} {
+		if slices.ContainsFunc(op.Responses, func(r *spec.Response) bool { return r.Status == st }) {
+			out = append(out, st)
+		}
 	}
-	return []int{http.StatusNotFound, http.StatusGone}
+	return out
+}
+
+// goneStatuses are the statuses a deleted item may get: those op declares
+// for an item not there, else any 4xx but a refusal of credentials or a
+// rate limit (the document leaves which open, not that it is gone).
+func goneStatuses(op *spec.Operation) []int {
+	if nf := notFoundStatuses(op); nf != nil {
+		return nf
+	}
+	var out []int
+	for st := 400; st < 500; st++ {
+		if st != http.StatusUnauthorized && st != http.StatusForbidden && st != http.StatusTooManyRequests && http.StatusText(st) != "" {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // listing is the run's first full page of a resource, shared by the checks

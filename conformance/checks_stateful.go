@@ -163,7 +163,7 @@ func (s *suite) statefulChecks(r *spec.Resource, add func(*check)) {
 		lc.deleted, lc.notDone[spec.KindDelete] = true, ""
 	})
 	if read != nil {
-		notFound := notFoundStatuses(read.Op)
+		notFound := goneStatuses(read.Op)
 		step(read.Op, "the deleted item reads back "+statusList(notFound), func(t *T, lc *lifecycle) {
 			t.needDeleted(lc)
 			req := s.validRequest(read.Op, authKey)
