@@ -93,9 +93,14 @@ func TestAuthChecksPerScheme(t *testing.T) {
 	}
 	// The token endpoint gives a token naming the scopes asked for, to
 	// the client that authenticates.
-	var tokenAsks []string
+	var tokenAsks, leaks []string
 	var mu sync.Mutex
 	tokens := serveRaw(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.Header.Get("Authorization")+r.URL.RawQuery+r.Header.Get("Cookie"), key) {
+			mu.Lock()
+			leaks = append(leaks, "the token endpoint got the API key")
+			mu.Unlock()
+		}
 		id, secret, ok := r.BasicAuth()
 		if !ok || id != clientID || secret != clientSecret || r.PostFormValue("grant_type") != "client_credentials" {
 			w.WriteHeader(http.StatusUnauthorized)
@@ -112,6 +117,11 @@ func TestAuthChecksPerScheme(t *testing.T) {
 	// credentials of each request that carries them.
 	sent := map[string][]string{}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id, secret, ok := r.BasicAuth(); ok && (id == clientID || secret == clientSecret) {
+			mu.Lock()
+			leaks = append(leaks, "the deployment got the client credentials")
+			mu.Unlock()
+		}
 		var creds []string
 		for _, name := range []string{"Authorization", "X-Key", "Cookie"} {
 			if v := r.Header.Get(name); strings.Contains(v, key) || v == basic[len("Authorization: "):] || strings.HasPrefix(v, "Bearer token-for-") {
@@ -164,6 +174,11 @@ func TestAuthChecksPerScheme(t *testing.T) {
 			t.Errorf("%s (%s): the credentials went as %q, want %q", tc.op, strings.Join(tc.schemes, " and "), creds, tc.sent)
 		}
 	}
+	mu.Lock()
+	if len(leaks) > 0 {
+		t.Errorf("credentials went where they do not belong: %q", slices.Compact(leaks))
+	}
+	mu.Unlock()
 	// One token per scheme and set of scopes, fetched once: none for
 	// oauth and oidc, pets:write, and the other scope for the token that
 	// must be refused.
