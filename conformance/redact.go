@@ -70,8 +70,8 @@ func (r *redactor) add(value, variable string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, s := range r.secrets {
-		if len(s.forms) > 0 && s.forms[len(s.forms)-1] == value || slices.Contains(s.forms, value) {
-			return
+		if slices.Contains(s.forms, value) {
+			return // one secret given twice (the key as the bearer token too)
 		}
 	}
 	r.secrets = append(r.secrets, secret{variable: variable, forms: secretForms(value), short: shortKey(value)})
