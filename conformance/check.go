@@ -125,8 +125,21 @@ func (t *T) try(r *request) (*Exchange, error) {
 	t.exchanges = append(t.exchanges, ex)
 	s.mu.Lock()
 	s.exchanges = append(s.exchanges, ex)
-	if res, ro := s.resourceOf(r.op); ro != nil && creates(ro) && r.recordName != "" && ex.Status >= 200 && ex.Status < 300 {
-		s.created = append(s.created, Record{Name: r.recordName, ID: s.client.redact(idOfAnswer(res, ro, ex)), Check: t.name()})
+	res, ro := s.resourceOf(r.op)
+	switch {
+	case ro == nil || ex.Status < 200 || ex.Status > 299:
+	case creates(ro) && r.recordName != "":
+		id := idOfAnswer(res, ro, ex)
+		if id == "" && ro.Kind == spec.KindReplace {
+			id = r.path[res.IDParam]
+		}
+		s.created = append(s.created, Record{Name: r.recordName, ID: s.client.redact(id), Check: t.name()})
+	case ro.Kind == spec.KindDelete:
+		for i := range s.created {
+			if s.created[i].ID == s.client.redact(r.path[res.IDParam]) {
+				s.created[i].Deleted = true
+			}
+		}
 	}
 	s.mu.Unlock()
 	s.mu.Lock()

@@ -177,9 +177,12 @@ func (s *suite) printSummary(res *Result) {
 	if len(res.Created) > 0 {
 		var names []string
 		for _, r := range res.Created {
-			if r.ID != "" {
+			switch {
+			case r.ID != "" && r.Deleted:
+				names = append(names, fmt.Sprintf("%s (id %s, deleted by the run)", r.Name, r.ID))
+			case r.ID != "":
 				names = append(names, fmt.Sprintf("%s (id %s)", r.Name, r.ID))
-			} else {
+			default:
 				names = append(names, r.Name)
 			}
 		}

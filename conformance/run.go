@@ -150,6 +150,8 @@ type Record struct {
 	Name  string `json:"name"`  // the text of its free-text fields: "petctl conform <run id in letters> <N in letters>"
 	ID    string `json:"id"`    // as the deployment returned it; empty when it returned none
 	Check string `json:"check"` // the check whose request created it
+	// Deleted is set when the run deleted it again.
+	Deleted bool `json:"deleted,omitempty"`
 }
 
 // Observation is what the deployment does where the description is open.

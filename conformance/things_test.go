@@ -416,8 +416,21 @@ func TestThingsConform(t *testing.T) {
 			t.Errorf("stateful %s: %s, want passed", step, st)
 		}
 	}
+	// The run deletes what it follows, and the second record of the pair.
+	deleted := 0
+	for _, r := range o.res.Created {
+		if r.Deleted {
+			deleted++
+		}
+	}
+	if deleted != 2 || !strings.Contains(o.out, "deleted by the run") {
+		t.Errorf("%d of the records created are marked deleted, want the 2 the stateful checks deleted", deleted)
+	}
 	th.mu.Lock()
 	defer th.mu.Unlock()
+	if len(th.items) != len(o.res.Created)-deleted {
+		t.Errorf("the deployment holds %d things, the run lists %d created and not deleted", len(th.items), len(o.res.Created)-deleted)
+	}
 	if len(th.violations) > 0 {
 		t.Errorf("the bodies sent broke the document's directions: %q", slices.Compact(th.violations))
 	}
