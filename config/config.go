@@ -77,6 +77,33 @@ type Auth struct {
 	Mode     string   `yaml:"mode" env:"PETCTL_AUTH_MODE" enum:"keys,open" doc:"keys: only the listed keys are accepted (with none listed, the development key petctl-dev-key is, and printed at start-up). open: any non-empty key is accepted, sent where the document's scheme takes it (a bearer token for the Petstore), for solo offline work; requests without one still get 401. Both are meant for loopback: served on another address, serve warns on stderr."`
 	Keys     []string `yaml:"keys" env:"PETCTL_API_KEYS" flag:"api-key" flaghelp:"accepted API key (repeatable)" secret:"true" doc:"Accepted API keys (PETCTL_API_KEYS is comma-separated; PETCTL_API_KEY holds one). A PETCTL_API_KEYS that names no key (',') is an error, not the development key."`
 	AdminKey string   `yaml:"adminKey" env:"PETCTL_ADMIN_KEY" secret:"true" doc:"Key for the admin endpoints (sent as a bearer token) from hosts other than loopback, from web pages of other origins, and through proxies or tunnels; without it they answer direct loopback callers only."`
+
+	// Each scheme's own credentials, and the authorization server.
+	Schemes map[string]SchemeAuth `yaml:"schemes" example:"BasicAuth:\n  users: {alice: wonderland}\nOAuth2:\n  clients: {ci: ci-secret}\n  users: {alice: wonderland}\n  tokens:\n    - token: ci-read-token\n      scopes: [pets:read]\nApiKeyAuth:\n  keys: [key-for-this-scheme-only]" doc:"Credentials of one security scheme of the document, by its name under components.securitySchemes. A scheme without an entry accepts the API keys above (the development key when none is given) wherever its credential is a secret string: as an apiKey, as an http bearer token, as a token with every scope for oauth2 and openIdConnect, as the password of any http basic user name, and as the secret of any client at the token endpoint. An entry restricts the scheme to its own credentials, and then only those work: keys (apiKey), users (http basic; the password grant of oauth2 and openIdConnect), clients (client id and secret at the token endpoint of oauth2 and openIdConnect) and tokens (static bearer tokens for http bearer, oauth2 and openIdConnect, each with the scopes it carries, none meaning every scope). Passwords, secrets, keys and tokens are never logged or shown."`
+	OAuth   OAuth                 `yaml:"oauth" doc:"petctl as the authorization server of the document's oauth2 and openIdConnect schemes: it issues signed JWT bearer tokens at the token endpoint (the flow's tokenUrl path when it is local, and /__petctl/oauth/token), with the client credentials and password grants, and verifies them on every request; it serves the JSON Web Key Set at /__petctl/oauth/jwks and the OpenID Connect discovery document at /__petctl/oauth/.well-known/openid-configuration. See docs/security.md."`
+}
+
+// SchemeAuth restricts one security scheme to its own credentials.
+type SchemeAuth struct {
+	Keys    []string          `yaml:"keys" secret:"true" doc:"apiKey: the keys accepted."`
+	Users   map[string]string `yaml:"users" secret:"true" doc:"http basic, and the password grant of oauth2 and openIdConnect: user names and their passwords."`
+	Clients map[string]string `yaml:"clients" secret:"true" doc:"oauth2 and openIdConnect: client ids and their secrets, for the token endpoint (HTTP Basic or client_id and client_secret in the form)."`
+	Tokens  []StaticToken     `yaml:"tokens" doc:"http bearer, oauth2 and openIdConnect: static bearer tokens, for CI."`
+}
+
+// StaticToken is a bearer token given in the configuration.
+type StaticToken struct {
+	Token  string   `yaml:"token" secret:"true" doc:"The token, sent as Authorization: Bearer <token>."`
+	Scopes []string `yaml:"scopes" doc:"The scopes the token carries; none: every scope."`
+}
+
+// OAuth configures petctl as the authorization server of the document's
+// oauth2 and openIdConnect schemes.
+type OAuth struct {
+	Issuer        string   `yaml:"issuer" doc:"The iss of the tokens petctl issues, and the only one it accepts. Empty: the origin the request names followed by /__petctl/oauth, so that a token is accepted where it was issued."`
+	Audience      string   `yaml:"audience" doc:"The aud of the tokens petctl issues, and the only one it accepts. Empty: the origin the request names followed by the base path."`
+	TokenLifetime Duration `yaml:"tokenLifetime" min:"1s" max:"8760h" doc:"How long an issued token is valid; a token past it gets 401."`
+	SigningKey    string   `yaml:"signingKey" env:"PETCTL_OAUTH_SIGNING_KEY" path:"true" doc:"PEM file of the private key that signs the tokens (RSA of 2048 bits or more, ECDSA on P-256, P-384 or P-521, or Ed25519; PKCS #8, SEC 1 or PKCS #1, unencrypted), so that tokens outlive a restart. Empty: a P-256 key generated at start-up."`
 }
 
 // Fixtures are the store's seed data.
@@ -151,8 +178,9 @@ func Default() *Config {
 				Shutdown:   Duration(e.Timeouts.Shutdown),
 			},
 		},
-		Log:        Log{Level: "info", Requests: !e.QuietRequests},
-		Auth:       Auth{Mode: "keys", Keys: []string{}},
+		Log: Log{Level: "info", Requests: !e.QuietRequests},
+		Auth: Auth{Mode: "keys", Keys: []string{}, Schemes: map[string]SchemeAuth{},
+			OAuth: OAuth{TokenLifetime: Duration(e.Auth.TokenLifetime)}},
 		Fixtures:   Fixtures{Files: []string{}},
 		Store:      Store{MaxRecords: e.StoreMaxRecords, MaxBytes: e.StoreMaxBytes},
 		RefFolders: []string{},

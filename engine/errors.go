@@ -38,6 +38,8 @@ const (
 	CodeUnsupportedContentEncoding Code = "unsupported_content_encoding"
 	CodeMalformedContentEncoding   Code = "malformed_content_encoding"
 	CodeStoreFull                  Code = "store_full"
+	CodeInsufficientScope          Code = "insufficient_scope"
+	CodeSchemeUnsupported          Code = "security_scheme_unsupported"
 )
 
 // codeStatus is the one table from code to HTTP status.
@@ -65,6 +67,8 @@ var codeStatus = map[Code]int{
 	CodeUnsupportedContentEncoding: http.StatusUnsupportedMediaType,
 	CodeMalformedContentEncoding:   http.StatusBadRequest,
 	CodeStoreFull:                  http.StatusInsufficientStorage,
+	CodeInsufficientScope:          http.StatusForbidden,
+	CodeSchemeUnsupported:          http.StatusNotImplemented,
 }
 
 // Codes returns every code the engine can answer with, for documentation checks.

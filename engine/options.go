@@ -35,9 +35,14 @@ const (
 // Options configure a Server.
 type Options struct {
 	Spec *spec.Spec // required
-	// Keys are the accepted API keys; OpenAuth accepts any non-empty token instead.
+	// Keys are the development credentials, accepted by every security
+	// scheme Auth does not restrict (see AuthOptions); OpenAuth accepts any
+	// non-empty credential instead.
 	Keys     []string
 	OpenAuth bool
+	// Auth gives schemes their own credentials and configures the
+	// authorization server of oauth2 and openIdConnect schemes.
+	Auth AuthOptions
 	// Fixtures seed the store; see FixtureFile.
 	Fixtures []FixtureFile
 	// MaxBodyBytes bounds request bodies (413 beyond).
@@ -132,6 +137,7 @@ func DefaultOptions() Options {
 		LingerTime:      DefaultLingerTime,
 		StoreMaxRecords: DefaultStoreMaxRecords,
 		StoreMaxBytes:   DefaultStoreMaxBytes,
+		Auth:            AuthOptions{TokenLifetime: DefaultTokenLifetime},
 	}
 }
 
@@ -157,6 +163,7 @@ func (o Options) withDefaults() Options {
 	orDefault(&o.LingerTime, d.LingerTime)
 	orDefault(&o.StoreMaxRecords, d.StoreMaxRecords)
 	orDefault(&o.StoreMaxBytes, d.StoreMaxBytes)
+	orDefault(&o.Auth.TokenLifetime, d.Auth.TokenLifetime)
 	return o
 }
 

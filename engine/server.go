@@ -1,7 +1,8 @@
 // Package engine serves an OpenAPI document as a stateful, validating HTTP
 // server: collections inferred from the paths, an in-memory store seeded
-// from fixtures, bearer authentication, and every request and every response
-// checked against the document.
+// from fixtures, every OpenAPI security scheme enforced (petctl is the
+// authorization server of oauth2 and openIdConnect schemes), and every
+// request and every response checked against the document.
 package engine
 
 import (
@@ -83,8 +84,6 @@ type operation struct {
 	proven bool
 	// stub is the configured answer of an operation the store cannot serve.
 	stub *response
-	// advice is what a 401 says: where the key goes, and the challenges.
-	advice advice
 	// delay and fault are what Latency and Faults inject; nil for none.
 	delay *Delay
 	fault *Fault
@@ -139,21 +138,13 @@ func New(o Options) (*Server, error) {
 	if s.cors, err = newCORS(o.CORS); err != nil {
 		errs = append(errs, err)
 	}
-	keys, err := newKeyring(o.Keys, o.OpenAuth)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	if len(o.Keys) == 0 && !o.OpenAuth && anySecured(o.Spec.Operations) {
-		errs = append(errs, wholeError("auth.keys", errors.New("no API key: give at least one, or use open authentication")))
-	}
 	if s.val, err = o.Spec.NewValidator(); err != nil {
 		return nil, errors.Join(append(errs, err)...)
 	}
 	if s.plain {
 		s.val = s.val.Plain()
 	}
-	s.auth = &authenticator{keys: keys, schemes: o.Spec.SecuritySchemes}
-	if err := s.auth.unsupported(o.Spec.Operations); err != nil {
+	if s.auth, err = newAuthenticator(o, s.router, s.now, s.log); err != nil {
 		errs = append(errs, err)
 	}
 	if err := s.checkErrorSchema(); err != nil {
@@ -191,15 +182,6 @@ func New(o Options) (*Server, error) {
 	}
 	s.assignInjections(o.Latency, o.Faults)
 	return s, nil
-}
-
-func anySecured(ops []*spec.Operation) bool {
-	for _, op := range ops {
-		if op.Secured() {
-			return true
-		}
-	}
-	return false
 }
 
 // checkErrorSchema proves at start-up that the document's error schema
@@ -262,7 +244,6 @@ func (s *Server) prepareOperations() {
 			}
 		}
 		o.headers = s.deprecationHeaders(op)
-		o.advice = newAdvice(s.spec, op)
 		if o.coll != nil && !s.plain {
 			o.proven = proveComposition(o)
 		}
