@@ -95,8 +95,12 @@ func TestCorpusConforms(t *testing.T) {
 				t.Fatal(err)
 			}
 			start := time.Now()
+			// serve takes an API key for every scheme: as a bearer token
+			// (a token with every scope for oauth2 and openIdConnect), as
+			// an apiKey, and as the password of any user for basic.
 			o := conform(t, serveRaw(t, srv)+doc.BasePath, func(c *conformance.Config) {
 				c.Spec, c.Validator = doc, nil
+				c.Bearer, c.Basic = testKey, "conformer:"+testKey
 				c.Timeout = 10 * time.Second
 			})
 			// A failure whose answer was a server error is serve's own
