@@ -9,8 +9,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/petctl/petctl/conformance"
+	"github.com/petctl/petctl/engine"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -198,5 +200,55 @@ func TestAuthChecksPerScheme(t *testing.T) {
 		if strings.Contains(o.out, secret) {
 			t.Errorf("the console shows %q", secret)
 		}
+	}
+}
+
+// TestSchemesAgainstServe runs the checks against petctl serve for a
+// document with every kind of scheme and requirement shape, the run
+// fetching OAuth 2 tokens from serve's own token endpoint with client
+// credentials: every check passes, a token without a required scope is
+// refused 403, and the operations whose schemes no one can present
+// (mutualTLS, digest) are skipped, saying so, never blamed.
+func TestSchemesAgainstServe(t *testing.T) {
+	t.Parallel()
+	const clientID, secret = "conform-client", "conform-client-secret-31c7"
+	load := func() *spec.Spec {
+		s, err := spec.Load("../fixtures/styles/security.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	clients := engine.SchemeCredentials{Clients: map[string]string{clientID: secret}}
+	// Answers configured for the operations, whose schemas carry no
+	// resource for the store to serve.
+	answers := map[string]engine.Stub{}
+	for _, op := range load().Operations {
+		answers[op.ID] = engine.Stub{Status: http.StatusOK, Body: json.RawMessage(`{}`)}
+	}
+	srv, err := engine.New(engine.Options{Spec: load(), Keys: []string{testKey}, Responses: answers,
+		Auth: engine.AuthOptions{Schemes: map[string]engine.SchemeCredentials{"oauth": clients, "oidc": clients}, TokenLifetime: time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := serveRaw(t, srv)
+	o := conform(t, root+"/sec", func(c *conformance.Config) {
+		c.Spec, c.Validator = load(), nil
+		c.Basic = "conformer:" + testKey
+		c.OAuth2ClientID, c.OAuth2ClientSecret, c.TokenURL = clientID, secret, root+"/__petctl/oauth/token"
+	})
+	if f := o.failed(); len(f) > 0 {
+		t.Fatalf("failed checks: %q\n%s", f, o.out)
+	}
+	if st, _ := o.state(t, "auth oauthWrite (POST /scoped) with a token without the scope pets:write gives 403"); st.String() != "passed" {
+		t.Errorf("the scope check against serve's own tokens: %s", st)
+	}
+	for _, op := range []string{"needsClientCertificate", "needsDigest"} {
+		if r := o.res.NotExercised[op]; !strings.Contains(r, "petctl cannot present it") {
+			t.Errorf("%s not exercised: %q, want the reason the run has no credential", op, r)
+		}
+	}
+	if strings.Contains(o.out, secret) {
+		t.Error("the client secret shows")
 	}
 }

@@ -294,9 +294,13 @@ func (c *client) credentials(r *request) []sentHeader {
 	var cookies, shownCookies []string
 	for _, use := range r.alt {
 		sc := use.Scheme
+		mode := r.auth
+		if mode == authNoScope && !sc.Bearer() {
+			mode = authKey // only the token lacks a scope; the rest is right
+		}
 		switch {
 		case sc.Bearer():
-			switch r.auth {
+			switch mode {
 			case authKey, authNoScope:
 				tok, v := c.bearerFor(use, r.auth)
 				out = append(out, sentHeader{"Authorization", "Bearer " + tok, "Bearer " + v})
@@ -308,7 +312,7 @@ func (c *client) credentials(r *request) []sentHeader {
 				out = append(out, sentHeader{"Authorization", "Bearer " + c.wrongKey(), ""})
 			}
 		case sc.Kind == spec.SchemeBasic:
-			switch r.auth {
+			switch mode {
 			case authKey:
 				out = append(out, sentHeader{"Authorization", "Basic " + base64.StdEncoding.EncodeToString([]byte(c.creds.basic)), basicShown})
 			case authEmpty:
@@ -321,7 +325,7 @@ func (c *client) credentials(r *request) []sentHeader {
 			}
 		case sc.Kind != spec.SchemeAPIKey:
 		case sc.In == "header":
-			switch r.auth {
+			switch mode {
 			case authKey:
 				v, shown := c.keyFor(sc)
 				out = append(out, sentHeader{sc.Param, v, shown})
@@ -331,7 +335,7 @@ func (c *client) credentials(r *request) []sentHeader {
 				out = append(out, sentHeader{sc.Param, c.wrongKey(), ""})
 			}
 		case sc.In == "cookie":
-			switch r.auth {
+			switch mode {
 			case authKey:
 				v, shown := c.keyFor(sc)
 				cookies, shownCookies = append(cookies, sc.Param+"="+v), append(shownCookies, sc.Param+"="+shown)
@@ -373,7 +377,7 @@ func (c *client) credentialQuery(r *request) {
 			continue
 		}
 		switch r.auth {
-		case authKey:
+		case authKey, authNoScope:
 			v, _ := c.keyFor(sc)
 			r.query.Set(sc.Param, v)
 		case authEmpty:

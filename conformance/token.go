@@ -216,7 +216,7 @@ func (ts *tokens) grants(sc *spec.Scheme, scopes []string) []string {
 // requires, or for a token that must lack them (authNoScope), the scheme's
 // other scopes.
 func tokenScopes(use spec.SchemeUse, mode authMode) []string {
-	if mode != authNoScope {
+	if mode != authNoScope || len(use.Scopes) == 0 {
 		return slices.Sorted(slices.Values(use.Scopes))
 	}
 	return otherScopes(use)
