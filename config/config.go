@@ -16,6 +16,7 @@ package config
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,7 +42,9 @@ type Config struct {
 	Defaults   map[string]map[string]any `yaml:"defaults" example:"pets:\n  status: available" doc:"Values given to fields a create request leaves out, per collection and field (for the Petstore: the status of a new animal sent without one). Without an entry the field stays absent, as the spec allows."`
 	Responses  map[string]Response       `yaml:"responses" example:"listStoreOrders:\n  status: 200\n  body: []" doc:"Configured answers for operations the store cannot serve, by operationId: for the Petstore, GET /store/orders, whose interface is not published. Each has a status (default 200), headers and a body (JSON, written in YAML). Checked at start-up against the spec and against what HTTP can carry: a 4xx or 5xx must be the Error body, and some statuses and headers are refused (docs/configuration.md, Configured responses)."`
 	Clock      Clock                     `yaml:"clock" doc:"The server's clock."`
-	Latency    map[string]Range          `yaml:"latency" example:"'*': 20ms\ngetPet: 50ms..400ms" doc:"Delay before answering, by operationId, or '*' for every operation without its own entry: a fixed duration (50ms) or a range to draw from (50ms..400ms). At most 20s."`
+	Latency    map[string]Range          `yaml:"latency" example:"'*': 20ms\ngetPet: 50ms..400ms\nlistPets: 12ms..180ms (p50 25ms, p90 60ms, p99 150ms)" doc:"Delay before answering, by operationId, or '*' for every operation without its own entry: a fixed duration (50ms), a range to draw from evenly (50ms..400ms), or a range shaped by percentiles, as petctl conform --profile-out records a deployment's (12ms..180ms (p50 25ms, p90 60ms, p99 150ms): half the answers within 25ms, nine in ten within 60ms). At most 20s."`
+	Headers    map[string]Headers        `yaml:"headers" example:"'*':\n  X-RateLimit-Limit: '100'\ngetPet:\n  Cache-Control: no-store" doc:"Headers added to answers, by operationId, and under '*' to every answer: what a deployment always sends that the document does not declare (rate-limit headers, a request id). An answer that has the header already keeps its own. Refused, as for responses: framing, hop-by-hop, Content-Encoding, Content-Type and Access-Control-* headers, names that are not tokens, values with control characters."`
+	ErrorCodes map[string]string         `yaml:"errorCodes" example:"validation_failed: invalid_request\nunauthorized: invalid_token" doc:"The code sent in place of one of petctl's (docs/errors.md), for a deployment that uses its own values of code: petctl's code, then the code sent. The status and the message stay; the code must be one the document's error schema accepts."`
 	Faults     map[string]Fault          `yaml:"faults" example:"createPet:\n  rate: 0.1\n  status: 503" doc:"Injected failures, by operationId or '*': the share of requests that fail (after authentication and validation) and their status. Failures carry the Error body with code fault_injected and change nothing."`
 	CORS       CORS                      `yaml:"cors" doc:"Which browser origins may call the server. A preflight from an allowed origin is answered for any path, one the document does not declare too, so that the page reads the 404 Error body instead of an opaque CORS error. The admin endpoints send CORS headers to allowed pages served from loopback only, as they admit no others."`
 	Admin      Admin                     `yaml:"admin" doc:"The admin endpoints under /__petctl/."`
@@ -134,6 +137,9 @@ type Response struct {
 	Body    any               `yaml:"body" doc:"JSON body, written in YAML; absent sends no body. A 204, 205 or 304 answer has none; a 4xx or 5xx answer must have the Error body."`
 }
 
+// Headers are response headers, by name.
+type Headers map[string]string
+
 // Clock is the server's clock.
 type Clock struct {
 	Now string `yaml:"now" env:"PETCTL_NOW" flag:"now" flaghelp:"start the clock at this instant (RFC 3339 or a date), e.g. 2031-01-01" doc:"Start the clock at this instant (RFC 3339, or a date) and let it run from there: set it past 2030-12-05 to see getPet removed (410 Gone). Empty: the real clock."`
@@ -195,6 +201,9 @@ func Default() *Config {
 		Responses: map[string]Response{},
 		Latency:   map[string]Range{},
 		Faults:    map[string]Fault{},
+		// What a deployment sends besides the document (see petctl conform --profile-out).
+		Headers:    map[string]Headers{},
+		ErrorCodes: map[string]string{},
 		CORS: CORS{
 			Origins:       e.CORS.Origins,
 			ExposeHeaders: e.CORS.ExposeHeaders,
@@ -212,37 +221,56 @@ func (d Duration) String() string { return time.Duration(d).String() }
 // MarshalYAML writes the duration as text.
 func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
 
-// Range is a fixed duration ("50ms") or a range to draw from ("50ms..400ms").
+// Range is a fixed duration ("50ms"), a range to draw from ("50ms..400ms"),
+// or a range shaped by percentiles ("12ms..180ms (p50 25ms, p90 60ms)").
 type Range struct {
-	Min, Max time.Duration
+	Min, Max    time.Duration
+	Percentiles []engine.Percentile
 }
 
-func (r Range) String() string {
-	if r.Min == r.Max {
-		return r.Min.String()
-	}
-	return r.Min.String() + ".." + r.Max.String()
+func (r Range) String() string { return r.delay().String() }
+
+func (r Range) delay() engine.Delay {
+	return engine.Delay{Min: r.Min, Max: r.Max, Percentiles: r.Percentiles}
 }
 
 // MarshalYAML writes the range as text.
 func (r Range) MarshalYAML() (any, error) { return r.String(), nil }
 
 func parseRange(s string) (Range, error) {
-	lo, hi, isRange := strings.Cut(s, "..")
+	want := fmt.Errorf("%q: want a duration (50ms), a range (50ms..400ms) or a range with percentiles (12ms..180ms (p50 25ms, p90 60ms))", s)
+	text, shape, shaped := strings.Cut(s, "(")
+	lo, hi, isRange := strings.Cut(text, "..")
 	a, err := time.ParseDuration(strings.TrimSpace(lo))
 	if err != nil {
-		return Range{}, fmt.Errorf("%q: want a duration (50ms) or a range (50ms..400ms)", s)
+		return Range{}, want
 	}
 	b := a
 	if isRange {
 		if b, err = time.ParseDuration(strings.TrimSpace(hi)); err != nil {
-			return Range{}, fmt.Errorf("%q: want a duration (50ms) or a range (50ms..400ms)", s)
+			return Range{}, want
 		}
 	}
 	if a < 0 || b < a {
 		return Range{}, fmt.Errorf("%q: want 0 <= low <= high", s)
 	}
-	return Range{Min: a, Max: b}, nil
+	r := Range{Min: a, Max: b}
+	if shaped {
+		inner, ok := strings.CutSuffix(strings.TrimSpace(shape), ")")
+		if !ok || !isRange {
+			return Range{}, want
+		}
+		for _, part := range strings.Split(inner, ",") {
+			name, dur, ok := strings.Cut(strings.TrimSpace(part), " ")
+			q, qerr := strconv.ParseFloat(strings.TrimPrefix(name, "p"), 64)
+			d, derr := time.ParseDuration(strings.TrimSpace(dur))
+			if !ok || !strings.HasPrefix(name, "p") || qerr != nil || derr != nil || q <= 0 || q >= 100 {
+				return Range{}, fmt.Errorf("%q: percentile %q: want p and a share above 0 and below 100, then a duration (p90 60ms)", s, strings.TrimSpace(part))
+			}
+			r.Percentiles = append(r.Percentiles, engine.Percentile{Q: q / 100, D: d})
+		}
+	}
+	return r, nil
 }
 
 // parseNow reads clock.now: RFC 3339 (its offset kept), or a date

@@ -115,8 +115,15 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 		if o.Latency == nil {
 			o.Latency = map[string]engine.Delay{}
 		}
-		o.Latency[id] = engine.Delay{Min: r.Min, Max: r.Max}
+		o.Latency[id] = r.delay()
 	}
+	for id, h := range c.Headers {
+		if o.Headers == nil {
+			o.Headers = map[string]map[string]string{}
+		}
+		o.Headers[id] = h
+	}
+	o.ErrorCodes = c.ErrorCodes
 	for id, f := range c.Faults {
 		if o.Faults == nil {
 			o.Faults = map[string]engine.Fault{}

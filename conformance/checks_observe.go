@@ -89,7 +89,9 @@ func listOrder(r *spec.Resource, got []map[string]any) string {
 	return fmt.Sprintf("not ordered by %s (%d items)", field, len(got))
 }
 
-func compareIDs(x, y string) int {
+// compareIDs orders two ids: as integers when both are, else as text.
+func compareIDs(a, b any) int {
+	x, y := scalarString(a), scalarString(b)
 	xi, errx := strconv.ParseInt(x, 10, 64)
 	yi, erry := strconv.ParseInt(y, 10, 64)
 	if errx == nil && erry == nil {

@@ -52,7 +52,7 @@ func (s *suite) readChecks(r *spec.Resource, add func(*check)) {
 		if why := t.parents(r, req); why != "" {
 			t.skipf("%s", why)
 		}
-		req.path[r.IDParam] = unknownID(r, s.spec.ParamSchema(op, op.Param("path", r.IDParam)))
+		req.path[r.IDParam] = s.unknownIDFor(op, r.IDParam)
 		t.needValidPath(req)
 		ex := t.send(req)
 		if notFound == nil {

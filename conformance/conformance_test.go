@@ -23,7 +23,7 @@ import (
 // pass, every operation is exercised, and what the run created is listed.
 func TestEngineConforms(t *testing.T) {
 	t.Parallel()
-	o := runAgainst(t, nil, nil, func(c *conformance.Config) { c.RequireCoverage = true })
+	o := runAgainst(t, storeOrdersAnswered, nil, func(c *conformance.Config) { c.RequireCoverage = true })
 	if f := o.failed(); len(f) > 0 || !o.res.OK() {
 		t.Fatalf("failed checks: %q\n%s", f, o.out)
 	}
@@ -71,7 +71,7 @@ func TestEngineConforms(t *testing.T) {
 // exercised; the counts of the header, the summary and the result agree.
 func TestRequireCoverage(t *testing.T) {
 	t.Parallel()
-	base := serve(t, petstore(t))
+	base := serve(t, petstore(t, storeOrdersAnswered))
 	readOnly := func(c *conformance.Config) { c.ReadOnly = true }
 	o := conform(t, base, readOnly)
 	if !o.res.OK() {
@@ -109,8 +109,7 @@ func TestRequireCoverage(t *testing.T) {
 // exercised, saying why, so --require-coverage fails on it alone.
 func TestServeUnconfigured(t *testing.T) {
 	t.Parallel()
-	unconfigured := func(o *engine.Options) { o.Responses = nil }
-	o := runAgainst(t, unconfigured, nil, nil)
+	o := runAgainst(t, nil, nil, nil)
 	if f := o.failed(); len(f) > 0 || !o.res.OK() {
 		t.Fatalf("failed checks: %q\n%s", f, o.out)
 	}
@@ -120,7 +119,7 @@ func TestServeUnconfigured(t *testing.T) {
 	if len(o.res.NotExercised) != 1 {
 		t.Errorf("not exercised: %v, want listStoreOrders alone", o.res.NotExercised)
 	}
-	o = runAgainst(t, unconfigured, nil, func(c *conformance.Config) { c.RequireCoverage = true })
+	o = runAgainst(t, nil, nil, func(c *conformance.Config) { c.RequireCoverage = true })
 	if f := o.failed(); len(f) != 1 || !strings.Contains(f[0], "coverage") {
 		t.Errorf("failed = %q, want the coverage check alone", f)
 	}
@@ -240,7 +239,7 @@ func TestUsageAndReach(t *testing.T) {
 	}{
 		{"no url", conformance.Config{APIKey: testKey}, true, "--url is required"},
 		{"ftp url", conformance.Config{BaseURL: "ftp://x/v1", APIKey: testKey}, true, "want an http or https URL"},
-		{"no key", conformance.Config{BaseURL: base}, true, "no credentials"},
+		{"no key", conformance.Config{BaseURL: base}, true, "no API key or other credential"},
 		{"bad label filter", conformance.Config{BaseURL: base, APIKey: testKey, LabelFilter: "auth &&"}, true, `--label-filter "auth &&": Unexpected EOF.`},
 		{"filter selects nothing", conformance.Config{BaseURL: base, APIKey: testKey, LabelFilter: "auht"}, true, "selects none of the"},
 		{"read-only skips all it selects", conformance.Config{BaseURL: base, APIKey: testKey, LabelFilter: "create", ReadOnly: true}, true, "--read-only skips all"},

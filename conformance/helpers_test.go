@@ -62,14 +62,10 @@ func fixture(t *testing.T, name string) engine.FixtureFile {
 	return engine.FixtureFile{Name: name, Data: data}
 }
 
-// petstore is petctl serve's engine with the embedded spec and animals,
-// configured to answer GET /store/orders (whose payload the document does
-// not show; unconfigured, serve answers it 501, and the run counts it not
-// exercised: see TestServeUnconfigured).
+// petstore is petctl serve's engine with the embedded spec and animals.
 func petstore(t *testing.T, mutate ...func(*engine.Options)) http.Handler {
 	t.Helper()
-	o := engine.Options{Spec: petstoreSpec(t), Keys: []string{testKey}, Fixtures: []engine.FixtureFile{fixture(t, "petstore/pets.json")},
-		Responses: map[string]engine.Stub{"listStoreOrders": {Status: http.StatusOK, Body: json.RawMessage(`[]`)}}}
+	o := engine.Options{Spec: petstoreSpec(t), Keys: []string{testKey}, Fixtures: []engine.FixtureFile{fixture(t, "petstore/pets.json")}}
 	for _, m := range mutate {
 		m(&o)
 	}
@@ -78,6 +74,14 @@ func petstore(t *testing.T, mutate ...func(*engine.Options)) http.Handler {
 		t.Fatalf("engine.New: %v", err)
 	}
 	return srv
+}
+
+// storeOrdersAnswered configures serve to answer GET /store/orders, whose
+// payload the document does not show, as a deployment does: unconfigured,
+// serve answers it 501 and the run counts it not exercised (see
+// TestServeUnconfigured).
+func storeOrdersAnswered(o *engine.Options) {
+	o.Responses = map[string]engine.Stub{"listStoreOrders": {Status: http.StatusOK, Body: json.RawMessage(`[]`)}}
 }
 
 // serve starts h behind httptest and returns the base URL with /v1.

@@ -84,6 +84,16 @@ func listItems(r *spec.Resource, ex *Exchange) ([]map[string]any, bool) {
 			v = obj[k]
 		}
 	}
+	return objects(v)
+}
+
+// items decodes a body that is a bare JSON array of objects.
+func items(ex *Exchange) ([]map[string]any, bool) {
+	return objects(decodeJSON(ex.Body))
+}
+
+// objects reads a decoded array of objects; ok is false for anything else.
+func objects(v any) ([]map[string]any, bool) {
 	arr, ok := v.([]any)
 	if !ok {
 		return nil, false

@@ -1,19 +1,17 @@
 package conformance
 
-// The JUnit report, one test case per check and nothing else: Ginkgo's own
+// The JUnit report: one test case per check and nothing else, written by
+// the writer petctl's other reports use (conformance/junit). Ginkgo's own
 // writer adds a test case for each reporting node (empty) and the place in
 // petctl's code of each failure, neither of which says anything about the
-// deployment. Its XML types are reused, so the file reads as Ginkgo's does.
+// deployment.
 
 import (
-	"encoding/json"
-	"encoding/xml"
-	"os"
-	"path/filepath"
+	"fmt"
 	"strings"
 
-	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
+	"github.com/petctl/petctl/conformance/junit"
 )
 
 // checkName is how the reports name a check: "auth · listPets (GET /pets):
@@ -26,90 +24,40 @@ func checkName(sr types.SpecReport) string {
 	return strings.TrimSpace(strings.Join(append(h[min(len(h), 1):], sr.LeafNodeText), " "))
 }
 
-// writeJUnit writes report as JUnit XML to path.
+// writeJUnit writes report as JUnit XML to path: a failure's gist as its
+// message and the whole message under it, a skip with its reason, and what
+// a check recorded as its output.
 func writeJUnit(report types.Report, path string) error {
-	suite := reporters.JUnitTestSuite{
-		Name:      report.SuiteDescription,
-		Time:      report.RunTime.Seconds(),
-		Timestamp: report.StartTime.Format("2006-01-02T15:04:05"),
-		Properties: reporters.JUnitProperties{Properties: []reporters.JUnitProperty{
-			{Name: "SuiteSucceeded", Value: boolText(report.SuiteSucceeded)},
-			{Name: "LabelFilter", Value: report.SuiteConfig.LabelFilter},
-		}},
-	}
+	suite := junit.Suite{Name: report.SuiteDescription, Time: report.RunTime}
 	for _, sr := range report.SpecReports {
 		if sr.LeafNodeType != types.NodeTypeIt {
 			continue
 		}
-		tc := reporters.JUnitTestCase{
-			Name:      checkName(sr),
-			Classname: report.SuiteDescription,
-			Status:    sr.State.String(),
-			Time:      sr.RunTime.Seconds(),
+		c := junit.Case{Name: checkName(sr), Time: sr.RunTime}
+		if len(sr.ContainerHierarchyTexts) > 1 {
+			c.Class = sr.ContainerHierarchyTexts[1]
 		}
-		if len(sr.ReportEntries) > 0 {
-			props := &reporters.JUnitProperties{}
-			for _, e := range sr.ReportEntries {
-				v, err := json.Marshal(e.GetRawValue())
-				if err != nil {
-					v = []byte(e.StringRepresentation())
-				}
-				props.Properties = append(props.Properties, reporters.JUnitProperty{Name: e.Name, Value: string(v)})
-			}
-			tc.Properties = props
+		var out []string
+		for _, e := range sr.ReportEntries {
+			out = append(out, fmt.Sprintf("%s: %s", e.Name, e.StringRepresentation()))
 		}
-		suite.Tests++
+		c.Output = strings.Join(out, "\n")
 		msg := sr.Failure.Message
 		switch {
-		case sr.State == types.SpecStateSkipped:
-			text := "skipped"
-			if msg != "" {
-				text += " - " + msg
-			}
-			tc.Skipped = &reporters.JUnitSkipped{Message: text}
-			suite.Skipped++
-		case sr.State.Is(types.SpecStateInterrupted | types.SpecStateAborted | types.SpecStatePanicked):
-			tc.Error = &reporters.JUnitError{Message: gist(msg), Type: sr.State.String(), Description: msg}
-			suite.Errors++
 		case sr.State.Is(types.SpecStateFailureStates):
-			tc.Failure = &reporters.JUnitFailure{Message: gist(msg), Type: "failed", Description: msg}
-			suite.Failures++
+			c.Failure, c.Detail = gist(msg), msg
+			if sr.State != types.SpecStateFailed {
+				c.Failure = sr.State.String() + ": " + c.Failure
+			}
+		case sr.State == types.SpecStateSkipped:
+			c.Skipped = "skipped"
+			if msg != "" {
+				c.Skipped += " - " + msg
+			}
 		}
-		suite.TestCases = append(suite.TestCases, tc)
+		suite.Cases = append(suite.Cases, c)
 	}
-	doc := reporters.JUnitTestSuites{
-		Tests:      suite.Tests,
-		Disabled:   suite.Skipped,
-		Errors:     suite.Errors,
-		Failures:   suite.Failures,
-		Time:       suite.Time,
-		TestSuites: []reporters.JUnitTestSuite{suite},
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(xml.Header); err != nil {
-		f.Close()
-		return err
-	}
-	enc := xml.NewEncoder(f)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-func boolText(b bool) string {
-	if b {
-		return "true"
-	}
-	return "false"
+	return junit.WriteFile(path, suite)
 }
 
 // gist is the line of a failure message that says what went wrong: its

@@ -213,6 +213,16 @@ func (s *suite) pathProblem(req *request) string {
 	return ""
 }
 
+// unknownIDFor is an id no item has for op's path parameter param: of its
+// resource's ids where op has one, else of the parameter's schema.
+func (s *suite) unknownIDFor(op *spec.Operation, param string) string {
+	ps := s.spec.ParamSchema(op, op.Param("path", param))
+	if r, _ := s.resourceOf(op); r != nil {
+		return unknownID(r, ps)
+	}
+	return unknownID(&spec.Resource{}, ps)
+}
+
 // unknownID is an id no item of r has, of the type the path parameter
 // (param, when it declares a schema) or else the item's id field has.
 func unknownID(r *spec.Resource, param *spec.Schema) string {

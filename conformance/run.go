@@ -85,6 +85,9 @@ type Config struct {
 	Now time.Time
 	// RequireCoverage fails the run when an operation of the document was not exercised.
 	RequireCoverage bool
+	// Profile records, after the checks, what the deployment does where
+	// the document leaves behaviour open (Result.Profile; see profile.go).
+	Profile bool
 	// RunID names the records the run creates; empty means a random one.
 	RunID string
 	// JUnitReport and JSONReport are files to write the report to.
@@ -133,6 +136,8 @@ type Result struct {
 	Created []Record
 	// Observations are what the deployment did where the description leaves it open.
 	Observations []Observation
+	// Profile is the deployment's profile, when Config.Profile asked for it.
+	Profile *Profile
 	// NotExercised names the operations no request reached, with why.
 	NotExercised map[string]string
 	// Interrupted is set when the run was stopped before its end;
@@ -335,7 +340,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	if newCredentials(cfg).none() && slices.ContainsFunc(doc.Operations, (*spec.Operation).Secured) {
-		return nil, &UsageError{Err: errors.New("no credentials, and the document's operations require them: give --api-key (or PETCTL_API_KEY), --bearer, --basic, --header, --cookie, --query or --oauth2-client-id and --oauth2-client-secret")}
+		return nil, &UsageError{Err: errors.New("no API key or other credential, and the document's operations require them: give --api-key (or PETCTL_API_KEY), --bearer, --basic, --header, --cookie, --query or --oauth2-client-id and --oauth2-client-secret")}
 	}
 	if err := ginkgoVetoes(); err != nil {
 		return nil, &UsageError{Err: err}
@@ -386,6 +391,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	s.warnBasePath()
 	res := s.run(ctx)
+	if cfg.Profile {
+		res.Profile = s.profile(ctx, res)
+	}
 	if err := s.writeReports(res.Report); err != nil {
 		s.printSummary(res)
 		return res, err

@@ -93,6 +93,8 @@ func (s *Server) answer(c *call) (res *response) {
 			res.set(h[0], h[1])
 		}
 	}
+	s.renameCode(res)
+	s.addHeaders(c, res)
 	if len(c.notes) > 0 {
 		res.notes = append(c.notes, res.notes...)
 	}

@@ -26,6 +26,8 @@ type response struct {
 	// proven marks a body built from stored records under an operation
 	// whose composition start-up proved valid.
 	proven bool
+	// err is the error an error answer was built from, nil for others.
+	err *Error
 	// for the log
 	problem string
 	auth    authFailure
@@ -41,7 +43,7 @@ type response struct {
 }
 
 func errorResponse(e *Error) *response {
-	res := &response{status: e.Status(), body: e.Body(), problem: e.Message}
+	res := &response{status: e.Status(), body: e.Body(), problem: e.Message, err: e}
 	if e.Code == CodeUnsupportedContentEncoding {
 		res.set("Accept-Encoding", acceptEncoding)
 	}

@@ -56,6 +56,10 @@ type Server struct {
 	// keyHeaders and keyCookies carry keys too (see keyNames and scrub).
 	keyParams              []string
 	keyHeaders, keyCookies []string
+	// extraHeaders are the configured headers of answers outside every
+	// operation; codes are the configured error codes (see errorcodes.go).
+	extraHeaders [][2]string
+	codes        map[Code]Code
 }
 
 // opKind is what the engine does for an operation.
@@ -74,8 +78,10 @@ type operation struct {
 	op   *spec.Operation
 	kind opKind
 	coll *collection
-	// headers are added to every response of the operation (deprecation).
-	headers [][2]string
+	// headers are added to every response of the operation (deprecation);
+	// extraHeaders are the configured ones, added where absent.
+	headers      [][2]string
+	extraHeaders [][2]string
 	// scalarQuery are the query parameters that take one value.
 	scalarQuery []string
 	// proven is set when start-up proved that every success response the

@@ -43,6 +43,10 @@ type conformOptions struct {
 	now             string
 	requireCoverage bool
 	runID           string
+	// profileOut, compare and apiKeyB are the profile and drift flags (drift.go).
+	profileOut string
+	compare    string
+	apiKeyB    string
 }
 
 func newConformCmd(a *app, runF func(*conformOptions) error) *cobra.Command {
@@ -109,6 +113,7 @@ target could not be reached at all.`,
 	f.StringVar(&opts.now, "now", "", "judge deprecation and removal dates as of this date (2031-01-01 or RFC 3339; default: the clock)")
 	f.BoolVar(&opts.requireCoverage, "require-coverage", false, "fail when an operation of the spec was not exercised")
 	f.StringVar(&opts.runID, "run-id", "", "the run's id, written in letters in the records it creates (default: random)")
+	addProfileFlags(f, opts)
 	return cmd
 }
 
@@ -206,6 +211,7 @@ func conformRun(a *app, opts *conformOptions) error {
 		}
 		cfg.Now = t.UTC()
 	}
+	problems = append(problems, profileFlagProblems(a, opts)...)
 	if len(problems) > 0 {
 		return usageError(errors.Join(problems...))
 	}
@@ -220,7 +226,14 @@ func conformRun(a *app, opts *conformOptions) error {
 		fmt.Fprintln(a.err, "warning:", w)
 	}
 	cfg.Spec = s
+	if opts.compare != "" {
+		return compareRun(a, opts, cfg)
+	}
+	cfg.Profile = opts.profileOut != ""
 	res, err := conformance.Run(a.ctx, cfg)
+	if err := writeProfile(a, opts.profileOut, res); err != nil {
+		return err
+	}
 	var ue *conformance.UsageError
 	var unreachable *conformance.UnreachableError
 	switch {

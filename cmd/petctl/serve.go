@@ -25,8 +25,9 @@ import (
 const devKey = config.DevKey
 
 type serveOptions struct {
-	configPath string
-	flags      *pflag.FlagSet
+	configPath  string
+	profilePath string
+	flags       *pflag.FlagSet
 	// ready, when set, receives the base URL once the server listens (tests).
 	ready func(baseURL string)
 }
@@ -41,14 +42,15 @@ stateful mock: POST creates, GET lists and reads back. Every request and every
 response is validated against the spec; errors are the API's Error body.
 
 Settings come from built-in defaults, then petctl.yaml in the working
-directory (or --config FILE), then PETCTL_* environment variables, then these
-flags; 'petctl init' writes a starter file that shows every setting.
+directory (or --config FILE), then a --profile FILE recorded from a
+deployment, then PETCTL_* environment variables, then these flags; 'petctl init' writes a starter file that shows every setting.
 API keys come from --api-key (repeatable), PETCTL_API_KEYS (comma-separated),
 PETCTL_API_KEY or auth.keys; with none, the development key is used and printed.`,
 		Example: `  petctl serve
   petctl serve --addr 127.0.0.1:8080 --api-key secret1 --api-key secret2
   petctl serve --spec openapi.yaml --fixtures pets.json
   petctl serve --now 2031-01-01          # the API after getPet's removal
+  petctl serve --profile staging.profile.yaml  # answer as staging does (petctl conform --profile-out)
   petctl serve --generate 10000 --seed 7 # ten thousand synthetic animals`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
@@ -61,9 +63,14 @@ PETCTL_API_KEY or auth.keys; with none, the development key is used and printed.
 	f := cmd.Flags()
 	opts.flags = f
 	f.StringVar(&opts.configPath, "config", "", "configuration file (default: ./petctl.yaml when it exists)")
+	f.StringVar(&opts.profilePath, "profile", "", "profile of a deployment (petctl conform --profile-out), applied over the configuration file")
 	addConfigFlags(f)
 	return cmd
 }
+
+// fileFlags are the serve flags that name files of settings rather than
+// set one.
+var fileFlags = map[string]bool{"config": true, "profile": true}
 
 // addConfigFlags declares a flag for every setting with a flag tag, with
 // the setting's help and default: the flags are declared once, by the
@@ -97,14 +104,20 @@ func (v *textValue) Type() string       { return v.typ }
 // configuration, so that prepare can add the spec-dependent ones and
 // report them all at once; an error means no configuration at all.
 func loadConfig(a *app, path string, flags *pflag.FlagSet) (*config.Loaded, config.Problems, error) {
-	l, err := config.Load(path, a.getenv)
+	var profile string
+	if flags != nil {
+		if f := flags.Lookup("profile"); f != nil {
+			profile = f.Value.String()
+		}
+	}
+	l, err := config.LoadWithProfile(path, profile, a.getenv)
 	var ps config.Problems
 	if err != nil && !errors.As(err, &ps) {
 		return nil, nil, usageError(err)
 	}
 	if flags != nil {
 		flags.Visit(func(f *pflag.Flag) {
-			if f.Name == "config" {
+			if fileFlags[f.Name] {
 				return
 			}
 			values := []string{f.Value.String()}
@@ -320,6 +333,9 @@ func printBanner(a *app, p *prepared, base string) {
 	fmt.Fprintf(w, "  base URL   %s\n", base)
 	if p.cfg.File != "" {
 		fmt.Fprintf(w, "  config     %s\n", p.cfg.File)
+	}
+	if p.cfg.Profile != "" {
+		fmt.Fprintf(w, "  profile    %s\n", p.cfg.Profile)
 	}
 	switch {
 	case c.Auth.Mode == "open":
