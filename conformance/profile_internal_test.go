@@ -16,7 +16,7 @@ import (
 // rest, and cuts arrays; replacing twice gives the same sample.
 func TestSampleKeepsNoSecrets(t *testing.T) {
 	const key = "the-run-key-0123456789"
-	s := &suite{client: newClient(&url.URL{Scheme: "http", Host: "x"}, key, time.Second, time.Second, time.Second)}
+	s := &suite{client: newClient(&url.URL{Scheme: "http", Host: "x"}, keyOnly(key), time.Second, time.Second, time.Second)}
 	tests := []struct {
 		name, body, want string
 		replaced         []string
@@ -151,7 +151,7 @@ func TestBehavioursAlike(t *testing.T) {
 // it, unless the document declares it, it is about the message, or it
 // carries credentials; a request id's value is not kept.
 func TestAlwaysSent(t *testing.T) {
-	s := &suite{client: newClient(&url.URL{Scheme: "http", Host: "x"}, "k", time.Second, time.Second, time.Second)}
+	s := &suite{client: newClient(&url.URL{Scheme: "http", Host: "x"}, keyOnly("k"), time.Second, time.Second, time.Second)}
 	pr := &profiler{s: s}
 	h := func(kv ...string) http.Header {
 		out := http.Header{}

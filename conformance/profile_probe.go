@@ -265,8 +265,8 @@ func (pr *profiler) defaults(coll *spec.Collection) []FieldDefault {
 		pr.skip("%s: a create with only the required fields answered %d", coll.Name, ex.Status)
 		return nil
 	}
-	pr.created = append(pr.created, Record{Name: r.recordName, ID: s.client.redact(idOf(ex, coll)), Check: "profile: the values a new item gets"})
 	item, _ := decodeJSON(ex.Body).(map[string]any)
+	pr.created = append(pr.created, Record{Name: r.recordName, ID: s.client.redact(scalarString(item[coll.IDField])), Check: "profile: the values a new item gets"})
 	var out []FieldDefault
 	for _, n := range optional {
 		d := FieldDefault{Field: n}
@@ -329,7 +329,7 @@ func (pr *profiler) errors() {
 	}
 	if read != nil {
 		r := s.validRequest(read, authKey)
-		r.path[readColl.IDParam] = unknownID(readColl)
+		r.path[readColl.IDParam] = s.unknownIDFor(read, readColl.IDParam)
 		try(CondUnknownID, r)
 	}
 }

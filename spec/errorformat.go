@@ -615,3 +615,29 @@ func (o *Operation) ValidationStatus() int {
 func (o *Operation) declaresExactly(status int) bool {
 	return slices.ContainsFunc(o.Responses, func(r *Response) bool { return r.Status == status })
 }
+
+// StatusField is the path of the field that carries the HTTP status in an
+// error of this format ("status", "error.code"), by the same reading of the
+// schema that fills it; nil when no field does.
+func (f *ErrorFormat) StatusField() []string {
+	if f.Schema == nil {
+		return []string{"status"}
+	}
+	return f.plan.find("status", nil)
+}
+
+// find is the path of the first slot of the plan with meaning m.
+func (p *fieldPlan) find(m string, at []string) []string {
+	if p == nil {
+		return nil
+	}
+	if p.meaning == m {
+		return at
+	}
+	for _, np := range p.props {
+		if found := np.plan.find(m, append(slices.Clip(at), np.name)); found != nil {
+			return found
+		}
+	}
+	return nil
+}

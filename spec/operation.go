@@ -253,6 +253,12 @@ func mediaTypes(content *orderedmap.Map[string, *v3.MediaType]) ([]string, *base
 // isJSON reports whether a media type is JSON: application/json, a +json
 // type (application/problem+json), or text/json, as some documents say.
 func isJSON(mediaType string) bool {
+	return IsJSON(mediaType)
+}
+
+// IsJSON reports whether a media type is one petctl reads as JSON:
+// application/json, a +json type (application/problem+json), or text/json.
+func IsJSON(mediaType string) bool {
 	mt := strings.ToLower(strings.TrimSpace(strings.SplitN(mediaType, ";", 2)[0]))
 	return mt == JSON || mt == "text/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 }

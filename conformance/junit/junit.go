@@ -1,6 +1,6 @@
 // Package junit writes JUnit XML reports, the format CI systems (GitHub
 // Actions, GitLab, Jenkins) show as test results. petctl diff and petctl
-// drift write one; conform's comes from Ginkgo's own reporter.
+// drift write one, and so does conform, a test case per check.
 package junit
 
 import (
