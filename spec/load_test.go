@@ -1,7 +1,9 @@
 package spec
 
 import (
+	"encoding/json"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -36,6 +38,68 @@ func TestMultiFileDocument(t *testing.T) {
 	r.Header.Set("Content-Type", JSON)
 	if ps := v.Request(r, s.Operation("addNote")); len(ps) == 0 || !strings.Contains(ps.Error(), "text") {
 		t.Errorf("problems %v, want the empty text refused by the schema in schemas/note-draft.yaml", ps)
+	}
+}
+
+// TestChainedFileRefsValidate: a body whose schema reaches a whole-file
+// $ref through files in other folders (note.yaml -> people/author.yaml ->
+// contact.yaml) is validated, request and response, rather than reported as
+// a schema that does not compile: libopenapi-validator's compiler misses
+// such a file and reads it from disk as JSON.
+func TestChainedFileRefsValidate(t *testing.T) {
+	s, err := Load(styles + "multifile/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	add, list := s.Operation("addNote"), s.Operation("listNotes")
+	for _, tc := range []struct {
+		name, body string
+		wantField  string // "" when the body is valid
+	}{
+		{"valid", `[{"id": 1, "text": "hi", "author": {"name": "Ada", "contact": {"email": "ada@example.com"}}}]`, ""},
+		{"bad email in the last file", `[{"id": 1, "text": "hi", "author": {"name": "Ada", "contact": {"email": "nope"}}}]`, "email"},
+		{"bad name in the middle file", `[{"id": 1, "text": "hi", "author": {"name": ""}}]`, "name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "http://notes.local/notes/v1/notes", nil)
+			ps := v.Response(r, list, 200, http.Header{"Content-Type": {JSON}}, []byte(tc.body))
+			checkProblems(t, "response", ps, tc.wantField)
+			item := strings.TrimSuffix(strings.TrimPrefix(tc.body, "["), "]")
+			r = httptest.NewRequest("POST", "http://notes.local/notes/v1/notes", strings.NewReader(item))
+			r.Header.Set("Content-Type", JSON)
+			checkProblems(t, "request", v.Request(r, add), tc.wantField)
+			if schema := add.Response(201).Schema; schema != nil {
+				rs, err := v.CompileResponseSchema(schema)
+				if err != nil {
+					t.Fatalf("record schema: %v", err)
+				}
+				var doc any
+				if err := json.Unmarshal([]byte(item), &doc); err != nil {
+					t.Fatal(err)
+				}
+				if err := rs.Validate(doc); (err != nil) != (tc.wantField != "") {
+					t.Errorf("record: %v, want an error: %v", err, tc.wantField != "")
+				}
+			}
+		})
+	}
+}
+
+// checkProblems fails unless ps is empty (wantField "") or names wantField,
+// and never when ps says a schema did not compile.
+func checkProblems(t *testing.T, what string, ps Problems, wantField string) {
+	t.Helper()
+	switch {
+	case strings.Contains(ps.Error(), "compile"):
+		t.Errorf("%s: %v, want the schema compiled", what, ps)
+	case wantField == "" && len(ps) > 0:
+		t.Errorf("%s: %v, want none", what, ps)
+	case wantField != "" && !strings.Contains(ps.Error(), wantField):
+		t.Errorf("%s: %v, want a problem naming %q", what, ps, wantField)
 	}
 }
 

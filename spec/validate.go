@@ -22,6 +22,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v4"
 )
 
 // Problem is one way a request, a response or a record departs from the document.
@@ -209,7 +210,12 @@ func (v *Validator) RequestDecoded(r *http.Request, op *Operation, doc any) Prob
 func (v *Validator) request(r *http.Request, op *Operation, key requestKey, kind memoKind) Problems {
 	var ok bool
 	var errs []*verrors.ValidationError
-	v.renders.do(op, func() { ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path) })
+	v.renders.do(op, func() {
+		ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
+		if !ok && notCompiled(errs) && v.cacheCompiled(requestSchema(op, r.Header.Get("Content-Type")), schema_validation.SchemaValidationPurposeRequestBody) {
+			ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
+		}
+	})
 	if ok {
 		if kind != memoNone {
 			v.memo.accept(key)
@@ -259,8 +265,15 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 	}
 	var ok bool
 	var errs []*verrors.ValidationError
-	v.renders.do(responseUse{resp, mt}, func() {
+	validate := func() {
+		res.Body = io.NopCloser(bytes.NewReader(body))
 		ok, errs = v.v.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(r, res, op.PathItem, op.Path)
+	}
+	v.renders.do(responseUse{resp, mt}, func() {
+		validate()
+		if !ok && notCompiled(errs) && v.cacheCompiled(mediaSchema(op, resp, mt), schema_validation.SchemaValidationPurposeResponseBody) {
+			validate()
+		}
 	})
 	if ok {
 		return nil
@@ -365,7 +378,7 @@ func (v *Validator) compileSchema(schema *base.Schema, purpose schema_validation
 	}
 	var c *schema_validation.CompiledValidationSchema
 	var err error
-	v.renders.alone(func() { c, err = schema_validation.CompileSchemaForValidation(schema, purpose, v.opts, v.version) })
+	v.renders.alone(func() { c, err = v.compile(schema, purpose) })
 	if err != nil {
 		return nil, err
 	}
@@ -467,4 +480,79 @@ func fieldPath(se *verrors.SchemaValidationFailure) string {
 type responseUse struct {
 	resp      *Response
 	mediaType string
+}
+
+// compile compiles schema for purpose as libopenapi-validator does and, where
+// the library's compile fails, as one self-contained document. For a request
+// or response body whose schema has $refs, libopenapi-validator v0.14.0
+// compiles a graph of the files those refs name, and misses a whole-file
+// $ref made from a file in another folder (eclipse-ditto: thing.yml names
+// ../features/features.yml, which names feature.yml, which names
+// featureProperties.yml): its compiler then reads that YAML file from disk as
+// JSON and fails, though the document is sound. Rendering inline resolves
+// every such ref, so the rendered schema compiles alone; a schema whose
+// rendering keeps a $ref (a cycle) keeps the library's error.
+func (v *Validator) compile(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose) (*schema_validation.CompiledValidationSchema, error) {
+	c, err := schema_validation.CompileSchemaForValidation(schema, purpose, v.opts, v.version)
+	if err == nil {
+		return c, nil
+	}
+	rendered, rerr := schema_validation.RenderSchemaForValidation(schema, purpose)
+	if rerr != nil || rendered == nil || bytes.Contains(rendered.RenderedJSON, []byte(`"$ref"`)) {
+		return nil, err
+	}
+	name := fmt.Sprintf("%x", schema.GoLow().Hash())
+	compiled, cerr := helpers.NewCompiledSchemaWithVersion(name, rendered.RenderedJSON, v.opts, v.version)
+	if cerr != nil {
+		return nil, err
+	}
+	return &schema_validation.CompiledValidationSchema{
+		RenderedInline:  rendered.RenderedInline,
+		ReferenceSchema: rendered.ReferenceSchema,
+		RenderedJSON:    rendered.RenderedJSON,
+		RenderedNode:    rendered.RenderedNode,
+		ResourceNodes:   map[string]*yaml.Node{"": rendered.RenderedNode, name: rendered.RenderedNode},
+		CompiledSchema:  compiled,
+	}, nil
+}
+
+// cacheCompiled compiles schema the way compile does and puts it in the
+// validator's schema cache under the key the library looks it up by, so the
+// library's next validation of that body uses it instead of compiling (and
+// failing) again. It reports whether there is something new to retry with.
+func (v *Validator) cacheCompiled(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose) bool {
+	if schema == nil || schema.GoLow() == nil || v.opts.SchemaCache == nil {
+		return false
+	}
+	c, err := v.compile(schema, purpose)
+	if err != nil || c == nil || c.CompiledSchema == nil {
+		return false
+	}
+	v.opts.SchemaCache.Store(schema_validation.SchemaCacheKey(schema.GoLow().Hash(), v.version, purpose), c.ToCacheEntry(schema))
+	return true
+}
+
+// notCompiled reports whether the library gave up on a body because its
+// schema did not compile (rather than finding the body invalid).
+func notCompiled(errs []*verrors.ValidationError) bool {
+	for _, e := range errs {
+		if e.ValidationSubType == helpers.Schema && strings.Contains(e.Reason, "failed to compile") {
+			return true
+		}
+	}
+	return false
+}
+
+// requestSchema is the schema op declares for a request body of contentType.
+func requestSchema(op *Operation, contentType string) *base.Schema {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil || op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Content == nil {
+		return nil
+	}
+	for name, m := range op.Op.RequestBody.Content.FromOldest() {
+		if strings.EqualFold(name, mt) && m != nil && m.Schema != nil {
+			return m.Schema.Schema()
+		}
+	}
+	return nil
 }

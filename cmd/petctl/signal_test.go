@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,8 +78,9 @@ func startProcessWith(t *testing.T, config string, stderr io.Writer) (*exec.Cmd,
 // TestSIGTERMUnderLoad: with requests in flight, SIGTERM lets them finish,
 // refuses new connections, and the process exits 0 in bounded time.
 func TestSIGTERMUnderLoad(t *testing.T) {
-	// Every list takes 300ms, so requests are in flight when the signal lands.
-	cmd, base, host, stderr := startProcess(t, "latency:\n  listPets: 300ms\nserver:\n  timeouts: {shutdown: 5s}\n")
+	// Every list takes 1.5s, so requests are in flight when the signal lands
+	// and still are while the test looks for the refusal of new connections.
+	cmd, base, host, stderr := startProcess(t, "latency:\n  listPets: 1500ms\nserver:\n  timeouts: {shutdown: 5s}\n")
 
 	client := &http.Client{Timeout: 10 * time.Second}
 	type outcome struct {
@@ -87,15 +89,15 @@ func TestSIGTERMUnderLoad(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	results := make(chan outcome, 16)
-	started := make(chan struct{}, 16)
+	connected := make(chan struct{}, 16)
 	for i := 0; i < 16; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			req, _ := http.NewRequest("GET", base+"/pets?limit=5", nil)
 			req.Header.Set("Authorization", "Bearer sig-key")
-			started <- struct{}{}
-			res, err := client.Do(req)
+			trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { connected <- struct{}{} }}
+			res, err := client.Do(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
 			if err != nil {
 				results <- outcome{err: err}
 				return
@@ -106,19 +108,40 @@ func TestSIGTERMUnderLoad(t *testing.T) {
 		}()
 	}
 	for i := 0; i < 16; i++ {
-		<-started
+		<-connected
 	}
-	time.Sleep(100 * time.Millisecond) // the requests are now inside their 300ms
+	// A connection the kernel has completed but the server has not yet
+	// accepted is not in flight: closing the listener resets it, as any
+	// server's would. A later connection answered proves the 16 accepted,
+	// since the listen queue is first in, first out; on a loaded machine
+	// that can take longer than any fixed sleep.
+	probe := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	if res, err := probe.Get("http://" + host + "/__petctl/health"); err != nil {
+		t.Fatal(err)
+	} else {
+		res.Body.Close()
+	}
 	signalled := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond)
-	if c, err := net.DialTimeout("tcp", host, time.Second); err == nil {
-		c.Close()
-		t.Error("a new connection was accepted after SIGTERM")
-	} else if !errors.Is(err, syscall.ECONNREFUSED) {
-		t.Errorf("a new connection after SIGTERM: %v, want connection refused", err)
+	// The listener closes once the process has handled the signal: poll for
+	// the refusal while the lists are still in their 1.5s.
+	refused := false
+	for time.Since(signalled) < time.Second && !refused {
+		c, err := net.DialTimeout("tcp", host, time.Second)
+		if err == nil {
+			c.Close()
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Fatalf("a new connection after SIGTERM: %v, want connection refused", err)
+		}
+		refused = true
+	}
+	if !refused {
+		t.Error("new connections were still accepted 1s after SIGTERM")
 	}
 	wg.Wait()
 	close(results)
