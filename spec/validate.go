@@ -497,14 +497,24 @@ func (v *Validator) compile(schema *base.Schema, purpose schema_validation.Schem
 	if err == nil {
 		return c, nil
 	}
-	rendered, rerr := schema_validation.RenderSchemaForValidation(schema, purpose)
-	if rerr != nil || rendered == nil || bytes.Contains(rendered.RenderedJSON, []byte(`"$ref"`)) {
-		return nil, err
+	if alone := v.compileAlone(schema, purpose); alone != nil {
+		return alone, nil
+	}
+	return nil, err
+}
+
+// compileAlone compiles schema's inline rendering for purpose as one
+// document, or returns nil where the rendering keeps a $ref or does not
+// compile either.
+func (v *Validator) compileAlone(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose) *schema_validation.CompiledValidationSchema {
+	rendered, err := schema_validation.RenderSchemaForValidation(schema, purpose)
+	if err != nil || rendered == nil || bytes.Contains(rendered.RenderedJSON, []byte(`"$ref"`)) {
+		return nil
 	}
 	name := fmt.Sprintf("%x", schema.GoLow().Hash())
-	compiled, cerr := helpers.NewCompiledSchemaWithVersion(name, rendered.RenderedJSON, v.opts, v.version)
-	if cerr != nil {
-		return nil, err
+	compiled, err := helpers.NewCompiledSchemaWithVersion(name, rendered.RenderedJSON, v.opts, v.version)
+	if err != nil {
+		return nil
 	}
 	return &schema_validation.CompiledValidationSchema{
 		RenderedInline:  rendered.RenderedInline,
@@ -513,10 +523,10 @@ func (v *Validator) compile(schema *base.Schema, purpose schema_validation.Schem
 		RenderedNode:    rendered.RenderedNode,
 		ResourceNodes:   map[string]*yaml.Node{"": rendered.RenderedNode, name: rendered.RenderedNode},
 		CompiledSchema:  compiled,
-	}, nil
+	}
 }
 
-// cacheCompiled compiles schema the way compile does and puts it in the
+// cacheCompiled compiles schema alone and puts it in the
 // validator's schema cache under the key the library looks it up by, so the
 // library's next validation of that body uses it instead of compiling (and
 // failing) again. It reports whether there is something new to retry with.
@@ -524,8 +534,8 @@ func (v *Validator) cacheCompiled(schema *base.Schema, purpose schema_validation
 	if schema == nil || schema.GoLow() == nil || v.opts.SchemaCache == nil {
 		return false
 	}
-	c, err := v.compile(schema, purpose)
-	if err != nil || c == nil || c.CompiledSchema == nil {
+	c := v.compileAlone(schema, purpose) // the library's own compile has just failed
+	if c == nil {
 		return false
 	}
 	v.opts.SchemaCache.Store(schema_validation.SchemaCacheKey(schema.GoLow().Hash(), v.version, purpose), c.ToCacheEntry(schema))
