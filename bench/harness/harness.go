@@ -268,3 +268,34 @@ func ModuleRoot(ctx context.Context) (string, error) {
 	}
 	return filepath.Dir(mod), nil
 }
+
+// CorpusDir finds the shared corpus of public OpenAPI documents:
+// $PETCTL_CORPUS, else a shared/corpus folder beside the module root or
+// above it (worktrees live a level deeper than the main checkout); "" when
+// there is none.
+func CorpusDir(root string) string {
+	if d := os.Getenv("PETCTL_CORPUS"); d != "" {
+		return d
+	}
+	for dir := root; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		p := filepath.Join(dir, "shared", "corpus")
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return p
+		}
+	}
+	return ""
+}
+
+// FirstLine is the first non-empty line of s, at most 160 characters, for a
+// one-line reason in a table.
+func FirstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			if r := []rune(l); len(r) > 160 {
+				l = string(r[:160]) + "…"
+			}
+			return l
+		}
+	}
+	return ""
+}
