@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -26,6 +28,9 @@ func readMachine(ctx context.Context, root string) machine {
 	m := machine{cpus: runtime.NumCPU(), date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadBefore: loadAverage()}
 	m.model = procField("/proc/cpuinfo", "model name")
 	m.memory = procField("/proc/meminfo", "MemTotal")
+	if kb, err := strconv.ParseInt(strings.TrimSuffix(m.memory, " kB"), 10, 64); err == nil {
+		m.memory = fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+	}
 	if out, err := exec.CommandContext(ctx, "go", "version").Output(); err == nil {
 		m.goVersion = strings.TrimPrefix(strings.TrimSpace(string(out)), "go version ")
 	}

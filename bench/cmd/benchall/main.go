@@ -77,7 +77,7 @@ func run(ctx context.Context, short bool, only []string, doc string, out io.Writ
 			return ctx.Err()
 		}
 		if only != nil && !slices.Contains(only, p.name) {
-			results = append(results, result{producer: p, reason: "not run (benchall -only)"})
+			results = append(results, result{producer: p, reason: "not run (benchall -only)", command: p.command(short)})
 			continue
 		}
 		fmt.Fprintf(out, "\n== %s\n", p.name)

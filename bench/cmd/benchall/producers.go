@@ -23,8 +23,10 @@ type producer struct {
 	// args are its arguments for the table (medians of alternating
 	// rounds, a few seconds a round); shortArgs for -short.
 	args, shortArgs []string
-	// measure is a producer benchall runs in its own process.
+	// measure is a producer benchall runs in its own process; howto is
+	// its command for a person.
 	measure func(ctx context.Context, root string, short bool, out io.Writer) ([]harness.Row, error)
+	howto   string
 	// missing says which work brings the command, for a package that does
 	// not exist yet.
 	missing string
@@ -57,7 +59,7 @@ var producers = []producer{
 	{name: "conformtime", pkg: "./bench/cmd/conformtime",
 		args:      []string{"-rounds", "7"},
 		shortArgs: []string{"-rounds", "1"}},
-	{name: "maketest", measure: makeTest},
+	{name: "maketest", measure: makeTest, howto: "make test (timed after the test binaries are built)"},
 }
 
 // result is what one producer gave: its rows, or why it gave none.
@@ -71,8 +73,8 @@ type result struct {
 	took       time.Duration
 }
 
-func (p producer) run(ctx context.Context, root, tmp, petctl string, short bool, out io.Writer) result {
-	r := result{producer: p, loadBefore: loadAverage()}
+func (p producer) run(ctx context.Context, root, tmp, petctl string, short bool, out io.Writer) (r result) {
+	r = result{producer: p, loadBefore: loadAverage(), command: p.command(short)}
 	began := time.Now()
 	defer func() { r.took, r.loadAfter = time.Since(began), loadAverage() }()
 	args := p.args
@@ -80,7 +82,6 @@ func (p producer) run(ctx context.Context, root, tmp, petctl string, short bool,
 		args = p.shortArgs
 	}
 	if p.measure != nil {
-		r.command = p.name
 		rows, err := p.measure(ctx, root, short, out)
 		if err != nil {
 			r.reason = err.Error()
@@ -88,7 +89,6 @@ func (p producer) run(ctx context.Context, root, tmp, petctl string, short bool,
 		r.rows = rows
 		return r
 	}
-	r.command = "go run " + p.pkg + " " + strings.Join(args, " ")
 	if _, err := os.Stat(filepath.Join(root, p.pkg)); err != nil {
 		r.reason = fmt.Sprintf("%s does not exist yet: %s", strings.TrimPrefix(p.pkg, "./"), p.missing)
 		return r
@@ -118,6 +118,18 @@ func (p producer) run(ctx context.Context, root, tmp, petctl string, short bool,
 	}
 	r.rows = rows
 	return r
+}
+
+// command is how to run the producer by hand.
+func (p producer) command(short bool) string {
+	if p.measure != nil {
+		return p.howto
+	}
+	args := p.args
+	if short {
+		args = p.shortArgs
+	}
+	return strings.TrimSpace("go run " + p.pkg + " " + strings.Join(args, " "))
 }
 
 func lastLine(s string) string {
