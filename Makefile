@@ -45,19 +45,19 @@ build:
 	@echo "building $(BIN) (the first build downloads and compiles the modules: a minute or two)"
 	$(GO) build -v -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/petctl
 
-## bench: the Go benchmarks, then the load comparisons (about 10 minutes; see docs/performance.md)
+## bench: the Go benchmarks, then every comparison, written as one table into
+## docs/performance.md (about 20 minutes; BENCH_FLAGS=-short checks the producers in a few)
 bench: bench-go bench-load
 
 ## bench-go: validation, store, fixtures and handler benchmarks, in-process
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./spec ./engine
 
-## bench-load: petctl beside the net/http baseline, beside Prism (when npm is present), with 1,000,000 animals, and a full conform
+## bench-load: every comparison of docs/performance.md (net/http baseline, CRUD,
+## a million records, the largest corpus documents, the stores, Prism and Mockoon,
+## conform, make test), its table written into that page
 bench-load:
-	$(GO) run ./bench/cmd/loadcmp $(BENCH_FLAGS)
-	$(GO) run ./bench/cmd/prismcmp $(BENCH_FLAGS)
-	$(GO) run ./bench/cmd/million
-	$(GO) run ./bench/cmd/conformtime
+	$(GO) run ./bench/cmd/benchall $(BENCH_FLAGS)
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

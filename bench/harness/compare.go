@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -17,6 +18,19 @@ type Scenario struct {
 	Name string
 	Req  load.Request
 	Want int
+	// Target is the prefix of the targets' IDs it measures ("list", "create").
+	Target string
+}
+
+// PetstoreScenarios are the two requests of the Petstore comparisons, the
+// same for every server compared: a page of 20 animals and a create.
+func PetstoreScenarios() []Scenario {
+	return []Scenario{
+		{Name: "GET /v1/pets?limit=20", Target: "list", Req: load.Request{Method: "GET", Path: "/v1/pets?limit=20"}, Want: 200},
+		{Name: "POST /v1/pets", Target: "create", Req: load.Request{Method: "POST", Path: "/v1/pets",
+			Header: http.Header{"Content-Type": {"application/json"}},
+			Body:   []byte(`{"name":"Bench","categoryId":3,"status":"available"}`)}, Want: 201},
+	}
 }
 
 // Server is a running server to compare.

@@ -268,3 +268,71 @@ func ModuleRoot(ctx context.Context) (string, error) {
 	}
 	return filepath.Dir(mod), nil
 }
+
+// CorpusDir finds the shared corpus of public OpenAPI documents:
+// $PETCTL_CORPUS, else a shared/corpus folder beside the module root or
+// above it (worktrees live a level deeper than the main checkout); "" when
+// there is none.
+func CorpusDir(root string) string {
+	if d := os.Getenv("PETCTL_CORPUS"); d != "" {
+		return d
+	}
+	for dir := root; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		p := filepath.Join(dir, "shared", "corpus")
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return p
+		}
+	}
+	return ""
+}
+
+// FirstLine is the first non-empty line of s, at most 160 characters, for a
+// one-line reason in a table.
+func FirstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			if r := []rune(l); len(r) > 160 {
+				l = string(r[:160]) + "…"
+			}
+			return l
+		}
+	}
+	return ""
+}
+
+// ticksPerSecond is the unit of /proc/PID/stat's CPU times (USER_HZ, 100
+// on every Linux architecture Go supports).
+const ticksPerSecond = 100
+
+// ReadCPU is the CPU time pid has used so far, user and system: on a
+// shared machine, the part of a start-up that is the process's own work
+// rather than waiting for a core.
+func ReadCPU(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	return parseStat(string(data))
+}
+
+func parseStat(s string) (time.Duration, error) {
+	// The command name (field 2) is in parentheses and may hold spaces;
+	// utime and stime are fields 14 and 15, the 12th and 13th after it.
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, errors.New("/proc/PID/stat: no command name")
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0, errors.New("/proc/PID/stat: too few fields")
+	}
+	var ticks int64
+	for _, v := range f[11:13] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/PID/stat: %v", err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / ticksPerSecond, nil
+}

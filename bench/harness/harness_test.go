@@ -58,3 +58,15 @@ func TestRatioAndTable(t *testing.T) {
 		t.Errorf("table %q, want %q", b.String(), want)
 	}
 }
+
+func TestParseStat(t *testing.T) {
+	// A command name with a space and a parenthesis, as the kernel writes it.
+	stat := "1234 (pet ctl) S 1 1234 1234 0 -1 4194560 1500 0 0 0 250 37 0 0 20 0 9 0 100 0 0"
+	got, err := parseStat(stat)
+	if want := 2870 * time.Millisecond; err != nil || got != want {
+		t.Errorf("parseStat = %v, %v, want %v", got, err, want)
+	}
+	if _, err := parseStat("1234 (x) S 1"); err == nil {
+		t.Error("parseStat of a short line: no error")
+	}
+}

@@ -42,6 +42,7 @@ type options struct {
 	// for before-and-after comparisons of an engine change.
 	others []string
 	strict bool
+	rows   string
 }
 
 type multi []string
@@ -61,6 +62,7 @@ func parse(args []string, errOut io.Writer) (*options, error) {
 	fl.StringVar(&o.petctlLog, "petctl-log", "", "file for petctl's request log (default: a file in the temporary directory)")
 	fl.StringVar(&o.petctlBin, "petctl", "", "petctl binary to measure (default: build ./cmd/petctl)")
 	fl.BoolVar(&o.strict, "strict", false, "exit 1 when a target is missed")
+	fl.StringVar(&o.rows, "rows", "", "write the targets' rows as JSON to this file (for benchall)")
 	fl.Var((*multi)(&o.others), "also", "another petctl binary to measure, as name=path (repeatable)")
 	if err := fl.Parse(args); err != nil {
 		return nil, err
@@ -173,12 +175,7 @@ func compare(ctx context.Context, o *options, out io.Writer) error {
 		}
 		servers = append(servers, harness.Server{Name: name, Addr: addr, Header: auth})
 	}
-	scenarios := []harness.Scenario{
-		{Name: "GET /v1/pets?limit=20", Req: load.Request{Method: "GET", Path: "/v1/pets?limit=20"}, Want: 200},
-		{Name: "POST /v1/pets", Req: load.Request{Method: "POST", Path: "/v1/pets",
-			Header: http.Header{"Content-Type": {"application/json"}},
-			Body:   []byte(`{"name":"Bench","categoryId":3,"status":"available"}`)}, Want: 201},
-	}
+	scenarios := harness.PetstoreScenarios()
 	fmt.Fprintf(out, "%d connections, %s runs after %s warm-up, %d rounds, servers alternating\n",
 		o.cfg.Conns, o.cfg.Duration, o.cfg.Warmup, o.rounds)
 	results, err := harness.Compare(ctx, o.cfg, o.rounds, scenarios, servers, out)
@@ -204,13 +201,9 @@ func header(m map[string]string) http.Header {
 	return h
 }
 
-// targets are the issue's: petctl's share of each baseline's req/s.
-var targets = map[string]float64{
-	"GET /v1/pets?limit=20": 0.50,
-	"POST /v1/pets":         0.40,
-}
-
-const p99Target = 5 * time.Millisecond
+// targetBaseline is the baseline the issue's targets are against: the
+// unvalidated server as one writes it by hand.
+const targetBaseline = "baseline-marshal"
 
 func report(out io.Writer, o *options, scenarios []harness.Scenario, servers []harness.Server, results map[string]map[string]harness.Runs) (missed int) {
 	fmt.Fprintf(out, "\nmedians of %d rounds, %d connections; ratio = req/s of the server over req/s of the baseline\n", o.rounds, o.cfg.Conns)
@@ -225,33 +218,34 @@ func report(out io.Writer, o *options, scenarios []harness.Scenario, servers []h
 	for _, b := range baselines {
 		head = append(head, "vs "+b)
 	}
-	t.Row(append(head, "targets")...)
+	t.Row(head...)
+	rows := &harness.Rows{}
 	for _, sc := range scenarios {
 		for _, srv := range servers {
 			rps, p50, p99 := results[sc.Name][srv.Name].Median()
 			row := []string{sc.Name, srv.Name, fmt.Sprintf("%.0f", rps), load.FormatDuration(p50), load.FormatDuration(p99)}
-			var verdicts []string
 			for _, b := range baselines {
 				brps, _, _ := results[sc.Name][b].Median()
 				row = append(row, harness.Ratio(rps, brps))
-				if srv.Name == "petctl" {
-					ok := rps >= targets[sc.Name]*brps
-					verdicts = append(verdicts, fmt.Sprintf("≥%.0f%% of %s %s", 100*targets[sc.Name], b, harness.Verdict(ok)))
-					if !ok {
-						missed++
-					}
-				}
 			}
-			if srv.Name == "petctl" {
-				ok := p99 < p99Target
-				verdicts = append(verdicts, fmt.Sprintf("p99<%s %s", load.FormatDuration(p99Target), harness.Verdict(ok)))
-				if !ok {
-					missed++
-				}
-			}
-			t.Row(append(row, strings.Join(verdicts, "; "))...)
+			t.Row(row...)
 		}
+		if _, ok := results[sc.Name][targetBaseline]; !ok {
+			rows.Skip(sc.Target+".rps", "loadcmp ran without the marshal baseline (-baselines)")
+			rows.Skip(sc.Target+".p99", "loadcmp ran without the marshal baseline (-baselines)")
+			continue
+		}
+		rps, _, p99 := results[sc.Name]["petctl"].Median()
+		brps, _, bp99 := results[sc.Name][targetBaseline].Median()
+		rows.Add(harness.Row{ID: sc.Target + ".rps", Value: rps, Baseline: brps, BaselineName: "net/http, marshal", Runs: o.rounds})
+		rows.Add(harness.Row{ID: sc.Target + ".p99", Value: p99.Seconds(), Baseline: bp99.Seconds(), BaselineName: "net/http, marshal", Runs: o.rounds})
 	}
 	t.Write(out)
+	fmt.Fprintln(out)
+	missed = rows.Report(out)
+	if err := rows.Write(o.rows); err != nil {
+		fmt.Fprintln(out, "loadcmp:", err)
+		missed++
+	}
 	return missed
 }

@@ -8,11 +8,12 @@
 // (spec.Load) and preparing the server (engine.New). A document petctl
 // refuses is listed with the first line of the reason.
 //
-//	go run ./bench/cmd/startup [-corpus ../shared/corpus] [-starts 5] [NAME...]
+//	go run ./bench/cmd/startup [-corpus ../shared/corpus] [-starts 5] [-rows FILE] [NAME...]
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -47,6 +48,7 @@ func main() {
 	corpus := fl.String("corpus", "", "folder of OpenAPI documents (default: $PETCTL_CORPUS, else ../shared/corpus beside the module)")
 	starts := fl.Int("starts", 5, "start-ups per document (medians)")
 	bin := fl.String("petctl", "", "petctl binary (default: build ./cmd/petctl)")
+	rowsPath := fl.String("rows", "", "write the targets' rows (the largest corpus documents) as JSON to this file (for benchall)")
 	if err := fl.Parse(os.Args[1:]); err != nil {
 		os.Exit(2)
 	}
@@ -54,22 +56,35 @@ func main() {
 		fmt.Fprintln(os.Stderr, "startup: -starts must be positive")
 		os.Exit(2)
 	}
-	if err := measure(ctx, *corpus, *bin, *starts, fl.Args(), os.Stdout); err != nil {
+	rows := &harness.Rows{}
+	err := measure(ctx, *corpus, *bin, *starts, fl.Args(), rows, os.Stdout)
+	if err == nil {
+		err = rows.Write(*rowsPath)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "startup:", err)
 		os.Exit(1)
 	}
 }
 
-func measure(ctx context.Context, corpus, bin string, starts int, names []string, out io.Writer) error {
+// targeted are the corpus documents the start-up targets name, by
+// the prefix of their targets' IDs.
+var targeted = map[string]string{
+	"adyen-balance-platform-configuration": "corpus.adyen",
+	"lago":                                 "corpus.lago",
+	"eclipse-ditto":                        "corpus.ditto",
+}
+
+func measure(ctx context.Context, corpus, bin string, starts int, names []string, rows *harness.Rows, out io.Writer) error {
 	root, err := harness.ModuleRoot(ctx)
 	if err != nil {
 		return err
 	}
 	if corpus == "" {
-		corpus = os.Getenv("PETCTL_CORPUS")
+		corpus = harness.CorpusDir(root)
 	}
 	if corpus == "" {
-		corpus = filepath.Join(root, "..", "shared", "corpus")
+		return errors.New("no shared/corpus beside the module or above it: give -corpus, or set PETCTL_CORPUS")
 	}
 	docs, err := documents(corpus, names)
 	if err != nil {
@@ -88,23 +103,35 @@ func measure(ctx context.Context, corpus, bin string, starts int, names []string
 	}
 	fmt.Fprintf(out, "%d start-ups per document, medians; corpus %s\n\n", starts, corpus)
 	t := &harness.Table{}
-	t.Row("document", "size", "operations", "exec to first answer", "peak RSS", "spec.Load", "engine.New", "")
+	t.Row("document", "size", "operations", "exec to first answer", "its CPU time", "peak RSS", "spec.Load", "engine.New", "")
 	for _, d := range docs {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		ops, load, prepare, refused := inProcess(d, starts)
-		first, peak, err := serve(ctx, bin, d, starts, tmp)
+		first, cpu, peak, err := serve(ctx, bin, d, starts, tmp)
 		if err != nil && refused == "" {
 			refused = firstLine(err.Error())
 		}
-		row := []string{d.name, kb(d.size), fmt.Sprint(ops), "-", "-", ms(load), ms(prepare), refused}
+		row := []string{d.name, kb(d.size), fmt.Sprint(ops), "-", "-", "-", ms(load), ms(prepare), refused}
 		if err == nil {
-			row[3], row[4] = ms(first), harness.MB(peak)
+			row[3], row[4], row[5] = ms(first), ms(cpu), harness.MB(peak)
 		}
 		t.Row(row...)
+		if id, ok := targeted[d.name]; ok {
+			if err != nil {
+				rows.Skip(id+".first", refused)
+				rows.Skip(id+".peak", refused)
+			} else {
+				rows.Add(harness.Row{ID: id + ".first", Value: first.Seconds(), Runs: starts,
+					Note: fmt.Sprintf("its CPU time to the first answer %s (user and system, all threads: the wall time without the neighbours' share of the cores)", ms(cpu))})
+				rows.Add(harness.Row{ID: id + ".peak", Value: float64(peak), Runs: starts})
+			}
+		}
 	}
 	t.Write(out)
+	fmt.Fprintln(out)
+	rows.Report(out)
 	return nil
 }
 
@@ -185,14 +212,15 @@ func inProcess(d document, starts int) (ops int, load, prepare time.Duration, re
 }
 
 // serve starts petctl serve on d starts times and returns the medians of
-// the time to its first answer and of its peak resident memory.
-func serve(ctx context.Context, bin string, d document, starts int, tmp string) (time.Duration, int64, error) {
-	var firsts []time.Duration
+// the time to its first answer, of the CPU time it used by then, and of its
+// peak resident memory.
+func serve(ctx context.Context, bin string, d document, starts int, tmp string) (time.Duration, time.Duration, int64, error) {
+	var firsts, cpus []time.Duration
 	var peaks []float64
 	for range starts {
 		addr, err := harness.FreeAddr()
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		args := []string{"serve", "--addr", addr, "--api-key", benchKey}
 		if d.path != "" {
@@ -200,20 +228,24 @@ func serve(ctx context.Context, bin string, d document, starts int, tmp string) 
 		}
 		p, err := harness.Start("petctl", bin, args, nil, addr, filepath.Join(tmp, "petctl.log"))
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		first, err := p.WaitReady(ctx, "http://"+addr+engine.AdminPrefix+"health", http.Header{}, 60*time.Second)
 		var m harness.Memory
+		var cpu time.Duration
+		if err == nil {
+			cpu, err = harness.ReadCPU(p.Pid())
+		}
 		if err == nil {
 			m, err = harness.ReadMemory(p.Pid())
 		}
 		p.Stop(10 * time.Second)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
-		firsts, peaks = append(firsts, first), append(peaks, float64(m.HWM))
+		firsts, cpus, peaks = append(firsts, first), append(cpus, cpu), append(peaks, float64(m.HWM))
 	}
-	return harness.MedianDuration(firsts), int64(harness.Median(peaks)), nil
+	return harness.MedianDuration(firsts), harness.MedianDuration(cpus), int64(harness.Median(peaks)), nil
 }
 
 // firstLine is the first line of a refusal, after the word "petctl:" and
