@@ -42,9 +42,11 @@ func TestHostileDeployments(t *testing.T) {
 	// A run costs about a time-out for each of the 21 requests to the item
 	// operations when they hang or dribble, so those cases get a shorter
 	// one, still ample for the probe and the engine's answers on a busy
-	// machine; the others keep the time to read a 4 MiB body under the race
-	// detector.
-	const short, long = 250 * time.Millisecond, 400 * time.Millisecond
+	// machine; the others answer at once, so a longer one costs them
+	// nothing: it covers reading a 4 MiB body and the reachability probe
+	// under the race detector on a loaded machine (400ms was not enough at
+	// load 10 on two cores).
+	const short, long = 250 * time.Millisecond, 2 * time.Second
 	cases := []struct {
 		name    string
 		timeout time.Duration
