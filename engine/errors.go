@@ -38,6 +38,7 @@ const (
 	CodeUnsupportedContentEncoding Code = "unsupported_content_encoding"
 	CodeMalformedContentEncoding   Code = "malformed_content_encoding"
 	CodeStoreFull                  Code = "store_full"
+	CodeStoreUnavailable           Code = "store_unavailable"
 )
 
 // codeStatus is the one table from code to HTTP status.
@@ -65,6 +66,7 @@ var codeStatus = map[Code]int{
 	CodeUnsupportedContentEncoding: http.StatusUnsupportedMediaType,
 	CodeMalformedContentEncoding:   http.StatusBadRequest,
 	CodeStoreFull:                  http.StatusInsufficientStorage,
+	CodeStoreUnavailable:           http.StatusServiceUnavailable,
 }
 
 // Codes returns every code the engine can answer with, for documentation checks.

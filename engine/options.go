@@ -108,6 +108,14 @@ type Options struct {
 	// whole.
 	StoreMaxRecords int
 	StoreMaxBytes   int64
+	// State keeps the store's records beyond the process (a file, or a
+	// Redis shared by replicas; see store.Journal); nil keeps them in
+	// memory only. New attaches it once the fixtures are loaded: a state
+	// that already holds records replaces them. The caller opens and
+	// closes it.
+	State store.Journal
+	// StateReset starts State afresh from the fixtures, dropping what it holds.
+	StateReset bool
 }
 
 // DefaultOptions are the engine's defaults, declared here once: New gives

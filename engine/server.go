@@ -6,6 +6,7 @@ package engine
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -51,6 +52,7 @@ type Server struct {
 	lingerTime  time.Duration
 	maxRecords  int
 	maxBytes    int64
+	state       store.Journal // nil: memory only
 	// keyParams are the query parameters always redacted in logs;
 	// keyHeaders and keyCookies carry keys too (see keyNames and scrub).
 	keyParams              []string
@@ -185,6 +187,15 @@ func New(o Options) (*Server, error) {
 	// record is reported with the rest.
 	if err := s.loadFixtures(files); err != nil {
 		errs = append(errs, err)
+	} else if o.State != nil && len(errs) == 0 {
+		notes, err := s.data.Attach(o.State, origin(o), o.StateReset)
+		if err != nil {
+			errs = append(errs, stateError(err))
+		}
+		for _, n := range notes {
+			s.log.Warn(n)
+		}
+		s.state = o.State
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -290,6 +301,28 @@ func (s *Server) loadFixtures(files []FixtureFile) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// origin is what the store is made from, for the state to record: the
+// document, the fixture files and the generated records.
+func origin(o Options) store.Origin {
+	out := store.Origin{Document: store.Digest{Name: o.Spec.Source, SHA256: o.Spec.Digest}, Generate: o.Generate, Seed: o.Seed}
+	for _, f := range o.Fixtures {
+		sum := sha256.Sum256(f.Data)
+		out.Fixtures = append(out.Fixtures, store.Digest{Name: f.Name, SHA256: hex.EncodeToString(sum[:])})
+	}
+	return out
+}
+
+// stateError places a state that cannot be taken at store.path: a record
+// that does not fit the document, a file that is not petctl's, a store
+// limit the records pass.
+func stateError(err error) error {
+	var full *store.FullError
+	if errors.As(err, &full) {
+		return keyError(full.Setting(), "%s: the stored records must fit; raise %s", full.Reason(), full.Setting())
+	}
+	return wholeError("store.path", err)
 }
 
 // Collections returns the names of the served collections and their sizes.

@@ -14,6 +14,7 @@ import (
 	"github.com/petctl/petctl/config"
 	"github.com/petctl/petctl/engine"
 	"github.com/petctl/petctl/engine/reference"
+	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/fixtures"
 	"github.com/petctl/petctl/spec"
 	"github.com/spf13/cobra"
@@ -150,7 +151,11 @@ type prepared struct {
 // 'config validate' runs. ps are the problems loadConfig found; the spec,
 // the fixtures and the spec-dependent settings are checked even so (unless
 // the spec setting itself is wrong), and every problem is reported at once.
-func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger, logs *engine.LogBuffer) (*prepared, error) {
+//
+// state, when not nil, keeps the records (see openState); it is attached
+// only when nothing else is wrong, so that a start refused for another
+// reason leaves it as it was.
+func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger, logs *engine.LogBuffer, state store.Journal) (*prepared, error) {
 	c := cfg.Config
 	for _, p := range ps {
 		if p.Key == "spec" {
@@ -170,6 +175,9 @@ func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger
 		errs = append(errs, err)
 	}
 	o.Spec, o.Fixtures, o.Logger, o.LogBuffer = s, files, logger, logs
+	if len(ps) == 0 && len(errs) == 0 {
+		o.State, o.StateReset = state, c.Store.Reset
+	}
 	srv, err := engine.New(o)
 	if err := cfg.Combine(ps, errors.Join(append(errs, err)...)); err != nil {
 		return nil, usageError(err)
@@ -189,7 +197,20 @@ func serveRun(a *app, opts *serveOptions) error {
 		// Runs before run prints the error, if any, after the log lines.
 		defer logs.Close(logFlushTimeout)
 	}
-	p, err := prepare(a, cfg, ps, logger, logs)
+	var state store.Journal
+	if !ps.Names("store") {
+		if state, err = openState(cfg.Config); err != nil {
+			return usageError(cfg.Combine(ps, err))
+		}
+	}
+	if state != nil {
+		defer func() {
+			if err := state.Close(); err != nil {
+				logger.Error("the state could not be closed", "state", state.Name(), "error", err.Error())
+			}
+		}()
+	}
+	p, err := prepare(a, cfg, ps, logger, logs, state)
 	if err != nil {
 		return err
 	}
@@ -318,6 +339,7 @@ func printBanner(a *app, p *prepared, base string) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	fmt.Fprintf(w, "  state      %s\n", stateLine(c))
 	for _, n := range names {
 		fmt.Fprintf(w, "  store      %s: %d records\n", n, colls[n])
 	}

@@ -39,6 +39,9 @@ type Store struct {
 	mu    sync.Mutex
 	colls map[string]*Collection
 	names []string // sorted
+	// journal keeps the records beyond this process; nil for none. Set by
+	// Attach before the store is shared.
+	journal Journal
 }
 
 // New makes a store of the collections, each named by its spec.Collection.
@@ -109,20 +112,75 @@ func (s *Store) Import(fx *Fixtures, now time.Time, ready func() error) error {
 			return err
 		}
 	}
-	for _, b := range all {
-		b.c.table.loadColumns(b.cols)
+	colls := make([]*Collection, len(all))
+	sets := make([]*snapshot, len(all))
+	for i, b := range all {
+		colls[i], sets[i] = b.c, snapshotOfColumns(b.c, b.cols)
 	}
-	return nil
+	return s.change(colls, sets, func() {
+		for _, b := range all {
+			b.c.table.loadColumnsLocked(b.cols)
+		}
+	})
 }
 
 // Reset returns every collection to its baseline: the fixtures (and
-// generated records) Load stored.
-func (s *Store) Reset() {
+// generated records) Load stored. An error says the journal could not
+// take the reset, which then did not happen.
+func (s *Store) Reset() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, c := range s.colls {
-		c.table.restoreBaseline()
+	colls := make([]*Collection, len(s.names))
+	for i, name := range s.names {
+		colls[i] = s.colls[name]
 	}
+	return s.change(colls, nil, func() {
+		for _, c := range colls {
+			c.table.restoreBaselineLocked()
+		}
+	})
+}
+
+// change replaces the contents of colls, all together, with sets (nil:
+// their baselines): the journal takes the change while every table is
+// locked, so that it sees it in order with the creates around it, and
+// apply then makes it in memory. The caller holds s.mu.
+func (s *Store) change(colls []*Collection, sets []*snapshot, apply func()) error {
+	for _, c := range colls {
+		c.table.mu.Lock()
+	}
+	var wait func() error
+	var err error
+	if j := s.journal; j != nil {
+		for _, c := range colls {
+			if err = j.catchUp(c); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			if sets == nil {
+				for _, c := range colls {
+					sets = append(sets, snapshotOf(c, c.table.baselineLocked()))
+				}
+			}
+			wait, err = j.replace(sets)
+		}
+	}
+	if err == nil {
+		apply()
+	}
+	for _, c := range colls {
+		c.table.mu.Unlock()
+	}
+	if err != nil {
+		return &JournalError{Journal: s.journal.Name(), Err: err}
+	}
+	if wait != nil {
+		if err := wait(); err != nil {
+			return &JournalError{Journal: s.journal.Name(), Err: err}
+		}
+	}
+	return nil
 }
 
 // Export writes the store as a fixture file: a JSON object mapping each
@@ -131,6 +189,9 @@ func (s *Store) Export(w io.Writer) error {
 	// The records are taken under the lock (so no import is half seen) and
 	// written after it is released: a client that stops reading holds its
 	// own answer only, never a reset or an import.
+	for _, name := range s.names {
+		s.colls[name].catchUpToRead()
+	}
 	s.mu.Lock()
 	stores := make([]frozenRecords, len(s.names))
 	for i, name := range s.names {

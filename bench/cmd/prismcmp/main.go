@@ -148,7 +148,7 @@ func compare(ctx context.Context, o *options, out io.Writer) (missed int, err er
 	if err != nil {
 		return 0, err
 	}
-	p, err := harness.Start("petctl", bin, []string{"serve", "--addr", paddr, "--api-key", benchKey}, nil, paddr, filepath.Join(tmp, "petctl.log"))
+	p, err := harness.Start("petctl", bin, []string{"serve", "--addr", paddr, "--api-key", benchKey, "--state", "none"}, nil, paddr, filepath.Join(tmp, "petctl.log"))
 	if err != nil {
 		return 0, err
 	}

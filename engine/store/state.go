@@ -1,0 +1,225 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Attach makes j keep the store's records from now on. When j holds no
+// state yet, or fresh is set, j is seeded with what the store holds now
+// (the fixtures Load stored) and origin. Otherwise the stored records
+// replace what the store holds, and the fixtures stay what a reset returns
+// to.
+//
+// Records stored under the same document are taken as they are, without
+// being checked again: they were checked when they were stored. Under
+// another document every record is built and checked again, and any that
+// the document refuses stops the start: the error (a *StateError) names
+// each one, as fixtures problems are named. Collections the document no
+// longer has are refused the same way. The notes say what a start should
+// tell the user: that the state was made from other fixtures.
+func (s *Store) Attach(j Journal, origin Origin, fresh bool) (notes []string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fail := func(err error) ([]string, error) { return nil, &StateError{Journal: j.Name(), Err: err} }
+	m, err := j.meta()
+	if err != nil {
+		return fail(err)
+	}
+	meta := newMeta(origin)
+	meta.Collections = s.names
+	if m == nil || fresh {
+		seeded, err := j.seed(s.baselines(), meta, fresh)
+		if err != nil {
+			return fail(err)
+		}
+		if seeded {
+			s.attach(j)
+			return nil, nil
+		}
+		// Another replica seeded the shared store first: take its records.
+		if m, err = j.meta(); err != nil {
+			return fail(err)
+		}
+		if m == nil {
+			return fail(errors.New("the state was seeded by another process and is gone again"))
+		}
+	}
+	var errs []error
+	for _, name := range m.Collections {
+		if _, ok := s.colls[name]; !ok {
+			errs = append(errs, fmt.Errorf("%s holds collection %q, which the document does not have", j.Name(), name))
+		}
+	}
+	sameDoc := m.Origin.Document.SHA256 == origin.Document.SHA256
+	loaded := map[string]*columns{}
+	nexts, positions := map[string]int64{}, map[string]int64{}
+	for _, name := range s.names {
+		if !slices.Contains(m.Collections, name) {
+			continue // new in the document: its fixtures are its records
+		}
+		cols, next, pos, err := s.colls[name].loadStored(j, !sameDoc)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		loaded[name], nexts[name], positions[name] = cols, next, pos
+	}
+	if len(errs) > 0 {
+		if !sameDoc {
+			errs = append(errs, fmt.Errorf("%s was made with %s (sha256 %.12s), and the records above do not fit %s: serve a document they fit, or start with --state-reset to start afresh from the fixtures (the stored records are lost)",
+				j.Name(), m.Origin.Document.Name, m.Origin.Document.SHA256, origin.Document.Name))
+		} else {
+			errs = append(errs, fmt.Errorf("start with --state-reset to start afresh from the fixtures (the stored records are lost)"))
+		}
+		return fail(errors.Join(errs...))
+	}
+	for name, cols := range loaded {
+		t := s.colls[name].table
+		t.loadColumns(cols)
+		if next := nexts[name]; next > t.nextSeq {
+			t.nextSeq = next
+		}
+		s.colls[name].applied.Store(positions[name])
+	}
+	if !m.Origin.sameSeed(origin) {
+		notes = append(notes, fmt.Sprintf("%s was made with other fixtures than these; its records are kept, and a reset returns to these fixtures", j.Name()))
+	}
+	if !sameDoc || !m.Origin.sameSeed(origin) || !slices.Equal(m.Collections, s.names) {
+		// Rewritten whole: the records were built again, in the new
+		// document's order of fields, and the meta names the new origin.
+		if _, err := j.seed(s.current(), meta, true); err != nil {
+			return fail(err)
+		}
+	}
+	s.attach(j)
+	return notes, nil
+}
+
+// attach sets the journal of the store and of each collection, and marks
+// what has been applied of a shared journal's logs.
+func (s *Store) attach(j Journal) {
+	s.journal = j
+	for _, c := range s.colls {
+		c.journal = j
+	}
+}
+
+// baselines are the snapshots of every collection's baseline, in name order.
+func (s *Store) baselines() []*snapshot {
+	out := make([]*snapshot, 0, len(s.names))
+	for _, name := range s.names {
+		c := s.colls[name]
+		c.table.mu.Lock()
+		out = append(out, snapshotOf(c, c.table.baselineLocked()))
+		c.table.mu.Unlock()
+	}
+	return out
+}
+
+// current are the snapshots of every collection as it is, in name order.
+func (s *Store) current() []*snapshot {
+	out := make([]*snapshot, 0, len(s.names))
+	for _, name := range s.names {
+		c := s.colls[name]
+		t := c.table
+		t.mu.Lock()
+		out = append(out, snapshotOf(c, &tableState{seqs: slices.Clip(t.seqs), spans: slices.Clip(t.spans), keys: slices.Clip(t.keys),
+			chunks: slices.Clone(t.data.chunks), nextSeq: t.nextSeq, noNext: t.noNext}))
+		t.mu.Unlock()
+	}
+	return out
+}
+
+// loadStored reads the collection's records from j into columns, and
+// returns the seq the next create takes and the position of j's log they
+// are at. Unless check is set they are taken as they are, only their
+// filter values decoded; with it every record is built and checked as a
+// fixture is.
+func (c *Collection) loadStored(j Journal, check bool) (cols *columns, next, pos int64, err error) {
+	integer := c.def.IDType == "integer"
+	if !check {
+		cols, err = c.fastColumns(j.Name(), func(each func(seq int64, key string, raw []byte) error) error {
+			next, pos, err = j.load(c.def.Name, integer, each)
+			return err
+		})
+		return cols, next, pos, err
+	}
+	var buf []byte
+	var refs []fixtureRef
+	next, pos, err = j.load(c.def.Name, integer, func(seq int64, key string, raw []byte) error {
+		if len(buf)+len(raw) > maxFixtureBytes {
+			return fmt.Errorf("%s: more than 4 GiB of records", c.def.Name)
+		}
+		start := len(buf)
+		buf = append(buf, raw...)
+		refs = append(refs, fixtureRef{index: int32(len(refs)), start: uint32(start), end: uint32(len(buf))})
+		return nil
+	})
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if len(refs) == 0 {
+		return &columns{index: c.emptyIndex()}, next, pos, nil
+	}
+	set := &fixtureSet{segs: []fixtureSegment{{file: j.Name(), coll: c.def.Name, data: buf, state: true}}, refs: refs}
+	cols, err = c.buildFixtures(set, time.Time{})
+	return cols, next, pos, err
+}
+
+// fastColumns builds columns of records that load hands over in seq
+// order, already built and checked: their filter values are decoded, and
+// nothing else is checked but that they are objects of the item's fields
+// in order. name names their journal in errors.
+func (c *Collection) fastColumns(name string, load func(each func(seq int64, key string, raw []byte) error) error) (*columns, error) {
+	integer := c.def.IDType == "integer"
+	cols := &columns{index: c.emptyIndex()}
+	fv := c.newFieldValues()
+	var extra []string
+	err := load(func(seq int64, key string, raw []byte) error {
+		pos := len(cols.seqs)
+		if pos > 0 && seq <= cols.seqs[pos-1] {
+			return fmt.Errorf("%s is damaged: %s: record %d is out of order", name, c.def.Name, seq)
+		}
+		var ok bool
+		if extra, ok = decodeFields(raw, c.fieldPos, &fv, extra[:0]); !ok || len(extra) > 0 {
+			return fmt.Errorf("%s is damaged: %s: record %d is not an object of the item's fields", name, c.def.Name, seq)
+		}
+		if integer {
+			if c.idPos < 0 || !fv.has[c.idPos] || scalarKey(fv.vals[c.idPos]) != strconv.FormatInt(seq, 10) {
+				return fmt.Errorf("%s is damaged: %s: record %d does not hold its id", name, c.def.Name, seq)
+			}
+		} else {
+			cols.keys = append(cols.keys, key)
+		}
+		cols.seqs = append(cols.seqs, seq)
+		cols.spans = append(cols.spans, cols.data.add(raw))
+		for i, p := range c.filterPos {
+			if p >= 0 && fv.has[p] {
+				if v, ok := scalarValue(fv.vals[p]); ok {
+					cols.index[i][v] = append(cols.index[i][v], int32(pos))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.table.limits.check(len(cols.seqs), cols.bytes()); err != nil {
+		return nil, err
+	}
+	return cols, nil
+}
+
+// emptyIndex is a filter index without records.
+func (c *Collection) emptyIndex() []map[string][]int32 {
+	index := make([]map[string][]int32, len(c.filterFields))
+	for i := range index {
+		index[i] = map[string][]int32{}
+	}
+	return index
+}
