@@ -276,4 +276,3 @@ func TestStateUnderAnotherDocument(t *testing.T) {
 		t.Errorf("under a document the records fit, %d pets, want 152", got)
 	}
 }
-

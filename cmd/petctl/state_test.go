@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// startPetctl runs this test binary as `petctl serve args...` on a free
+// port with the API key sig-key, and returns the process and the base URL.
+// The process is killed when the test ends, if it is still running.
+func startPetctl(t *testing.T, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"serve", "--addr", "127.0.0.1:0", "--api-key", "sig-key", "--log-requests=false"}, args...)...)
+	cmd.Env = append(os.Environ(), "PETCTL_TEST_BE_PETCTL=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &safeBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	base := ""
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == "base" {
+			base = f[2]
+			break
+		}
+	}
+	if base == "" {
+		_ = cmd.Wait()
+		t.Fatalf("no base URL in the banner; stderr: %v", stderr)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	return cmd, base
+}
+
+// exportedPets reads every pet of the store at base through the admin export.
+func exportedPets(t *testing.T, base string) []map[string]any {
+	t.Helper()
+	res, err := http.Get(strings.TrimSuffix(base, "/v1") + "/__petctl/store")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var store map[string][]map[string]any
+	dec := json.NewDecoder(res.Body)
+	dec.UseNumber()
+	if err := dec.Decode(&store); err != nil {
+		t.Fatalf("the export is not JSON: %v", err)
+	}
+	return store["pets"]
+}
+
+// TestKill9KeepsAcknowledgedWrites kills a real petctl with SIGKILL at a
+// random moment of a stream of concurrent creates, many times over one
+// state file: after each restart every create that was answered 201 is
+// there, whole and under its id, ids are unique, and nothing else but the
+// fixtures and creates that were under way is.
+func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	acked := map[string]string{} // id -> name
+	var mu sync.Mutex
+	client := &http.Client{Timeout: 5 * time.Second}
+	const rounds, writers = 10, 8
+	sent := 0
+	for round := range rounds {
+		cmd, base := startPetctl(t, "--state", state)
+		pets := exportedPets(t, base)
+		checkPets(t, round, pets, acked)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					name := fmt.Sprintf("r%d-w%d-%d", round, w, i)
+					body := fmt.Sprintf(`{"name":%q,"categoryId":%d,"status":"pending"}`, name, w)
+					req, _ := http.NewRequest("POST", base+"/pets", strings.NewReader(body))
+					req.Header.Set("Authorization", "Bearer sig-key")
+					req.Header.Set("Content-Type", "application/json")
+					res, err := client.Do(req)
+					if err != nil {
+						return // killed
+					}
+					data, _ := io.ReadAll(res.Body)
+					res.Body.Close()
+					if res.StatusCode != http.StatusCreated {
+						t.Errorf("create answered %d: %s", res.StatusCode, data)
+						return
+					}
+					var pet map[string]any
+					if err := json.Unmarshal(data, &pet); err != nil {
+						t.Errorf("create answered %s", data)
+						return
+					}
+					mu.Lock()
+					acked[fmt.Sprint(pet["id"])] = name
+					sent++
+					mu.Unlock()
+				}
+			}()
+		}
+		time.Sleep(time.Duration(20+rand.IntN(200)) * time.Millisecond)
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		close(stop)
+		wg.Wait()
+		_ = cmd.Wait()
+	}
+	_, base := startPetctl(t, "--state", state)
+	checkPets(t, rounds, exportedPets(t, base), acked)
+	if sent < rounds {
+		t.Errorf("only %d creates were answered in %d rounds: the test did not write", sent, rounds)
+	}
+	t.Logf("%d creates answered over %d kills", sent, rounds)
+}
+
+// checkPets holds the stored pets to the acknowledged creates.
+func checkPets(t *testing.T, round int, pets []map[string]any, acked map[string]string) {
+	t.Helper()
+	byID := map[string]map[string]any{}
+	for _, p := range pets {
+		id := fmt.Sprint(p["id"])
+		if byID[id] != nil {
+			t.Errorf("round %d: id %s is stored twice", round, id)
+		}
+		byID[id] = p
+		if name, _ := p["name"].(string); p["categoryId"] == nil || name == "" {
+			t.Errorf("round %d: pet %s is not whole: %v", round, id, p)
+		}
+	}
+	for id, name := range acked {
+		p := byID[id]
+		if p == nil {
+			t.Errorf("round %d: pet %s (%s) was answered 201 and is gone after kill -9", round, id, name)
+			continue
+		}
+		if p["name"] != name {
+			t.Errorf("round %d: pet %s is %v, want the name %s it was created with", round, id, p["name"], name)
+		}
+	}
+}
+
+// TestStateStartErrors: a state that cannot be taken stops serve, exit 2,
+// naming the file and, for records the document refuses, each record.
+func TestStateStartErrors(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage")
+	if err := os.WriteFile(garbage, bytes.Repeat([]byte("petctl? "), 2000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, map[string]string{"PETCTL_STATE": garbage}, "serve", "--addr", "127.0.0.1:0")
+	if want := "state " + garbage + " is not a petctl state file"; code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("a state file that is not one: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+	code, _, stderr = runCLI(t, nil, "serve", "--addr", "127.0.0.1:0", "--state", garbage)
+	if want := "--state: store.path: state " + garbage; code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("from the flag: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+}
