@@ -211,7 +211,7 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) *response {
 		if s.logBuffer != nil {
 			dropped = s.logBuffer.Dropped()
 		}
-		return adminJSON(map[string]any{"status": "ok", "logLinesDropped": dropped, "store": s.storeHealth()})
+		return adminJSON(map[string]any{"status": "ok", "logLinesDropped": dropped, "store": s.storeHealth(), "version": s.versionHealth()})
 	case name == "ready":
 		return adminJSON(map[string]any{"ready": true, "collections": s.Collections()})
 	case name == "reset":
@@ -332,6 +332,15 @@ func adminJSON(v any) *response {
 // An error says the state could not take the reset, which then did not
 // happen.
 func (s *Server) Reset() error { return s.data.Reset() }
+
+// versionHealth says which configuration and document are served.
+func (s *Server) versionHealth() map[string]any {
+	v := map[string]any{"number": s.version.Number, "document": s.spec.Source, "digest": s.spec.Digest}
+	if !s.version.Loaded.IsZero() {
+		v["loadedAt"] = s.version.Loaded.UTC().Format(time.RFC3339)
+	}
+	return v
+}
 
 // storeHealth says where the records are kept and whether that works.
 func (s *Server) storeHealth() map[string]any {

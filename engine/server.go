@@ -53,6 +53,7 @@ type Server struct {
 	maxRecords  int
 	maxBytes    int64
 	state       store.Journal // nil: memory only
+	version     Version
 	// keyParams are the query parameters always redacted in logs;
 	// keyHeaders and keyCookies carry keys too (see keyNames and scrub).
 	keyParams              []string
@@ -119,6 +120,7 @@ func New(o Options) (*Server, error) {
 		lingerTime:  o.LingerTime,
 		maxRecords:  o.StoreMaxRecords,
 		maxBytes:    o.StoreMaxBytes,
+		version:     o.Version,
 	}
 	if !o.NoRequestLog {
 		s.reqlog = newRequestLog(o.RequestLogSize)
@@ -196,6 +198,10 @@ func New(o Options) (*Server, error) {
 			s.log.Warn(n)
 		}
 		s.state = o.State
+	} else if o.Previous != nil && len(errs) == 0 {
+		if err := s.data.TakeOver(o.Previous.data, o.Previous.spec.Digest == o.Spec.Digest); err != nil {
+			errs = append(errs, wholeError("spec", fmt.Errorf("the records served until now do not fit the new document:\n%w", err)))
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -324,6 +330,19 @@ func stateError(err error) error {
 	}
 	return wholeError("store.path", err)
 }
+
+// Freeze waits for the changes to the store under way to be made and
+// committed and holds back the later ones until Thaw, so that a reload
+// takes the records whole. Reads go on.
+func (s *Server) Freeze() { s.data.Freeze() }
+
+// Thaw lets changes to the store through again.
+func (s *Server) Thaw() { s.data.Thaw() }
+
+// Retire hands the store over to next, which replaces this server (a
+// reload): the changes that waited while it was frozen are made in next's
+// store. Call it while frozen, then Thaw.
+func (s *Server) Retire(next *Server) { s.data.Retire(next.data) }
 
 // Collections returns the names of the served collections and their sizes.
 func (s *Server) Collections() map[string]int { return s.data.Sizes() }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/petctl/petctl/config"
 	"github.com/petctl/petctl/engine"
-	"github.com/petctl/petctl/engine/reference"
 	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/fixtures"
 	"github.com/petctl/petctl/spec"
@@ -152,10 +151,9 @@ type prepared struct {
 // the fixtures and the spec-dependent settings are checked even so (unless
 // the spec setting itself is wrong), and every problem is reported at once.
 //
-// state, when not nil, keeps the records (see openState); it is attached
-// only when nothing else is wrong, so that a start refused for another
-// reason leaves it as it was.
-func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger, logs *engine.LogBuffer, state store.Journal) (*prepared, error) {
+// st says where the records are kept and, for a reload, which server is
+// replaced; nil for none (config validate).
+func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger, logs *engine.LogBuffer, st *stateChoice) (*prepared, error) {
 	c := cfg.Config
 	for _, p := range ps {
 		if p.Key == "spec" {
@@ -175,8 +173,11 @@ func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger
 		errs = append(errs, err)
 	}
 	o.Spec, o.Fixtures, o.Logger, o.LogBuffer = s, files, logger, logs
-	if len(ps) == 0 && len(errs) == 0 {
-		o.State, o.StateReset = state, c.Store.Reset
+	if st != nil && len(ps) == 0 && len(errs) == 0 {
+		// Only when nothing else is wrong: a start refused for another
+		// reason leaves the state as it was.
+		o.State, o.Previous, o.Version = st.journal, st.previous, st.version
+		o.StateReset = c.Store.Reset && st.previous == nil // a reload never resets
 	}
 	srv, err := engine.New(o)
 	if err := cfg.Combine(ps, errors.Join(append(errs, err)...)); err != nil {
@@ -210,7 +211,7 @@ func serveRun(a *app, opts *serveOptions) error {
 			}
 		}()
 	}
-	p, err := prepare(a, cfg, ps, logger, logs, state)
+	p, err := prepare(a, cfg, ps, logger, logs, &stateChoice{journal: state, version: engine.Version{Number: 1, Loaded: time.Now()}})
 	if err != nil {
 		return err
 	}
@@ -221,10 +222,20 @@ func serveRun(a *app, opts *serveOptions) error {
 	base := "http://" + ln.Addr().String() + p.spec.BasePath
 	printBanner(a, p, base)
 	warnIfExposed(a, cfg.Config, ln.Addr())
+	rl := newReloader(a, opts, p, state, logger, logs)
+	go rl.run(a.ctx)
 	if opts.ready != nil {
 		opts.ready(base)
 	}
-	return failure(engine.Serve(a.ctx, ln, reference.Mount(p.spec, p.srv, referenceOptions), p.srv.Timeouts(), logger))
+	return failure(engine.Serve(a.ctx, ln, rl, p.srv.Timeouts(), logger))
+}
+
+// stateChoice is where prepare's server keeps its records: journal (nil
+// for memory only), and the server it replaces on a reload.
+type stateChoice struct {
+	journal  store.Journal
+	previous *engine.Server
+	version  engine.Version
 }
 
 // listenError says why the address cannot be used, where it was set and

@@ -76,6 +76,8 @@ type Collection struct {
 	// keeps them in memory only. Set by Store.Attach before the
 	// collection is shared.
 	journal Journal
+	// owner is the store the collection is in.
+	owner *Store
 	// applied is how far a shared journal's log of this collection has
 	// been applied; changed under the table's write lock.
 	applied atomic.Int64
@@ -141,6 +143,16 @@ var errInvalidRecord = errors.New("invalid record")
 // *FullError, ErrIDsExhausted, or what is wrong with a field, and nothing
 // was stored.
 func (c *Collection) Create(obj map[string]any, now time.Time) (Record, error) {
+	if c.owner != nil {
+		c.owner.gate.RLock()
+		defer c.owner.gate.RUnlock()
+		if next := c.owner.successor.Load(); next != nil {
+			if nc := next.colls[c.def.Name]; nc != nil {
+				return nc.Create(obj, now)
+			}
+			return Record{}, &JournalError{Journal: "the store", Err: fmt.Errorf("the document was reloaded while this create waited, and has no collection %s any more; nothing was stored", c.def.Name)}
+		}
+	}
 	if err := c.catchUp(); err != nil {
 		return Record{}, err
 	}

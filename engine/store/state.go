@@ -139,7 +139,7 @@ func (s *Store) current() []*snapshot {
 // are at. Unless check is set they are taken as they are, only their
 // filter values decoded; with it every record is built and checked as a
 // fixture is.
-func (c *Collection) loadStored(j Journal, check bool) (cols *columns, next, pos int64, err error) {
+func (c *Collection) loadStored(j recordSource, check bool) (cols *columns, next, pos int64, err error) {
 	integer := c.def.IDType == "integer"
 	if !check {
 		cols, err = c.fastColumns(j.Name(), func(each func(seq int64, key string, raw []byte) error) error {
@@ -222,4 +222,71 @@ func (c *Collection) emptyIndex() []map[string][]int32 {
 		index[i] = map[string][]int32{}
 	}
 	return index
+}
+
+// recordSource is where loadStored reads records: a journal, or the store
+// a reload takes over.
+type recordSource interface {
+	Name() string
+	load(name string, integer bool, each func(seq int64, key string, raw []byte) error) (next, pos int64, err error)
+}
+
+// servedRecords reads the records of a store a reload takes over.
+type servedRecords struct{ s *Store }
+
+func (servedRecords) Name() string { return "the records served until now" }
+
+func (m servedRecords) load(name string, integer bool, each func(seq int64, key string, raw []byte) error) (int64, int64, error) {
+	c := m.s.colls[name]
+	c.table.mu.RLock()
+	t := c.table
+	sn := snapshotOf(c, &tableState{seqs: slices.Clip(t.seqs), spans: slices.Clip(t.spans), keys: slices.Clip(t.keys),
+		chunks: slices.Clone(t.data.chunks), nextSeq: t.nextSeq, noNext: t.noNext})
+	c.table.mu.RUnlock()
+	for i, seq := range sn.seqs {
+		if err := each(seq, sn.key(i), sn.recs.at(i)); err != nil {
+			return 0, 0, err
+		}
+	}
+	return sn.next, c.applied.Load(), nil
+}
+
+// TakeOver makes the records of old, the store of the document served
+// until a reload, this store's: as they are when the document is the same
+// (sameDoc), else each built and checked again, and any the new document
+// refuses is named and nothing is taken. A collection old has records in
+// and this store does not have is refused the same way. Freeze old first.
+func (s *Store) TakeOver(old *Store, sameDoc bool) error {
+	src := servedRecords{old}
+	var errs []error
+	for _, name := range old.names {
+		if _, ok := s.colls[name]; !ok && old.colls[name].table.len() > 0 {
+			errs = append(errs, fmt.Errorf("collection %q holds %d records, and the new document does not have it", name, old.colls[name].table.len()))
+		}
+	}
+	loaded := map[string]*columns{}
+	nexts, positions := map[string]int64{}, map[string]int64{}
+	for _, name := range s.names {
+		if old.colls[name] == nil {
+			continue
+		}
+		cols, next, pos, err := s.colls[name].loadStored(src, !sameDoc)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		loaded[name], nexts[name], positions[name] = cols, next, pos
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	for name, cols := range loaded {
+		t := s.colls[name].table
+		t.loadColumns(cols)
+		if next := nexts[name]; next > t.nextSeq {
+			t.nextSeq = next
+		}
+		s.colls[name].applied.Store(positions[name])
+	}
+	return nil
 }

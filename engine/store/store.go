@@ -28,6 +28,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,6 +43,13 @@ type Store struct {
 	// journal keeps the records beyond this process; nil for none. Set by
 	// Attach before the store is shared.
 	journal Journal
+	// gate is held for reading by every change for its whole course, its
+	// commit included, and for writing by Freeze: a frozen store changes
+	// no more, and what it holds is all committed.
+	gate sync.RWMutex
+	// successor, once set by Retire, takes the changes that reach this
+	// store after it: those that waited while it was frozen.
+	successor atomic.Pointer[Store]
 }
 
 // New makes a store of the collections, each named by its spec.Collection.
@@ -49,6 +57,7 @@ func New(colls ...*Collection) *Store {
 	s := &Store{colls: map[string]*Collection{}}
 	for _, c := range colls {
 		s.colls[c.def.Name] = c
+		c.owner = s
 	}
 	s.names = slices.Sorted(maps.Keys(s.colls))
 	return s
@@ -89,6 +98,11 @@ func (s *Store) Load(fx *Fixtures, now time.Time) []error {
 // not nil) says no, the collections are replaced together; on any problem
 // nothing changes. A *FullError says a collection would pass the limits.
 func (s *Store) Import(fx *Fixtures, now time.Time, ready func() error) error {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	if next := s.successor.Load(); next != nil {
+		return next.importFrom(s, fx, now, ready)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(fx.sets) == 0 {
@@ -128,6 +142,11 @@ func (s *Store) Import(fx *Fixtures, now time.Time, ready func() error) error {
 // generated records) Load stored. An error says the journal could not
 // take the reset, which then did not happen.
 func (s *Store) Reset() error {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	if next := s.successor.Load(); next != nil {
+		return next.Reset()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	colls := make([]*Collection, len(s.names))
@@ -226,4 +245,47 @@ func (s *Store) Export(w io.Writer) error {
 	buf = append(buf, "\n}\n"...)
 	_, err := w.Write(buf)
 	return err
+}
+
+// Freeze waits for the changes under way to be made and committed, and
+// holds back every later one until Thaw: a reload reads the store, or its
+// journal, whole, and nothing is changed behind it.
+func (s *Store) Freeze() { s.gate.Lock() }
+
+// Thaw lets changes through again.
+func (s *Store) Thaw() { s.gate.Unlock() }
+
+// Retire hands the store over to next, which has taken its records (a
+// reload): a change that reaches this store from now on, one that waited
+// while it was frozen, is made in next. Call it while the store is frozen.
+func (s *Store) Retire(next *Store) { s.successor.Store(next) }
+
+// importFrom imports fixtures parsed by another store: parsed again here,
+// so that they name this store's collections.
+func (s *Store) importFrom(old *Store, fx *Fixtures, now time.Time, ready func() error) error {
+	var files []FixtureFile
+	seen := map[string]bool{}
+	for _, set := range fx.sets {
+		for _, sg := range set.segs {
+			if !seen[sg.file] {
+				seen[sg.file] = true
+				files = append(files, FixtureFile{Name: sg.file, Data: sg.data})
+			}
+		}
+	}
+	arrayOf := func(file string) (string, error) {
+		for name, set := range fx.sets {
+			for _, sg := range set.segs {
+				if sg.file == file {
+					return name, nil
+				}
+			}
+		}
+		return collectionOfFile(file)
+	}
+	nfx, err := s.Parse(files, arrayOf)
+	if err != nil {
+		return err
+	}
+	return s.Import(nfx, now, ready)
 }
