@@ -22,8 +22,14 @@ import (
 // The process is killed when the test ends, if it is still running.
 func startPetctl(t *testing.T, args ...string) (*exec.Cmd, string) {
 	t.Helper()
+	return startPetctlEnv(t, nil, args...)
+}
+
+// startPetctlEnv is startPetctl with more environment variables.
+func startPetctlEnv(t *testing.T, env []string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"serve", "--addr", "127.0.0.1:0", "--api-key", "sig-key", "--log-requests=false"}, args...)...)
-	cmd.Env = append(os.Environ(), "PETCTL_TEST_BE_PETCTL=1")
+	cmd.Env = append(append(os.Environ(), "PETCTL_TEST_BE_PETCTL=1"), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
