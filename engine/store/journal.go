@@ -36,6 +36,8 @@ type Journal interface {
 	// holds no state (or when over says so); false when another process
 	// seeded it first (a shared store), and the caller loads instead.
 	seed(sets []*snapshot, m *stateMeta, over bool) (bool, error)
+	// setMeta replaces the stored meta alone.
+	setMeta(m *stateMeta) error
 	// catchUp applies to c what other processes committed since c last saw
 	// (a shared store); nothing for a file. The caller holds c's write lock.
 	catchUp(c *Collection) error

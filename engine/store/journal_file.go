@@ -284,6 +284,24 @@ func (j *fileJournal) seed(sets []*snapshot, m *stateMeta, over bool) (bool, err
 	return seeded, err
 }
 
+func (j *fileJournal) setMeta(m *stateMeta) error {
+	meta, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	err = j.db.Update(func(tx *bolt.Tx) error {
+		mb, err := tx.CreateBucketIfNotExists(metaBucket)
+		if err != nil {
+			return err
+		}
+		return mb.Put(metaKey, meta)
+	})
+	if err == nil && j.mode != SyncAlways {
+		err = j.db.Sync()
+	}
+	return err
+}
+
 // writeSets replaces each snapshot's collection with its records.
 func writeSets(tx *bolt.Tx, sets []*snapshot, fresh bool) error {
 	rb, err := tx.CreateBucketIfNotExists(recordsBucket)

@@ -345,6 +345,16 @@ func (j *redisJournal) seed(sets []*snapshot, m *stateMeta, over bool) (bool, er
 	return true, nil
 }
 
+func (j *redisJournal) setMeta(m *stateMeta) error {
+	meta, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := j.ctx()
+	defer cancel()
+	return j.note(j.client.Set(ctx, j.metaKey(), meta, 0).Err())
+}
+
 func (j *redisJournal) replace(sets []*snapshot) (func() error, error) {
 	pos, err := j.swap(sets, "", false)
 	if err != nil {

@@ -88,10 +88,15 @@ func (s *Store) Attach(j Journal, origin Origin, fresh bool) (notes []string, er
 	if !m.Origin.sameSeed(origin) {
 		notes = append(notes, fmt.Sprintf("%s was made with other fixtures than these; its records are kept, and a reset returns to these fixtures", j.Name()))
 	}
-	if !sameDoc || !m.Origin.sameSeed(origin) || !slices.Equal(m.Collections, s.names) {
+	switch {
+	case !sameDoc || !slices.Equal(m.Collections, s.names):
 		// Rewritten whole: the records were built again, in the new
 		// document's order of fields, and the meta names the new origin.
 		if _, err := j.seed(s.current(), meta, true); err != nil {
+			return fail(err)
+		}
+	case !m.Origin.sameSeed(origin):
+		if err := j.setMeta(meta); err != nil {
 			return fail(err)
 		}
 	}
