@@ -204,7 +204,7 @@ func (c *Collection) commitPut(wait *func() error) func(e *entry, next int64) er
 		return nil
 	}
 	return func(e *entry, next int64) error {
-		w, err := c.journal.put(c, e.seq, e.key, e.raw, next)
+		w, err := c.journal.put(c, e, next)
 		if err != nil && err != errStale {
 			return &JournalError{Journal: c.journal.Name(), Err: err}
 		}

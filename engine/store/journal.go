@@ -29,9 +29,10 @@ type Journal interface {
 	// holds no state yet. A store that is not petctl's is an error.
 	meta() (*stateMeta, error)
 	// load calls each with every stored record of collection name, in seq
-	// order, and returns the seq the next create takes (0 when unknown)
-	// and, for a shared journal, the position of its log they are at.
-	load(name string, integer bool, each func(seq int64, key string, raw []byte) error) (next, pos int64, err error)
+	// order, as encodeValue stored it, and returns the seq the next create
+	// takes (0 when unknown) and, for a shared journal, the position of its
+	// log they are at.
+	load(name string, each func(seq int64, value []byte) error) (next, pos int64, err error)
 	// seed writes every collection's records and the meta when the journal
 	// holds no state (or when over says so); false when another process
 	// seeded it first (a shared store), and the caller loads instead.
@@ -44,12 +45,11 @@ type Journal interface {
 	// behind says whether other processes committed changes to c that c has
 	// not applied yet; cheap, without c's lock.
 	behind(c *Collection) (bool, error)
-	// put commits that c holds raw, the record with this seq and key, and
-	// that the next create takes seq next. errStale means another process
+	// put commits that c holds e, and that the next create takes seq next. errStale means another process
 	// changed c first and nothing was committed: catch up and build again.
 	// wait, when not nil, returns once the change is durable; call it after
 	// releasing the lock, so that concurrent changes share a commit.
-	put(c *Collection, seq int64, key string, raw []byte, next int64) (wait func() error, err error)
+	put(c *Collection, e *entry, next int64) (wait func() error, err error)
 	// replace commits that each snapshot's collection now holds exactly its
 	// records (a reset, an import), all together or none.
 	replace(sets []*snapshot) (wait func() error, err error)
@@ -190,6 +190,22 @@ func (sn *snapshot) key(i int) string {
 	return fmt.Sprint(sn.seqs[i])
 }
 
+// entry sets e to record i's table entry; its filter values are decoded
+// from its JSON.
+func (sn *snapshot) entry(i int, e *entry) error {
+	raw := sn.recs.at(i)
+	if len(sn.coll.filterFields) == 0 {
+		*e = entry{seq: sn.seqs[i], key: sn.key(i), raw: raw}
+		return nil
+	}
+	got, ok := sn.coll.entryOf(sn.seqs[i], sn.key(i), raw)
+	if !ok {
+		return fmt.Errorf("%s: record %s cannot be read", sn.coll.def.Name, sn.key(i))
+	}
+	*e = got
+	return nil
+}
+
 // seqBytes orders seqs as their bytes: big-endian with the sign bit
 // flipped, so that negative ids sort before positive ones.
 func seqBytes(seq int64) []byte {
@@ -205,25 +221,65 @@ func seqOfBytes(b []byte) (int64, bool) {
 	return int64(binary.BigEndian.Uint64(b) ^ 1<<63), true
 }
 
-// encodeValue is how a journal stores a record: its JSON as the table
-// keeps it, led, for a string id, by the id (the table's key), so that a
-// load copies the bytes it reads.
-func encodeValue(buf []byte, integer bool, key string, raw []byte) []byte {
+// encodeValue is how a journal stores a record: the table's entry for it
+// (for a string id the id, then the values of the filter fields) and its
+// JSON as the table keeps it, so that a load under the same document
+// copies the bytes it reads and decodes no JSON.
+func encodeValue(buf []byte, integer bool, e *entry, nFilters int) []byte {
 	if !integer {
-		buf = binary.AppendUvarint(buf, uint64(len(key)))
-		buf = append(buf, key...)
+		buf = binary.AppendUvarint(buf, uint64(len(e.key)))
+		buf = append(buf, e.key...)
 	}
-	return append(buf, raw...)
+	buf = append(buf, byte(nFilters))
+	for i := range nFilters {
+		if e.has&(1<<i) == 0 {
+			buf = append(buf, 0)
+			continue
+		}
+		buf = binary.AppendUvarint(buf, uint64(len(e.vals[i]))+1)
+		buf = append(buf, e.vals[i]...)
+	}
+	return append(buf, e.raw...)
 }
 
-// decodeValue splits a stored value into the record's key and JSON.
-func decodeValue(v []byte, integer bool) (key string, raw []byte, ok bool) {
-	if integer {
-		return "", v, true
+// storedValue is a stored record split up: vals[i] (a slice of the value,
+// when bit i of has is set) is the value of filter field i.
+type storedValue struct {
+	key  string
+	vals [][]byte
+	has  uint64
+	raw  []byte
+}
+
+// decodeValue splits a stored value; sv.vals is reused.
+func decodeValue(v []byte, integer bool, sv *storedValue) bool {
+	sv.key, sv.has, sv.vals = "", 0, sv.vals[:0]
+	if !integer {
+		n, w := binary.Uvarint(v)
+		if w <= 0 || uint64(len(v)-w) < n {
+			return false
+		}
+		sv.key, v = string(v[w:w+int(n)]), v[w+int(n):]
 	}
-	n, w := binary.Uvarint(v)
-	if w <= 0 || uint64(len(v)-w) < n {
-		return "", nil, false
+	if len(v) == 0 || v[0] > 64 {
+		return false
 	}
-	return string(v[w : w+int(n)]), v[w+int(n):], true
+	nf := int(v[0])
+	v = v[1:]
+	for i := range nf {
+		n, w := binary.Uvarint(v)
+		if w <= 0 || uint64(len(v)-w)+1 < n {
+			return false
+		}
+		v = v[w:]
+		if n == 0 {
+			sv.vals = append(sv.vals, nil)
+			continue
+		}
+		sv.vals = append(sv.vals, v[:n-1])
+		sv.has |= 1 << i
+		v = v[n-1:]
+	}
+	sv.raw = v
+	return true
 }

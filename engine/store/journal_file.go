@@ -107,7 +107,8 @@ func OpenFile(path string, o FileOptions) (Journal, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("%s is a folder; give a file", name)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: openTimeout, NoSync: o.Sync != SyncAlways, FreelistType: bolt.FreelistMapType})
+	j := &fileJournal{path: path, mode: o.Sync, written: make(chan struct{}), stop: make(chan struct{})}
+	db, err := bolt.Open(path, 0o600, j.boltOptions())
 	switch {
 	case errors.Is(err, bolterrors.ErrTimeout):
 		return nil, fmt.Errorf("%s is in use by another process (another petctl serving it?); stop it, or give another file with --state", name)
@@ -116,7 +117,7 @@ func OpenFile(path string, o FileOptions) (Journal, error) {
 	case err != nil:
 		return nil, fmt.Errorf("%s cannot be opened: %v; give another file with --state, or delete this one to start afresh", name, unwrapPath(err))
 	}
-	j := &fileJournal{path: path, db: db, mode: o.Sync, written: make(chan struct{}), stop: make(chan struct{})}
+	j.db = db
 	j.cond = sync.NewCond(&j.mu)
 	go j.write()
 	if o.Sync == SyncInterval {
@@ -124,6 +125,34 @@ func OpenFile(path string, o FileOptions) (Journal, error) {
 		go j.syncEvery(o.Interval)
 	}
 	return j, nil
+}
+
+// releaseSize is the file size from which release maps the file afresh.
+const releaseSize = 32 << 20
+
+// release maps the file afresh once a start has read it whole: reading
+// every record brought all its pages into the process's resident memory
+// (bbolt reads through a memory map), and a fresh map holds none of them
+// until a write touches one. Only the start calls it, before any change.
+func (j *fileJournal) release() error {
+	if fi, err := os.Stat(j.path); err != nil || fi.Size() < releaseSize {
+		return nil
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.db.Close(); err != nil {
+		return err
+	}
+	db, err := bolt.Open(j.path, 0o600, j.boltOptions())
+	if err != nil {
+		return fmt.Errorf("%s could not be opened again: %v", j.Name(), err)
+	}
+	j.db = db
+	return nil
+}
+
+func (j *fileJournal) boltOptions() *bolt.Options {
+	return &bolt.Options{Timeout: openTimeout, NoSync: j.mode != SyncAlways, FreelistType: bolt.FreelistMapType}
 }
 
 func unwrapPath(err error) error {
@@ -216,7 +245,7 @@ func (j *fileJournal) meta() (m *stateMeta, err error) {
 	return m, err
 }
 
-func (j *fileJournal) load(name string, integer bool, each func(seq int64, key string, raw []byte) error) (next, pos int64, err error) {
+func (j *fileJournal) load(name string, each func(seq int64, value []byte) error) (next, pos int64, err error) {
 	defer j.damaged(&err)
 	err = j.db.View(func(tx *bolt.Tx) error {
 		if m := tx.Bucket(metaBucket); m != nil {
@@ -237,11 +266,10 @@ func (j *fileJournal) load(name string, integer bool, each func(seq int64, key s
 		cur := b.Cursor()
 		for k, v := cur.First(); k != nil; k, v = cur.Next() {
 			seq, ok := seqOfBytes(k)
-			key, raw, vok := decodeValue(v, integer)
-			if !ok || !vok {
-				return fmt.Errorf("%s is damaged: %s: a record's key or value cannot be read; delete it, or start with --state-reset, to start afresh", j.Name(), name)
+			if !ok {
+				return fmt.Errorf("%s is damaged: %s: a record's key cannot be read; delete it, or start with --state-reset, to start afresh", j.Name(), name)
 			}
-			if err := each(seq, key, raw); err != nil {
+			if err := each(seq, v); err != nil {
 				return err
 			}
 		}
@@ -331,16 +359,18 @@ func writeSets(tx *bolt.Tx, sets []*snapshot, fresh bool) error {
 			return err
 		}
 		b.FillPercent = 1 // written in key order: pages are filled, not split
-		integer := sn.keys == nil
+		var e entry
 		for i := range sn.seqs {
-			raw := sn.recs.at(i)
-			if cap(slab)-len(slab) < len(raw)+len(sn.key(i))+32 {
-				slab = make([]byte, 0, max(1<<20, len(raw)+len(sn.key(i))+32))
+			if err := sn.entry(i, &e); err != nil {
+				return err
+			}
+			if need := len(e.raw) + len(e.key) + 64*len(e.vals) + 64; cap(slab)-len(slab) < need {
+				slab = make([]byte, 0, max(1<<20, need))
 			}
 			start := len(slab)
 			slab = append(slab, seqBytes(sn.seqs[i])...)
 			mid := len(slab)
-			slab = encodeValue(slab, integer, sn.key(i), raw)
+			slab = encodeValue(slab, sn.keys == nil, &e, len(sn.coll.filterFields))
 			if err := b.Put(slab[start:mid:mid], slab[mid:len(slab):len(slab)]); err != nil {
 				return err
 			}
@@ -355,8 +385,8 @@ func writeSets(tx *bolt.Tx, sets []*snapshot, fresh bool) error {
 func (j *fileJournal) catchUp(*Collection) error        { return nil }
 func (j *fileJournal) behind(*Collection) (bool, error) { return false, nil }
 
-func (j *fileJournal) put(c *Collection, seq int64, key string, raw []byte, next int64) (func() error, error) {
-	return j.enqueue(&fileOp{coll: c.def.Name, seq: seq, value: encodeValue(nil, c.def.IDType == "integer", key, raw), next: next})
+func (j *fileJournal) put(c *Collection, e *entry, next int64) (func() error, error) {
+	return j.enqueue(&fileOp{coll: c.def.Name, seq: e.seq, value: encodeValue(nil, c.def.IDType == "integer", e, len(c.filterFields)), next: next})
 }
 
 func (j *fileJournal) replace(sets []*snapshot) (func() error, error) {

@@ -199,17 +199,13 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-func (j *redisJournal) load(name string, integer bool, each func(seq int64, key string, raw []byte) error) (next, pos int64, err error) {
+func (j *redisJournal) load(name string, each func(seq int64, value []byte) error) (next, pos int64, err error) {
 	pos, next, seqs, vals, err := j.snapshot(name)
 	if err != nil {
 		return 0, 0, err
 	}
 	for i, seq := range seqs {
-		key, raw, ok := decodeValue([]byte(vals[i]), integer)
-		if !ok {
-			return 0, 0, fmt.Errorf("%s is damaged: %s: record %d cannot be read", j.name, name, seq)
-		}
-		if err := each(seq, key, raw); err != nil {
+		if err := each(seq, []byte(vals[i])); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -229,12 +225,16 @@ func (j *redisJournal) stage(sets []*snapshot) ([]string, error) {
 			continue
 		}
 		keys[i] = j.key(sn.coll.def.Name, "stage:"+hex.EncodeToString(tag[:]))
-		integer := sn.keys == nil
 		const batch = 1000
+		var e entry
 		for lo := 0; lo < len(sn.seqs); lo += batch {
 			args := make([]any, 0, 2*batch)
 			for k := lo; k < min(lo+batch, len(sn.seqs)); k++ {
-				args = append(args, strconv.FormatInt(sn.seqs[k], 10), string(encodeValue(nil, integer, sn.key(k), sn.recs.at(k))))
+				if err := sn.entry(k, &e); err != nil {
+					j.unstage(keys)
+					return nil, err
+				}
+				args = append(args, strconv.FormatInt(sn.seqs[k], 10), string(encodeValue(nil, sn.keys == nil, &e, len(sn.coll.filterFields))))
 			}
 			if err := j.client.HSet(ctx, keys[i], args...).Err(); err != nil {
 				j.unstage(keys)
@@ -380,13 +380,13 @@ redis.call('SET', KEYS[3], ARGV[4])
 redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[5], pos .. '-1', 'op', 'put', 'seq', ARGV[2], 'val', ARGV[3])
 return pos`)
 
-func (j *redisJournal) put(c *Collection, seq int64, key string, raw []byte, next int64) (func() error, error) {
+func (j *redisJournal) put(c *Collection, e *entry, next int64) (func() error, error) {
 	name := c.def.Name
 	ctx, cancel := j.ctx()
 	defer cancel()
 	pos, err := commitScript.Run(ctx, j.client,
 		[]string{j.key(name, "pos"), j.key(name, "rec"), j.key(name, "next"), j.key(name, "log")},
-		c.applied.Load(), strconv.FormatInt(seq, 10), string(encodeValue(nil, c.def.IDType == "integer", key, raw)), next, redisLogLength).Int64()
+		c.applied.Load(), strconv.FormatInt(e.seq, 10), string(encodeValue(nil, c.def.IDType == "integer", e, len(c.filterFields))), next, redisLogLength).Int64()
 	if err != nil {
 		return nil, j.note(fmt.Errorf("%s: %v", j.name, err))
 	}
@@ -448,11 +448,10 @@ func (j *redisJournal) catchUp(c *Collection) error {
 // reload replaces c's records with those Redis holds. The caller holds
 // c's write lock.
 func (j *redisJournal) reload(c *Collection) error {
-	integer := c.def.IDType == "integer"
 	var pos, next int64
-	cols, err := c.fastColumns(j.name, func(each func(seq int64, key string, raw []byte) error) error {
+	cols, err := c.fastColumns(j.name, func(each func(seq int64, value []byte) error) error {
 		var err error
-		next, pos, err = j.load(c.def.Name, integer, each)
+		next, pos, err = j.load(c.def.Name, each)
 		return err
 	})
 	if err != nil {
@@ -478,29 +477,49 @@ func (c *Collection) applyLogged(v map[string]any) bool {
 		return false
 	}
 	val, _ := v["val"].(string)
-	key, raw, ok := decodeValue([]byte(val), c.def.IDType == "integer")
-	if !ok {
+	var sv storedValue
+	if !decodeValue([]byte(val), c.def.IDType == "integer", &sv) {
 		return false
 	}
-	return c.applyPut(seq, key, raw)
+	return c.applyPut(seq, &sv)
 }
 
 // applyPut stores a record another process built and checked, after the
 // last one; the caller holds the write lock. A record that is already
 // there, unchanged, is skipped; any other is refused (false).
-func (c *Collection) applyPut(seq int64, key string, raw []byte) bool {
+func (c *Collection) applyPut(seq int64, sv *storedValue) bool {
 	t := c.table
 	if n := len(t.seqs); n > 0 && seq <= t.seqs[n-1] {
 		pos, found := slices.BinarySearch(t.seqs, seq)
-		return found && string(t.data.get(t.spans[pos])) == string(raw)
+		return found && string(t.data.get(t.spans[pos])) == string(sv.raw)
 	}
-	e, ok := c.entryOf(seq, key, raw)
+	e, ok := c.storedEntry(seq, sv)
 	if !ok {
 		return false
 	}
-	sp := t.data.add(raw)
+	sp := t.data.add(sv.raw)
 	t.appendLocked(&e, sp)
 	return true
+}
+
+// storedEntry is the table entry of a stored record: its filter values as
+// stored, or decoded from its JSON when they were stored for other filters.
+func (c *Collection) storedEntry(seq int64, sv *storedValue) (entry, bool) {
+	if len(sv.vals) != len(c.filterFields) {
+		return c.entryOf(seq, sv.key, sv.raw)
+	}
+	key := sv.key
+	if c.def.IDType == "integer" {
+		key = strconv.FormatInt(seq, 10)
+	}
+	e := entry{seq: seq, key: key, raw: sv.raw, has: sv.has}
+	if len(sv.vals) > 0 {
+		e.vals = make([]string, len(sv.vals))
+		for i, v := range sv.vals {
+			e.vals[i] = string(v)
+		}
+	}
+	return e, true
 }
 
 // entryOf is the table entry of a stored record: its filter values decoded.

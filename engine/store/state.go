@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 )
 
@@ -85,6 +84,11 @@ func (s *Store) Attach(j Journal, origin Origin, fresh bool) (notes []string, er
 		}
 		s.colls[name].applied.Store(positions[name])
 	}
+	if r, ok := j.(interface{ release() error }); ok {
+		if err := r.release(); err != nil {
+			return fail(err)
+		}
+	}
 	if !m.Origin.sameSeed(origin) {
 		notes = append(notes, fmt.Sprintf("%s was made with other fixtures than these; its records are kept, and a reset returns to these fixtures", j.Name()))
 	}
@@ -147,20 +151,24 @@ func (s *Store) current() []*snapshot {
 func (c *Collection) loadStored(j recordSource, check bool) (cols *columns, next, pos int64, err error) {
 	integer := c.def.IDType == "integer"
 	if !check {
-		cols, err = c.fastColumns(j.Name(), func(each func(seq int64, key string, raw []byte) error) error {
-			next, pos, err = j.load(c.def.Name, integer, each)
+		cols, err = c.fastColumns(j.Name(), func(each func(seq int64, value []byte) error) error {
+			next, pos, err = j.load(c.def.Name, each)
 			return err
 		})
 		return cols, next, pos, err
 	}
 	var buf []byte
 	var refs []fixtureRef
-	next, pos, err = j.load(c.def.Name, integer, func(seq int64, key string, raw []byte) error {
-		if len(buf)+len(raw) > maxFixtureBytes {
+	var sv storedValue
+	next, pos, err = j.load(c.def.Name, func(seq int64, value []byte) error {
+		if !decodeValue(value, integer, &sv) {
+			return fmt.Errorf("%s is damaged: %s: record %d cannot be read", j.Name(), c.def.Name, seq)
+		}
+		if len(buf)+len(sv.raw) > maxFixtureBytes {
 			return fmt.Errorf("%s: more than 4 GiB of records", c.def.Name)
 		}
 		start := len(buf)
-		buf = append(buf, raw...)
+		buf = append(buf, sv.raw...)
 		refs = append(refs, fixtureRef{index: int32(len(refs)), start: uint32(start), end: uint32(len(buf))})
 		return nil
 	})
@@ -176,38 +184,52 @@ func (c *Collection) loadStored(j recordSource, check bool) (cols *columns, next
 }
 
 // fastColumns builds columns of records that load hands over in seq
-// order, already built and checked: their filter values are decoded, and
-// nothing else is checked but that they are objects of the item's fields
-// in order. name names their journal in errors.
-func (c *Collection) fastColumns(name string, load func(each func(seq int64, key string, raw []byte) error) error) (*columns, error) {
+// order, as encodeValue stored them under the same document: their JSON
+// is copied and their filter values taken as stored, and nothing is
+// checked but their order. name names their journal in errors.
+func (c *Collection) fastColumns(name string, load func(each func(seq int64, value []byte) error) error) (*columns, error) {
 	integer := c.def.IDType == "integer"
 	cols := &columns{index: c.emptyIndex()}
-	fv := c.newFieldValues()
-	var extra []string
-	err := load(func(seq int64, key string, raw []byte) error {
+	// intern keeps one string per filter value, so that a million records
+	// with three statuses hold three strings, and none is made per record.
+	intern := map[string]string{}
+	var sv storedValue
+	err := load(func(seq int64, value []byte) error {
 		pos := len(cols.seqs)
 		if pos > 0 && seq <= cols.seqs[pos-1] {
 			return fmt.Errorf("%s is damaged: %s: record %d is out of order", name, c.def.Name, seq)
 		}
-		var ok bool
-		if extra, ok = decodeFields(raw, c.fieldPos, &fv, extra[:0]); !ok || len(extra) > 0 {
-			return fmt.Errorf("%s is damaged: %s: record %d is not an object of the item's fields", name, c.def.Name, seq)
+		if !decodeValue(value, integer, &sv) {
+			return fmt.Errorf("%s is damaged: %s: record %d cannot be read", name, c.def.Name, seq)
 		}
-		if integer {
-			if c.idPos < 0 || !fv.has[c.idPos] || scalarKey(fv.vals[c.idPos]) != strconv.FormatInt(seq, 10) {
-				return fmt.Errorf("%s is damaged: %s: record %d does not hold its id", name, c.def.Name, seq)
-			}
-		} else {
-			cols.keys = append(cols.keys, key)
+		if !integer {
+			cols.keys = append(cols.keys, sv.key)
 		}
 		cols.seqs = append(cols.seqs, seq)
-		cols.spans = append(cols.spans, cols.data.add(raw))
-		for i, p := range c.filterPos {
-			if p >= 0 && fv.has[p] {
-				if v, ok := scalarValue(fv.vals[p]); ok {
-					cols.index[i][v] = append(cols.index[i][v], int32(pos))
+		cols.spans = append(cols.spans, cols.data.add(sv.raw))
+		if len(sv.vals) != len(c.filterFields) {
+			// Stored under other filters: decoded from the JSON.
+			e, ok := c.entryOf(seq, sv.key, sv.raw)
+			if !ok {
+				return fmt.Errorf("%s is damaged: %s: record %d is not an object of the item's fields", name, c.def.Name, seq)
+			}
+			for i := range c.filterFields {
+				if e.has&(1<<i) != 0 {
+					cols.index[i][e.vals[i]] = append(cols.index[i][e.vals[i]], int32(pos))
 				}
 			}
+			return nil
+		}
+		for i, v := range sv.vals {
+			if sv.has&(1<<i) == 0 {
+				continue
+			}
+			k, ok := intern[string(v)]
+			if !ok {
+				k = string(v)
+				intern[k] = k
+			}
+			cols.index[i][k] = append(cols.index[i][k], int32(pos))
 		}
 		return nil
 	})
@@ -233,7 +255,7 @@ func (c *Collection) emptyIndex() []map[string][]int32 {
 // a reload takes over.
 type recordSource interface {
 	Name() string
-	load(name string, integer bool, each func(seq int64, key string, raw []byte) error) (next, pos int64, err error)
+	load(name string, each func(seq int64, value []byte) error) (next, pos int64, err error)
 }
 
 // servedRecords reads the records of a store a reload takes over.
@@ -241,15 +263,21 @@ type servedRecords struct{ s *Store }
 
 func (servedRecords) Name() string { return "the records served until now" }
 
-func (m servedRecords) load(name string, integer bool, each func(seq int64, key string, raw []byte) error) (int64, int64, error) {
+func (m servedRecords) load(name string, each func(seq int64, value []byte) error) (int64, int64, error) {
 	c := m.s.colls[name]
 	c.table.mu.RLock()
 	t := c.table
 	sn := snapshotOf(c, &tableState{seqs: slices.Clip(t.seqs), spans: slices.Clip(t.spans), keys: slices.Clip(t.keys),
 		chunks: slices.Clone(t.data.chunks), nextSeq: t.nextSeq, noNext: t.noNext})
 	c.table.mu.RUnlock()
+	var e entry
+	var buf []byte
 	for i, seq := range sn.seqs {
-		if err := each(seq, sn.key(i), sn.recs.at(i)); err != nil {
+		if err := sn.entry(i, &e); err != nil {
+			return 0, 0, err
+		}
+		buf = encodeValue(buf[:0], sn.keys == nil, &e, len(c.filterFields))
+		if err := each(seq, buf); err != nil {
 			return 0, 0, err
 		}
 	}

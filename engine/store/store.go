@@ -10,13 +10,19 @@
 // adopted rather than copied, a parallel fixture builder, a hand-written
 // JSON reader) stays inside.
 //
-// A second backend (an embedded database, Redis) would sit behind the same
-// methods: the engine would then hold an interface with the method sets of
-// Store and Collection, and each backend would satisfy it. Records are
-// immutable, and the API is shaped for that to stay true when replace and
-// delete are added: a replace would store a new version of a record under
-// its id (Create's build and check, for a given id, appended like any
-// record, the id then naming the newest version), and a delete a
+// Beyond the process the records are kept by a Journal: a state file
+// (bbolt, OpenFile) or a Redis shared by replicas (OpenRedis). The
+// in-memory tables stay the serving path for both; every mutation hands
+// its change to the journal under the collection's write lock, after every
+// check and before it is applied (table.create's commit, Store.change), so
+// a journal sees each collection's changes in order. Replace and delete,
+// when they come, go the same way: a put of the record's new version, and
+// a delete, each from its one mutation method.
+//
+// Records are immutable, and the API is shaped for that to stay true when
+// replace and delete are added: a replace would store a new version of a
+// record under its id (Create's build and check, for a given id, appended
+// like any record, the id then naming the newest version), and a delete a
 // tombstone, a version without JSON; Get and Page would see the newest
 // version of each id and skip tombstones, Reset would return to the
 // baseline's versions, and Export would write the live ones.
