@@ -128,7 +128,20 @@ func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
 				}
 			}()
 		}
-		time.Sleep(time.Duration(20+rand.IntN(200)) * time.Millisecond)
+		// Killed at a random moment once the stream is flowing (the first
+		// create answered), however slow the machine.
+		mu.Lock()
+		before := sent
+		mu.Unlock()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			mu.Lock()
+			flowing := sent > before
+			mu.Unlock()
+			if flowing {
+				break
+			}
+		}
+		time.Sleep(time.Duration(rand.IntN(200)) * time.Millisecond)
 		if err := cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
