@@ -184,28 +184,43 @@ func New(o Options) (*Server, error) {
 	// record is reported with the rest.
 	if err := s.loadFixtures(files); err != nil {
 		errs = append(errs, err)
-	} else if o.State != nil && len(errs) == 0 {
-		notes, err := s.data.Attach(o.State, stateOrigin(o), o.StateReset)
-		if err != nil {
-			errs = append(errs, stateError(err))
-		}
-		for _, n := range notes {
-			s.log.Warn(n)
-		}
-		s.state = o.State
-	} else if o.Previous != nil && len(errs) == 0 {
-		if err := s.data.TakeOver(o.Previous.data, o.Previous.spec.Digest == o.Spec.Digest); err != nil {
-			errs = append(errs, wholeError("spec", fmt.Errorf("the records served until now do not fit the new document:\n%w", err)))
-		}
 	}
 	s.assignInjections(o.Latency, o.Faults)
 	if err := s.prepareErrors(o.ErrorFields); err != nil {
 		errs = append(errs, err)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if len(errs) == 0 {
+		// Last, once every other check passed: a start or reload refused
+		// for another reason (the proof of error bodies, a bad setting)
+		// leaves the state and the records served until now as they were.
+		errs = append(errs, s.takeRecords(o))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// takeRecords gives the store the records it serves: those of the state
+// (o.State) when there is one, else on a reload those of the server
+// replaced (o.Previous); the fixtures loaded already otherwise.
+func (s *Server) takeRecords(o Options) error {
+	switch {
+	case o.State != nil:
+		notes, err := s.data.Attach(o.State, stateOrigin(o), o.StateReset)
+		if err != nil {
+			return stateError(err)
+		}
+		for _, n := range notes {
+			s.log.Warn(n)
+		}
+		s.state = o.State
+	case o.Previous != nil:
+		if err := s.data.TakeOver(o.Previous.data, o.Previous.spec.Digest == o.Spec.Digest); err != nil {
+			return wholeError("spec", fmt.Errorf("the records served until now do not fit the new document:\n%w", err))
+		}
+	}
+	return nil
 }
 
 func (s *Server) prepareOperations() {

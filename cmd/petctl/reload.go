@@ -28,9 +28,9 @@ const reloadPoll = 300 * time.Millisecond
 
 // reloader serves the current version of the configuration and replaces
 // it, without a restart, when the document (any of its files), the
-// configuration file or a fixtures file changes, or on SIGHUP. The store
-// is kept: the new server takes its records, checked again when the
-// document changed. A reload that fails keeps the old version serving and
+// configuration file, the profile or a fixtures file changes, or on
+// SIGHUP. The store is kept: the new server takes its records, checked
+// again when the document changed. A reload that fails keeps the old version serving and
 // logs each problem where it was found (file and line). The handler is
 // swapped atomically: a request in flight finishes on the version it
 // started with.
@@ -74,8 +74,8 @@ func (rl *reloader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // watchedFiles are the files a server was made from: every file of the
-// document, the configuration file (or petctl.yaml, should one appear) and
-// the fixtures files.
+// document, the configuration file (or petctl.yaml, should one appear),
+// the profile (--profile) and the fixtures files.
 func watchedFiles(p *prepared, opts *serveOptions) []string {
 	files := slices.Clone(p.spec.Files)
 	switch {
@@ -83,6 +83,9 @@ func watchedFiles(p *prepared, opts *serveOptions) []string {
 		files = append(files, p.cfg.File)
 	case opts.configPath == "":
 		files = append(files, config.FileName)
+	}
+	if p.cfg.Profile != "" {
+		files = append(files, p.cfg.Profile)
 	}
 	files = append(files, p.cfg.Fixtures.Files...)
 	for i, f := range files {

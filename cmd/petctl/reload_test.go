@@ -180,3 +180,88 @@ func TestSIGHUPReloads(t *testing.T) {
 		t.Errorf("a create after SIGHUP: %d %s, want id 152", code, body)
 	}
 }
+
+// unprovable is a change to the default document after which no error
+// body can be written as it declares (a code no text fits): start-up's
+// proof of error bodies refuses it.
+var unprovable = [2]string{"        code:\n          type: string\n", "        code:\n          type: string\n          minLength: 5\n          maxLength: 2\n"}
+
+// notFound asks base for a path no operation has and returns the X-Served
+// header and the code of the error body.
+func notFound(t *testing.T, base string) (header, code string) {
+	t.Helper()
+	res, err := (&http.Client{Timeout: 10 * time.Second}).Get(base + "/nope")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body struct{ Code string }
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatalf("the 404 body is not JSON: %v", err)
+	}
+	return res.Header.Get("X-Served"), body.Code
+}
+
+// TestHotReloadRebuildsStartUp: a reload builds again what a start builds
+// beside the document: the profile given with --profile (watched like
+// petctl.yaml), the configured headers and error codes, and the proof of
+// error bodies. A document the proof refuses keeps the old version serving
+// and is logged in one readable line.
+func TestHotReloadRebuildsStartUp(t *testing.T) {
+	dir, _, cfg := reloadProject(t, "headers:\n  '*':\n    X-Served: one\n")
+	profile := filepath.Join(dir, "staging.profile.yaml")
+	write(t, profile, "errorCodes:\n  route_not_found: no_route\n")
+	base, _, stderr := startServeStreams(t, nil, "--config", cfg, "--profile", profile, "--api-key", "sig-key")
+	check := func(when, wantHeader, wantCode string) {
+		t.Helper()
+		if header, code := notFound(t, base); header != wantHeader || code != wantCode {
+			t.Errorf("%s: the 404 has X-Served %q and code %q, want %q and %q", when, header, code, wantHeader, wantCode)
+		}
+	}
+	check("at start", "one", "no_route")
+
+	write(t, profile, "errorCodes:\n  route_not_found: missing_route\n")
+	waitFor(t, "version 2 after the profile changed", func() bool { return servedVersion(t, base) == 2 })
+	check("after the profile changed", "one", "missing_route")
+
+	write(t, cfg, "spec: openapi.yaml\nfixtures:\n  files: [pets.json]\nheaders:\n  '*':\n    X-Served: two\n")
+	waitFor(t, "version 3 after petctl.yaml changed", func() bool { return servedVersion(t, base) == 3 })
+	check("after petctl.yaml changed", "two", "missing_route")
+
+	docPath := filepath.Join(dir, "openapi.yaml")
+	doc, err := os.ReadFile(docPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := strings.Replace(string(doc), unprovable[0], unprovable[1], 1)
+	if broken == string(doc) {
+		t.Fatal("the document has no error code to break")
+	}
+	write(t, docPath, broken)
+	waitFor(t, "the failed reload in the log", func() bool { return strings.Contains(stderr.String(), "reload failed") })
+	if got := servedVersion(t, base); got != 3 {
+		t.Errorf("after a reload the proof refused, version %d is served, want 3", got)
+	}
+	check("after a reload the proof refused", "two", "missing_route")
+	// Each problem is one line located by file: the proof's, and the
+	// configured code the new error schema refuses too.
+	var proof []string
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if !strings.Contains(line, "reload problem") {
+			continue
+		}
+		if !strings.Contains(line, dir) {
+			t.Errorf("a problem of the reload names no file: %s", line)
+		}
+		if strings.Contains(line, "cannot be written as the document declares them") {
+			proof = append(proof, line)
+		}
+	}
+	if len(proof) != 1 || !strings.Contains(proof[0], "openapi.yaml") || !strings.Contains(proof[0], "minLength: got 2, want 5") {
+		t.Errorf("the refused proof is logged in %d lines, want one naming the document and why:\n%s", len(proof), stderr)
+	}
+
+	write(t, docPath, string(doc))
+	waitFor(t, "version 4 after the document was mended", func() bool { return servedVersion(t, base) == 4 })
+	check("after the document was mended", "two", "missing_route")
+}

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/petctl/petctl/spec"
 )
 
 // startPetctl runs this test binary as `petctl serve args...` on a free
@@ -198,5 +200,51 @@ func TestStateStartErrors(t *testing.T) {
 	code, _, stderr = runCLI(t, nil, "serve", "--addr", "127.0.0.1:0", "--state", garbage)
 	if want := "--state: store.path: state " + garbage; code != exitUsage || !strings.Contains(stderr, want) {
 		t.Errorf("from the flag: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+}
+
+// TestRefusedStartKeepsState: a start refused by the proof of error
+// bodies, with other fixtures, leaves the state as it was: the next start
+// with the first document and fixtures takes it without a word about other
+// fixtures.
+func TestRefusedStartKeepsState(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	good := filepath.Join(dir, "openapi.yaml")
+	write(t, good, string(spec.DefaultDocument()))
+	bad := filepath.Join(dir, "unprovable.yaml")
+	write(t, bad, strings.Replace(string(spec.DefaultDocument()), unprovable[0], unprovable[1], 1))
+	// Fixtures files are named for their collection.
+	first, other := filepath.Join(dir, "first", "pets.json"), filepath.Join(dir, "other", "pets.json")
+	for _, d := range []string{first, other} {
+		if err := os.Mkdir(filepath.Dir(d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, first, `[{"id":1,"name":"Rex","categoryId":1}]`)
+	write(t, other, `[{"id":1,"name":"Tom","categoryId":1}]`)
+	stop := func(cmd *exec.Cmd) string {
+		t.Helper()
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("serve stopped with %v; stderr:\n%s", err, cmd.Stderr)
+		}
+		return cmd.Stderr.(*safeBuffer).String()
+	}
+
+	cmd, _ := startPetctl(t, "--spec", good, "--fixtures", first, "--state", state)
+	stop(cmd)
+	code, _, stderr := runCLI(t, nil, "serve", "--addr", "127.0.0.1:0", "--spec", bad, "--fixtures", other, "--state", state)
+	if code != 2 || !strings.Contains(stderr, "cannot be written as the document declares them") {
+		t.Fatalf("the unprovable document: exit %d, want 2 and the proof's refusal:\n%s", code, stderr)
+	}
+	cmd, base := startPetctl(t, "--spec", good, "--fixtures", first, "--state", state)
+	if code, body := keyed(t, "GET", base+"/pets/1", ""); code != http.StatusOK || !strings.Contains(body, "Rex") {
+		t.Errorf("the stored pet after the refused start: %d %s", code, body)
+	}
+	if log := stop(cmd); strings.Contains(log, "other fixtures") {
+		t.Errorf("the refused start changed the state: the next start says\n%s", log)
 	}
 }
