@@ -127,6 +127,11 @@ func OpenFile(path string, o FileOptions) (Journal, error) {
 	return j, nil
 }
 
+// dropEvery is how many bytes of records load reads between two
+// dropPages: small against the records a large state keeps, large enough
+// that the calls cost nothing.
+const dropEvery = 8 << 20
+
 // releaseSize is the file size from which release maps the file afresh.
 const releaseSize = 32 << 20
 
@@ -264,6 +269,7 @@ func (j *fileJournal) load(name string, each func(seq int64, value []byte) error
 			return nil
 		}
 		cur := b.Cursor()
+		read := 0
 		for k, v := cur.First(); k != nil; k, v = cur.Next() {
 			seq, ok := seqOfBytes(k)
 			if !ok {
@@ -271,6 +277,12 @@ func (j *fileJournal) load(name string, each func(seq int64, value []byte) error
 			}
 			if err := each(seq, v); err != nil {
 				return err
+			}
+			// each copies what it keeps: the pages read so far are let go,
+			// so a large state is not held twice, as records and as file.
+			if read += len(k) + len(v); read >= dropEvery {
+				dropPages(j.db, j.path)
+				read = 0
 			}
 		}
 		return nil
