@@ -276,3 +276,41 @@ func TestStateUnderAnotherDocument(t *testing.T) {
 		t.Errorf("under a document the records fit, %d pets, want 152", got)
 	}
 }
+
+// TestFileStateReadsAfterDroppingPages: the pages a load lets go of
+// (dropPages, between any two records) are read again from the file, the
+// same bytes, and the store's own memory is left alone.
+func TestFileStateReadsAfterDroppingPages(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state")
+	d := openPetstore(t)
+	j, _ := openState(t, d, path, false)
+	createPets(t, d.store.colls["pets"], 64)
+	want := exportOf(t, d.store)
+	fj := j.(*fileJournal)
+	read := func(drop bool) [][]byte {
+		t.Helper()
+		var out [][]byte
+		if _, _, err := fj.load("pets", func(_ int64, v []byte) error {
+			out = append(out, bytes.Clone(v))
+			if drop {
+				dropPages(fj.db, fj.path)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	kept, again := read(false), read(true)
+	if len(kept) != 150+64 || len(again) != len(kept) {
+		t.Fatalf("%d records read, then %d with pages dropped; want %d", len(kept), len(again), 150+64)
+	}
+	for i := range kept {
+		if !bytes.Equal(again[i], kept[i]) {
+			t.Fatalf("record %d read with pages dropped is %q, want %q", i, again[i], kept[i])
+		}
+	}
+	if got := exportOf(t, d.store); got != want {
+		t.Errorf("after the pages were dropped the store holds\n%.300s\nwant\n%.300s", got, want)
+	}
+}
