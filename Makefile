@@ -7,8 +7,9 @@ LDFLAGS  := -X main.version=$(VERSION)
 
 .PHONY: run test check build bench bench-go bench-load fmt-check tidy-check vet vuln fuzz clean
 
-## run: serve the embedded Petstore at http://127.0.0.1:4010/v1 (key: petctl-dev-key);
-## ARGS go to petctl serve: make run ARGS='--addr 127.0.0.1:8080'
+## run: serve the embedded Petstore at http://127.0.0.1:4010/v1 (key: petctl-dev-key),
+## the records kept across restarts in .petctl/state (serve's default);
+## ARGS go to petctl serve: make run ARGS='--addr 127.0.0.1:8080' (--state none: memory only)
 ARGS ?=
 run: build
 	exec ./$(BIN) serve $(ARGS)

@@ -36,7 +36,7 @@ type Config struct {
 	Log        Log                       `yaml:"log" doc:"What the server writes on stderr. Logging never holds a request up: lines wait in a bounded buffer, and when stderr is not read (a pipe nobody reads) lines are dropped and counted, a warning says how many once stderr is read again, and GET /__petctl/health reports the count."`
 	Auth       Auth                      `yaml:"auth" doc:"Who may call the API and the admin endpoints."`
 	Fixtures   Fixtures                  `yaml:"fixtures" doc:"Seed data of the store."`
-	Store      Store                     `yaml:"store" doc:"Limits of the in-memory store, per collection."`
+	Store      Store                     `yaml:"store" doc:"Where the records are kept (a state file by default, or Redis shared by replicas), how they reach the disk, and the limits of each collection."`
 	Seed       int64                     `yaml:"seed" env:"PETCTL_SEED" flag:"seed" flaghelp:"seed of generated records and injected latency and faults" doc:"Seed of generated records, injected latency and injected faults: the same seed gives the same data and the same sequence of delays and faults."`
 	Lists      Lists                     `yaml:"lists" doc:"Behaviour of list operations where the description says 'not shown'."`
 	Errors     Errors                    `yaml:"errors" doc:"How error answers are written. Every error is written in the document's own format for its operation and status (docs/errors.md): the fields of the declared schema are filled by meaning, read from their names."`
@@ -119,8 +119,14 @@ type Fixtures struct {
 // Store bounds what each collection holds, so that no client can grow the
 // process without bound.
 type Store struct {
-	MaxRecords int   `yaml:"maxRecords" env:"PETCTL_STORE_MAX_RECORDS" min:"1" max:"2147483647" doc:"Most records one collection may hold. A create past it gets 507 store_full and stores nothing; an import past it is refused whole (507); fixtures and generated records past it stop start-up."`
-	MaxBytes   int64 `yaml:"maxBytes" env:"PETCTL_STORE_MAX_BYTES" min:"1" doc:"Most bytes of record JSON (as stored: canonical, without white space) one collection may hold; past it, as for maxRecords."`
+	MaxRecords   int      `yaml:"maxRecords" env:"PETCTL_STORE_MAX_RECORDS" min:"1" max:"2147483647" doc:"Most records one collection may hold. A create past it gets 507 store_full and stores nothing; an import past it is refused whole (507); fixtures and generated records past it stop start-up."`
+	MaxBytes     int64    `yaml:"maxBytes" env:"PETCTL_STORE_MAX_BYTES" min:"1" doc:"Most bytes of record JSON (as stored: canonical, without white space) one collection may hold; past it, as for maxRecords."`
+	Backend      string   `yaml:"backend" env:"PETCTL_STORE_BACKEND" enum:"file,redis" doc:"Where the records are kept beyond the process: file, the state file at path (none there: in memory only); redis, the Redis or Valkey at url, shared by every petctl serving the same document (replicas behind a load balancer). See docs/state.md."`
+	Path         string   `yaml:"path" env:"PETCTL_STATE" flag:"state" flaghelp:"file the records are kept in across restarts (none: in memory only)" path:"true" doc:"State file of the file backend, created with its folder when missing; none keeps the records in memory only, as they were before petctl had a state. Every change a 2xx answered is in it (see sync); it records the document and fixtures it was made from, and a start with another document checks every record against it. serve --state-reset starts it afresh from the fixtures."`
+	Sync         string   `yaml:"sync" env:"PETCTL_STORE_SYNC" flag:"store-sync" flaghelp:"when changes reach the disk: always, interval or never" enum:"always,interval,never" doc:"When the file backend's changes reach the disk. always: a change is answered once it is on the disk (changes arriving together share one sync). interval: once the operating system has it, synced every syncInterval (a killed petctl loses nothing, a machine that loses power up to syncInterval). never: the operating system decides."`
+	SyncInterval Duration `yaml:"syncInterval" min:"1ms" doc:"How often sync: interval syncs the state file to the disk."`
+	Reset        bool     `yaml:"reset" env:"PETCTL_STATE_RESET" flag:"state-reset" flaghelp:"start the state afresh from the fixtures, dropping the records it holds" doc:"Start the state (file or Redis) afresh from the fixtures, dropping the records it holds: at every start while it is set. Without it a start takes the stored records, and refuses them, naming each, when the document no longer accepts them."`
+	URL          string   `yaml:"url" env:"PETCTL_STORE_URL" secret:"true" doc:"Redis or Valkey of the redis backend: redis://[user:password@]host:port[/db], or rediss:// for TLS. Every petctl serving one store uses the same url and the same document."`
 }
 
 // Lists decide the open behaviours of list operations.
@@ -193,8 +199,10 @@ func Default() *Config {
 		Log: Log{Level: "info", Requests: !e.QuietRequests},
 		Auth: Auth{Mode: "keys", Keys: []string{}, Schemes: map[string]SchemeAuth{},
 			OAuth: OAuth{TokenLifetime: Duration(e.Auth.TokenLifetime)}},
-		Fixtures:   Fixtures{Files: []string{}},
-		Store:      Store{MaxRecords: e.StoreMaxRecords, MaxBytes: e.StoreMaxBytes},
+		Fixtures: Fixtures{Files: []string{}},
+		Store: Store{MaxRecords: e.StoreMaxRecords, MaxBytes: e.StoreMaxBytes,
+			Backend: engine.DefaultStoreBackend, Path: engine.DefaultStatePath,
+			Sync: string(engine.DefaultStoreSync), SyncInterval: Duration(engine.DefaultStoreSyncInterval)},
 		RefFolders: []string{},
 		Seed:       1,
 		Lists: Lists{

@@ -51,6 +51,9 @@ func (ps Problems) Error() string {
 	return fmt.Sprintf("configuration: %d problems:\n%s", len(ps), strings.Join(lines, "\n"))
 }
 
+// Names says whether a problem is about section or a key inside it.
+func (ps Problems) Names(section string) bool { return ps.names(section) }
+
 // Loaded is a configuration with the source of each value that is not a
 // default.
 type Loaded struct {

@@ -4,11 +4,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/fixtures"
 	"github.com/petctl/petctl/spec"
 )
@@ -71,5 +73,24 @@ func TestStoreLimitsReachTheEngine(t *testing.T) {
 				t.Errorf("got %q, want it to contain %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestStoreSyncIsTheStoresModes: store.sync offers exactly the sync modes
+// the state file has, in their order, and defaults to the engine's.
+func TestStoreSyncIsTheStoresModes(t *testing.T) {
+	field, ok := reflect.TypeOf(Store{}).FieldByName("Sync")
+	if !ok {
+		t.Fatal("no Store.Sync")
+	}
+	var modes []string
+	for _, m := range store.SyncModes {
+		modes = append(modes, string(m))
+	}
+	if got, want := field.Tag.Get("enum"), strings.Join(modes, ","); got != want {
+		t.Errorf("store.sync's enum is %q, want store.SyncModes %q", got, want)
+	}
+	if got, want := Default().Store.Sync, string(engine.DefaultStoreSync); got != want {
+		t.Errorf("store.sync defaults to %q, want %q", got, want)
 	}
 }

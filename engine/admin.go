@@ -211,11 +211,13 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) *response {
 		if s.logBuffer != nil {
 			dropped = s.logBuffer.Dropped()
 		}
-		return adminJSON(map[string]any{"status": "ok", "logLinesDropped": dropped})
+		return adminJSON(map[string]any{"status": "ok", "logLinesDropped": dropped, "store": s.storeHealth(), "version": s.versionHealth()})
 	case name == "ready":
 		return adminJSON(map[string]any{"ready": true, "collections": s.Collections()})
 	case name == "reset":
-		s.Reset()
+		if err := s.Reset(); err != nil {
+			return errorResponse(Errorf(CodeStoreUnavailable, "nothing was reset: %v", err))
+		}
 		return adminJSON(map[string]any{"reset": true, "collections": s.Collections()})
 	case name == "store" && r.Method == http.MethodPut:
 		return s.adminImport(w, r)
@@ -296,7 +298,10 @@ func (s *Server) adminImport(w http.ResponseWriter, r *http.Request) *response {
 		err = s.data.Import(fx, s.now(), answerable)
 	}
 	var full *store.FullError
+	var unavailable *store.JournalError
 	switch {
+	case errors.As(err, &unavailable):
+		return errorResponse(Errorf(CodeStoreUnavailable, "nothing was imported: %v", unavailable))
 	case errors.As(err, &full):
 		return errorResponse(Errorf(CodeStoreFull, "%v; nothing was imported: raise %s, or import fewer records", full, full.Setting()))
 	case deadlineErr != nil:
@@ -324,7 +329,30 @@ func adminJSON(v any) *response {
 }
 
 // Reset returns every collection to its fixtures (and generated records).
-func (s *Server) Reset() { s.data.Reset() }
+// An error says the state could not take the reset, which then did not
+// happen.
+func (s *Server) Reset() error { return s.data.Reset() }
+
+// versionHealth says which configuration and document are served.
+func (s *Server) versionHealth() map[string]any {
+	v := map[string]any{"number": s.version.Number, "document": s.spec.Source, "digest": s.spec.Digest}
+	if !s.version.Loaded.IsZero() {
+		v["loadedAt"] = s.version.Loaded.UTC().Format(time.RFC3339)
+	}
+	return v
+}
+
+// storeHealth says where the records are kept and whether that works.
+func (s *Server) storeHealth() map[string]any {
+	if s.state == nil {
+		return map[string]any{"kept": "memory"}
+	}
+	h := map[string]any{"kept": s.state.Name(), "ok": true}
+	if err := store.Health(s.state); err != nil {
+		h["ok"], h["error"] = false, err.Error()
+	}
+	return h
+}
 
 // Export writes the store as a fixture file: a JSON object mapping each
 // collection to the array of its records in id order.

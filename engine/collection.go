@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/spec"
@@ -15,6 +16,19 @@ const (
 	DefaultStoreMaxRecords       = 1_000_000
 	DefaultStoreMaxBytes   int64 = 512 << 20
 )
+
+// Defaults of where the records are kept (store.backend, store.path,
+// store.sync, store.syncInterval): a state file under the working
+// directory, every change on the disk before it is answered.
+const (
+	DefaultStoreBackend      = "file"
+	DefaultStatePath         = ".petctl/state"
+	DefaultStoreSync         = store.SyncAlways
+	DefaultStoreSyncInterval = time.Second
+)
+
+// NoState is the store.path that keeps the records in memory only.
+const NoState = "none"
 
 // FixtureFile is seed data for the store; see store.FixtureFile.
 type FixtureFile = store.FixtureFile

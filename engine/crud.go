@@ -25,7 +25,10 @@ func (s *Server) create(o *operation, obj map[string]any) *response {
 	// errors.As, costs a create no allocation.
 	invalid, _ := err.(*store.InvalidRecordError)
 	full, _ := err.(*store.FullError)
+	unavailable, _ := err.(*store.JournalError)
 	switch {
+	case unavailable != nil:
+		return errorResponse(Errorf(CodeStoreUnavailable, "the record could not be stored: %v", unavailable))
 	case invalid != nil:
 		// The request passed the create schema but the record fails the item
 		// schema: the document's two schemas disagree. Nothing was stored.

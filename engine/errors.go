@@ -36,6 +36,7 @@ const (
 	CodeUnsupportedContentEncoding Code = "unsupported_content_encoding"
 	CodeMalformedContentEncoding   Code = "malformed_content_encoding"
 	CodeStoreFull                  Code = "store_full"
+	CodeStoreUnavailable           Code = "store_unavailable"
 	CodeInsufficientScope          Code = "insufficient_scope"
 	CodeSchemeUnsupported          Code = "security_scheme_unsupported"
 )
@@ -65,6 +66,7 @@ var codeStatus = map[Code]int{
 	CodeUnsupportedContentEncoding: http.StatusUnsupportedMediaType,
 	CodeMalformedContentEncoding:   http.StatusBadRequest,
 	CodeStoreFull:                  http.StatusInsufficientStorage,
+	CodeStoreUnavailable:           http.StatusServiceUnavailable,
 	CodeInsufficientScope:          http.StatusForbidden,
 	CodeSchemeUnsupported:          http.StatusNotImplemented,
 }

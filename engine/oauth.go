@@ -54,8 +54,10 @@ const maxTokenRequestBytes = 16 << 10
 type issuer struct {
 	signer crypto.Signer
 	method jwt.SigningMethod
-	kid    string
-	jwk    map[string]string
+	// generated is set when petctl made the key, none being configured.
+	generated bool
+	kid       string
+	jwk       map[string]string
 	// iss and aud are configured, or "" to derive from the request.
 	iss, aud string
 	basePath string
@@ -107,12 +109,16 @@ func newIssuer(o Options, guards map[string]*guard, routes *router, now func() t
 		if is.signer, is.method, err = parseSigningKey(o.Auth.SigningKey); err != nil {
 			return nil, wholeError("auth.oauth.signingKey", err)
 		}
+	} else if prev := previousIssuer(o); prev != nil && prev.generated {
+		// A reload keeps the key it generated, so that the tokens issued
+		// before it are still taken.
+		is.signer, is.method, is.generated = prev.signer, prev.method, true
 	} else {
 		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 		if err != nil {
 			return nil, fmt.Errorf("auth: a signing key could not be generated: %w", err)
 		}
-		is.signer, is.method = key, jwt.SigningMethodES256
+		is.signer, is.method, is.generated = key, jwt.SigningMethodES256, true
 	}
 	if is.jwk, is.kid, err = publicJWK(is.signer, is.method.Alg()); err != nil {
 		return nil, wholeError("auth.oauth.signingKey", err)
@@ -277,6 +283,14 @@ func publicJWK(signer crypto.Signer, alg string) (map[string]string, string, err
 	kid := b64(sum[:])
 	jwk["kid"], jwk["alg"], jwk["use"] = kid, alg, "sig"
 	return jwk, kid, nil
+}
+
+// previousIssuer is the issuer of the server a reload replaces, or nil.
+func previousIssuer(o Options) *issuer {
+	if o.Previous == nil || o.Previous.auth == nil {
+		return nil
+	}
+	return o.Previous.auth.issuer
 }
 
 // origin is the server's origin as the request names it.

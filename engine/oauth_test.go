@@ -460,3 +460,29 @@ func TestSigningKeyProblems(t *testing.T) {
 		}
 	}
 }
+
+// TestReloadKeepsGeneratedKey: without a configured signing key, the
+// server a reload builds (Options.Previous) signs and verifies with the
+// key its predecessor generated, so the tokens issued before the reload
+// are still taken; a server built afresh generates its own.
+func TestReloadKeepsGeneratedKey(t *testing.T) {
+	fixed := func(o *Options) { o.Auth.Issuer, o.Auth.Audience = "https://issuer.example", "https://api.example" }
+	first := newSecurity(t, fixed)
+	token := first.postForm(TokenPath, form("grant_type", "client_credentials", "scope", "pets:read"), "c", testKey).token(t)
+	tests := []struct {
+		name     string
+		previous *Server
+		want     int
+	}{
+		{"reloaded", first.srv, http.StatusOK},
+		{"started afresh", nil, http.StatusUnauthorized},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			next := newSecurity(t, fixed, func(o *Options) { o.Previous = tc.previous })
+			if got := next.do(request{path: "/read", key: "Bearer " + token}); got.status != tc.want {
+				t.Errorf("a token issued before: %d %s, want %d", got.status, got.body, tc.want)
+			}
+		})
+	}
+}

@@ -126,6 +126,28 @@ type Options struct {
 	// whole.
 	StoreMaxRecords int
 	StoreMaxBytes   int64
+	// State keeps the store's records beyond the process (a file, or a
+	// Redis shared by replicas; see store.Journal); nil keeps them in
+	// memory only. New attaches it once the fixtures are loaded: a state
+	// that already holds records replaces them. The caller opens and
+	// closes it.
+	State store.Journal
+	// StateReset starts State afresh from the fixtures, dropping what it holds.
+	StateReset bool
+	// Previous is the server this one replaces (a reload), frozen (see
+	// Server.Freeze): without a State, New takes over its records, checked
+	// again when the document changed.
+	Previous *Server
+	// Version numbers the configuration this server serves (1 at start,
+	// one more per reload) and says when it was loaded; GET
+	// /__petctl/health shows it with the document's digest.
+	Version Version
+}
+
+// Version is which loaded configuration a server serves.
+type Version struct {
+	Number int       `json:"number"`
+	Loaded time.Time `json:"loadedAt"`
 }
 
 // DefaultOptions are the engine's defaults, declared here once: New gives

@@ -7,6 +7,7 @@ package engine
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -52,6 +53,8 @@ type Server struct {
 	lingerTime  time.Duration
 	maxRecords  int
 	maxBytes    int64
+	state       store.Journal // nil: memory only
+	version     Version
 	// keyParams are the query parameters always redacted in logs;
 	// keyHeaders and keyCookies carry keys too (see keyNames and scrub).
 	keyParams              []string
@@ -122,6 +125,7 @@ func New(o Options) (*Server, error) {
 		lingerTime:  o.LingerTime,
 		maxRecords:  o.StoreMaxRecords,
 		maxBytes:    o.StoreMaxBytes,
+		version:     o.Version,
 	}
 	if !o.NoRequestLog {
 		s.reqlog = newRequestLog(o.RequestLogSize)
@@ -185,10 +189,38 @@ func New(o Options) (*Server, error) {
 	if err := s.prepareErrors(o.ErrorFields); err != nil {
 		errs = append(errs, err)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if len(errs) == 0 {
+		// Last, once every other check passed: a start or reload refused
+		// for another reason (the proof of error bodies, a bad setting)
+		// leaves the state and the records served until now as they were.
+		errs = append(errs, s.takeRecords(o))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// takeRecords gives the store the records it serves: those of the state
+// (o.State) when there is one, else on a reload those of the server
+// replaced (o.Previous); the fixtures loaded already otherwise.
+func (s *Server) takeRecords(o Options) error {
+	switch {
+	case o.State != nil:
+		notes, err := s.data.Attach(o.State, stateOrigin(o), o.StateReset)
+		if err != nil {
+			return stateError(err)
+		}
+		for _, n := range notes {
+			s.log.Warn(n)
+		}
+		s.state = o.State
+	case o.Previous != nil:
+		if err := s.data.TakeOver(o.Previous.data, o.Previous.spec.Digest == o.Spec.Digest); err != nil {
+			return wholeError("spec", fmt.Errorf("the records served until now do not fit the new document:\n%w", err))
+		}
+	}
+	return nil
 }
 
 func (s *Server) prepareOperations() {
@@ -268,6 +300,41 @@ func (s *Server) loadFixtures(files []FixtureFile) error {
 	}
 	return errors.Join(errs...)
 }
+
+// stateOrigin is what the store is made from, for the state to record: the
+// document, the fixture files and the generated records.
+func stateOrigin(o Options) store.Origin {
+	out := store.Origin{Document: store.Digest{Name: o.Spec.Source, SHA256: o.Spec.Digest}, Generate: o.Generate, Seed: o.Seed}
+	for _, f := range o.Fixtures {
+		sum := sha256.Sum256(f.Data)
+		out.Fixtures = append(out.Fixtures, store.Digest{Name: f.Name, SHA256: hex.EncodeToString(sum[:])})
+	}
+	return out
+}
+
+// stateError places a state that cannot be taken at store.path: a record
+// that does not fit the document, a file that is not petctl's, a store
+// limit the records pass.
+func stateError(err error) error {
+	var full *store.FullError
+	if errors.As(err, &full) {
+		return keyError(full.Setting(), "%s: the stored records must fit; raise %s", full.Reason(), full.Setting())
+	}
+	return wholeError("store.path", err)
+}
+
+// Freeze waits for the changes to the store under way to be made and
+// committed and holds back the later ones until Thaw, so that a reload
+// takes the records whole. Reads go on.
+func (s *Server) Freeze() { s.data.Freeze() }
+
+// Thaw lets changes to the store through again.
+func (s *Server) Thaw() { s.data.Thaw() }
+
+// Retire hands the store over to next, which replaces this server (a
+// reload): the changes that waited while it was frozen are made in next's
+// store. Call it while frozen, then Thaw.
+func (s *Server) Retire(next *Server) { s.data.Retire(next.data) }
 
 // Collections returns the names of the served collections and their sizes.
 func (s *Server) Collections() map[string]int { return s.data.Sizes() }

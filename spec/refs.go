@@ -1,8 +1,12 @@
 package spec
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -37,9 +41,12 @@ const maxRefErrors = 20
 // given, nor fetch a URL, because a document says so. Each refusal names the
 // file, its line, the $ref and the reason; every one is reported at once.
 // A $ref under an x- extension is not followed: petctl reads no extension
-// that holds one, and a broken one must not stop start-up.
-func checkRefs(entry string, raw []byte, roots []string) error {
+// that holds one, and a broken one must not stop start-up. It returns the
+// files it read, entry first, and a digest of their names and contents.
+func checkRefs(entry string, raw []byte, roots []string) ([]string, string, error) {
 	var errs []error
+	var files []string
+	sum := sha256.New()
 	seen := map[string]bool{entry: true}
 	queue := []string{entry}
 	contents := map[string][]byte{entry: raw}
@@ -55,6 +62,8 @@ func checkRefs(entry string, raw []byte, roots []string) error {
 				continue
 			}
 		}
+		files = append(files, file)
+		digestFile(sum, entry, file, data)
 		var root yaml.Node
 		if err := yaml.Unmarshal(data, &root); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %s", file, oneLine(err.Error())))
@@ -75,7 +84,24 @@ func checkRefs(entry string, raw []byte, roots []string) error {
 	if len(errs) > maxRefErrors {
 		errs = append(errs[:maxRefErrors], fmt.Errorf("and %d more", len(errs)-maxRefErrors))
 	}
-	return errors.Join(errs...)
+	return files, hex.EncodeToString(sum.Sum(nil)), errors.Join(errs...)
+}
+
+// digestFile adds a file of a document to its digest: its name relative to
+// the entry's folder (so that a moved folder keeps its digest) and its
+// content, each preceded by its length.
+func digestFile(sum hash.Hash, entry, file string, data []byte) {
+	name, err := filepath.Rel(filepath.Dir(entry), file)
+	if err != nil {
+		name = file
+	}
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(name)))
+	sum.Write(n[:])
+	sum.Write([]byte(filepath.ToSlash(name)))
+	binary.BigEndian.PutUint64(n[:], uint64(len(data)))
+	sum.Write(n[:])
+	sum.Write(data)
 }
 
 // walkRefs calls fn for every $ref in n outside x- extensions.

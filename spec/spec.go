@@ -5,7 +5,9 @@
 package spec
 
 import (
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -32,8 +34,15 @@ func DefaultDocument() []byte {
 
 // Spec is a parsed OpenAPI 3 document and what petctl derived from it.
 type Spec struct {
-	Source      string // file name, or DefaultSource
-	Raw         []byte
+	Source string // file name, or DefaultSource
+	Raw    []byte
+	// Files are the absolute paths of every file the document was read
+	// from, its entry first; none for a document not read from a file.
+	Files []string
+	// Digest is the SHA-256, in hex, of the document's files (their names
+	// and contents), or of Raw for a document not read from a file: two
+	// documents with the same digest are the same document.
+	Digest      string
 	Document    libopenapi.Document
 	Model       *v3.Document
 	Title       string
@@ -108,10 +117,16 @@ func LoadWith(path string, o LoadOptions) (*Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spec %s: %w", path, err)
 	}
-	if err := checkRefs(abs, raw, roots); err != nil {
+	files, digest, err := checkRefs(abs, raw, roots)
+	if err != nil {
 		return nil, fmt.Errorf("spec %s: a $ref cannot be followed: %w", path, joinLines(err))
 	}
-	return parse(raw, path, abs, o)
+	s, err := parse(raw, path, abs, o)
+	if err != nil {
+		return nil, err
+	}
+	s.Files, s.Digest = files, digest
+	return s, nil
 }
 
 func unwrapPathError(err error) error {
@@ -171,6 +186,7 @@ func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 	s := &Spec{
 		Source:          source,
 		Raw:             raw,
+		Digest:          digestOf(raw),
 		Document:        doc,
 		Model:           &model.Model,
 		OpenAPI:         doc.GetVersion(),
@@ -309,4 +325,10 @@ func oneLine(s string) string {
 		s = s[:i] + fmt.Sprintf(" (and %d more lines)", rest)
 	}
 	return s
+}
+
+// digestOf is the Digest of a document not read from a file.
+func digestOf(raw []byte) string {
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
 }

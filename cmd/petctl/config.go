@@ -35,7 +35,7 @@ serve would start, 2 with every problem listed when it would not.`,
 			if err != nil {
 				return err
 			}
-			p, err := prepare(a, cfg, ps, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+			p, err := prepare(a, cfg, ps, slog.New(slog.NewTextHandler(io.Discard, nil)), nil, nil)
 			if err != nil {
 				return err
 			}

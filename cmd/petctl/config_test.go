@@ -30,7 +30,7 @@ func startServeStreams(t *testing.T, env map[string]string, args ...string) (str
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errOut safeBuffer
-	a := &app{ctx: ctx, out: &out, err: &errOut, getenv: func(k string) string { return env[k] }}
+	a := &app{ctx: ctx, out: &out, err: &errOut, getenv: testEnv(env)}
 	ready := make(chan string, 1)
 	cmd := newServeCmd(a, func(o *serveOptions) error {
 		o.ready = func(base string) { ready <- base }

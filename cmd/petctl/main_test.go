@@ -39,9 +39,20 @@ func noEnv(string) string { return "" }
 func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut safeBuffer
-	getenv := func(k string) string { return env[k] }
-	code := run(context.Background(), args, &out, &errOut, getenv)
+	code := run(context.Background(), args, &out, &errOut, testEnv(env))
 	return code, out.String(), errOut.String()
+}
+
+// testEnv is the environment of a test's petctl: env, and a store kept in
+// memory unless the test names a state (tests run side by side in one
+// folder, and a state file there would be shared by all of them).
+func testEnv(env map[string]string) func(string) string {
+	return func(k string) string {
+		if v, ok := env[k]; ok || k != "PETCTL_STATE" {
+			return v
+		}
+		return "none"
+	}
 }
 
 func TestUsageErrors(t *testing.T) {
@@ -124,7 +135,7 @@ func TestServe(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var out, errOut safeBuffer
-			a := &app{ctx: ctx, out: &out, err: &errOut, getenv: func(k string) string { return tc.env[k] }}
+			a := &app{ctx: ctx, out: &out, err: &errOut, getenv: testEnv(tc.env)}
 			ready := make(chan string, 1)
 			cmd := newServeCmd(a, func(o *serveOptions) error {
 				o.ready = func(base string) { ready <- base }

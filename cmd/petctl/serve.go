@@ -13,7 +13,7 @@ import (
 
 	"github.com/petctl/petctl/config"
 	"github.com/petctl/petctl/engine"
-	"github.com/petctl/petctl/engine/reference"
+	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/fixtures"
 	"github.com/petctl/petctl/spec"
 	"github.com/spf13/cobra"
@@ -163,7 +163,10 @@ type prepared struct {
 // 'config validate' runs. ps are the problems loadConfig found; the spec,
 // the fixtures and the spec-dependent settings are checked even so (unless
 // the spec setting itself is wrong), and every problem is reported at once.
-func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger, logs *engine.LogBuffer) (*prepared, error) {
+//
+// st says where the records are kept and, for a reload, which server is
+// replaced; nil for none (config validate).
+func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger, logs *engine.LogBuffer, st *stateChoice) (*prepared, error) {
 	c := cfg.Config
 	for _, p := range ps {
 		if p.Key == "spec" {
@@ -186,6 +189,12 @@ func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger
 		errs = append(errs, err)
 	}
 	o.Spec, o.Fixtures, o.Logger, o.LogBuffer = s, files, logger, logs
+	if st != nil && len(ps) == 0 && len(errs) == 0 {
+		// Only when nothing else is wrong: a start refused for another
+		// reason leaves the state as it was.
+		o.State, o.Previous, o.Version = st.journal, st.previous, st.version
+		o.StateReset = c.Store.Reset && st.previous == nil // a reload never resets
+	}
 	srv, err := engine.New(o)
 	if err := cfg.Combine(ps, errors.Join(append(errs, err)...)); err != nil {
 		return nil, usageError(err)
@@ -205,7 +214,20 @@ func serveRun(a *app, opts *serveOptions) error {
 		// Runs before run prints the error, if any, after the log lines.
 		defer logs.Close(logFlushTimeout)
 	}
-	p, err := prepare(a, cfg, ps, logger, logs)
+	var state store.Journal
+	if !ps.Names("store") {
+		if state, err = openState(cfg.Config); err != nil {
+			return usageError(cfg.Combine(ps, err))
+		}
+	}
+	if state != nil {
+		defer func() {
+			if err := state.Close(); err != nil {
+				logger.Error("the state could not be closed", "state", state.Name(), "error", err.Error())
+			}
+		}()
+	}
+	p, err := prepare(a, cfg, ps, logger, logs, &stateChoice{journal: state, version: engine.Version{Number: 1, Loaded: time.Now()}})
 	if err != nil {
 		return err
 	}
@@ -216,10 +238,20 @@ func serveRun(a *app, opts *serveOptions) error {
 	base := "http://" + ln.Addr().String() + p.spec.BasePath
 	printBanner(a, p, base)
 	warnIfExposed(a, cfg.Config, ln.Addr())
+	rl := newReloader(a, opts, p, state, logger, logs)
+	go rl.run(a.ctx)
 	if opts.ready != nil {
 		opts.ready(base)
 	}
-	return failure(engine.Serve(a.ctx, ln, reference.Mount(p.spec, p.srv, referenceOptions), p.srv.Timeouts(), logger))
+	return failure(engine.Serve(a.ctx, ln, rl, p.srv.Timeouts(), logger))
+}
+
+// stateChoice is where prepare's server keeps its records: journal (nil
+// for memory only), and the server it replaces on a reload.
+type stateChoice struct {
+	journal  store.Journal
+	previous *engine.Server
+	version  engine.Version
 }
 
 // listenError says why the address cannot be used, where it was set and
@@ -361,6 +393,7 @@ func printBanner(a *app, p *prepared, base string) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	fmt.Fprintf(w, "  state      %s\n", stateLine(c))
 	for _, n := range names {
 		fmt.Fprintf(w, "  store      %s: %d records\n", n, colls[n])
 	}

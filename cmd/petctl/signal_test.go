@@ -47,7 +47,7 @@ func startProcessWith(t *testing.T, config string, stderr io.Writer) (*exec.Cmd,
 	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--config", cfg, "--api-key", "sig-key")
+	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--config", cfg, "--api-key", "sig-key", "--state", "none")
 	cmd.Env = append(os.Environ(), "PETCTL_TEST_BE_PETCTL=1")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -2,8 +2,10 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/petctl/petctl/spec"
@@ -70,6 +72,15 @@ type Collection struct {
 	fieldPos map[string]int
 	idPos    int
 	uuidIDs  bool
+	// journal keeps the records beyond this process (see Journal); nil
+	// keeps them in memory only. Set by Store.Attach before the
+	// collection is shared.
+	journal Journal
+	// owner is the store the collection is in.
+	owner *Store
+	// applied is how far a shared journal's log of this collection has
+	// been applied; changed under the table's write lock.
+	applied atomic.Int64
 }
 
 // NewCollection makes an empty collection for def, whose records check
@@ -132,25 +143,100 @@ var errInvalidRecord = errors.New("invalid record")
 // *FullError, ErrIDsExhausted, or what is wrong with a field, and nothing
 // was stored.
 func (c *Collection) Create(obj map[string]any, now time.Time) (Record, error) {
-	var invalid error
-	rec, err := c.table.create(func(seq int64) (entry, error) {
-		b, err := c.build(obj, seq, fromClient, now, nil)
-		if err != nil {
-			return entry{}, err
+	if c.owner != nil {
+		c.owner.gate.RLock()
+		defer c.owner.gate.RUnlock()
+		if next := c.owner.successor.Load(); next != nil {
+			if nc := next.colls[c.def.Name]; nc != nil {
+				return nc.Create(obj, now)
+			}
+			return Record{}, &JournalError{Journal: "the store", Err: fmt.Errorf("the document was reloaded while this create waited, and has no collection %s any more; nothing was stored", c.def.Name)}
 		}
-		if invalid = c.validate(b.raw, b.view); invalid != nil {
-			return entry{}, errInvalidRecord
-		}
-		return b.entry, nil
-	})
-	if err == errInvalidRecord {
-		return Record{}, &InvalidRecordError{Err: invalid}
 	}
-	return rec, err
+	if err := c.catchUp(); err != nil {
+		return Record{}, err
+	}
+	for attempt := 0; ; attempt++ {
+		var invalid error
+		var wait func() error
+		rec, err := c.table.create(func(seq int64) (entry, error) {
+			b, err := c.build(obj, seq, fromClient, now, nil)
+			if err != nil {
+				return entry{}, err
+			}
+			if invalid = c.validate(b.raw, b.view); invalid != nil {
+				return entry{}, errInvalidRecord
+			}
+			return b.entry, nil
+		}, c.commitPut(&wait))
+		switch {
+		case err == errInvalidRecord:
+			return Record{}, &InvalidRecordError{Err: invalid}
+		case err == errStale && attempt < maxStaleRetries:
+			// Another replica created first: take its records, then build
+			// this one again on the next id.
+			if err := c.catchUp(); err != nil {
+				return Record{}, err
+			}
+			continue
+		case err == errStale:
+			return Record{}, &JournalError{Journal: c.journal.Name(), Err: fmt.Errorf("%d other replicas' changes came first, one after another; nothing was stored", maxStaleRetries)}
+		case err != nil:
+			return Record{}, err
+		}
+		if wait != nil {
+			if err := wait(); err != nil {
+				return Record{}, &JournalError{Journal: c.journal.Name(), Err: err}
+			}
+		}
+		return rec, nil
+	}
 }
+
+// maxStaleRetries bounds how often a change is built again because other
+// replicas changed the collection first.
+const maxStaleRetries = 100
+
+// commitPut is the table's commit of a built record: it hands it to the
+// journal, and leaves in wait what returns once it is durable.
+func (c *Collection) commitPut(wait *func() error) func(e *entry, next int64) error {
+	if c.journal == nil {
+		return nil
+	}
+	return func(e *entry, next int64) error {
+		w, err := c.journal.put(c, e, next)
+		if err != nil && err != errStale {
+			return &JournalError{Journal: c.journal.Name(), Err: err}
+		}
+		*wait = w
+		return err
+	}
+}
+
+// catchUp applies what other processes changed in a shared journal
+// before the collection is read or changed here; a file journal has
+// nothing to apply. The write lock is taken only when there is something.
+func (c *Collection) catchUp() error {
+	if c.journal == nil {
+		return nil
+	}
+	behind, err := c.journal.behind(c)
+	if err != nil || !behind {
+		return err
+	}
+	c.table.mu.Lock()
+	defer c.table.mu.Unlock()
+	return c.journal.catchUp(c)
+}
+
+// catchUpToRead is catchUp for a read, which has no error to return: when
+// the shared store cannot be reached the read answers from what this
+// process holds, and the journal's health says why.
+func (c *Collection) catchUpToRead() { _ = c.catchUp() }
 
 // Get returns the record whose id is id, as it appears in a path.
 func (c *Collection) Get(id string) (Record, bool) {
+	c.catchUpToRead()
 	key := id
 	if c.idPos >= 0 {
 		key = queryKey(c.def.Fields[c.idPos], id)
@@ -162,8 +248,12 @@ func (c *Collection) Get(id string) (Record, bool) {
 // own bytes: read them, never write to them), the place of the last one
 // (for a cursor: Query.After) and whether more follow.
 func (c *Collection) Page(q Query) (items [][]byte, last int64, more bool) {
+	c.catchUpToRead()
 	return c.table.page(q)
 }
 
 // Len returns the number of records.
-func (c *Collection) Len() int { return c.table.len() }
+func (c *Collection) Len() int {
+	c.catchUpToRead()
+	return c.table.len()
+}

@@ -43,9 +43,15 @@ func (e *InvalidRecordError) Unwrap() error { return e.Err }
 type Place struct {
 	File, Collection string
 	Index            int
+	// Stored says the record is in a journal's state, which File names
+	// (Journal.Name), at Index in id order.
+	Stored bool
 }
 
 func (p Place) String() string {
+	if p.Stored {
+		return fmt.Sprintf("%s: %s[%d]", p.File, p.Collection, p.Index)
+	}
 	return fmt.Sprintf("fixtures %s: %s[%d]", p.File, p.Collection, p.Index)
 }
 

@@ -45,6 +45,7 @@ type fixtureSet struct {
 type fixtureSegment struct {
 	file, coll string
 	data       []byte // the whole file
+	state      bool   // the records are a journal's, which file names
 }
 
 // fixtureRef locates one record: its segment, its index in that array, and
@@ -66,7 +67,7 @@ func (fs *fixtureSet) raw(r *fixtureRef) []byte {
 func (fs *fixtureSet) place(i int) Place {
 	r := &fs.refs[i]
 	sg := &fs.segs[r.seg]
-	return Place{File: sg.file, Collection: sg.coll, Index: int(r.index)}
+	return Place{File: sg.file, Collection: sg.coll, Index: int(r.index), Stored: sg.state}
 }
 
 // refuse says why record i was refused; id is its id once it is built.

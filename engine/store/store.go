@@ -10,13 +10,19 @@
 // adopted rather than copied, a parallel fixture builder, a hand-written
 // JSON reader) stays inside.
 //
-// A second backend (an embedded database, Redis) would sit behind the same
-// methods: the engine would then hold an interface with the method sets of
-// Store and Collection, and each backend would satisfy it. Records are
-// immutable, and the API is shaped for that to stay true when replace and
-// delete are added: a replace would store a new version of a record under
-// its id (Create's build and check, for a given id, appended like any
-// record, the id then naming the newest version), and a delete a
+// Beyond the process the records are kept by a Journal: a state file
+// (bbolt, OpenFile) or a Redis shared by replicas (OpenRedis). The
+// in-memory tables stay the serving path for both; every mutation hands
+// its change to the journal under the collection's write lock, after every
+// check and before it is applied (table.create's commit, Store.change), so
+// a journal sees each collection's changes in order. Replace and delete,
+// when they come, go the same way: a put of the record's new version, and
+// a delete, each from its one mutation method.
+//
+// Records are immutable, and the API is shaped for that to stay true when
+// replace and delete are added: a replace would store a new version of a
+// record under its id (Create's build and check, for a given id, appended
+// like any record, the id then naming the newest version), and a delete a
 // tombstone, a version without JSON; Get and Page would see the newest
 // version of each id and skip tombstones, Reset would return to the
 // baseline's versions, and Export would write the live ones.
@@ -28,6 +34,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -39,6 +46,16 @@ type Store struct {
 	mu    sync.Mutex
 	colls map[string]*Collection
 	names []string // sorted
+	// journal keeps the records beyond this process; nil for none. Set by
+	// Attach before the store is shared.
+	journal Journal
+	// gate is held for reading by every change for its whole course, its
+	// commit included, and for writing by Freeze: a frozen store changes
+	// no more, and what it holds is all committed.
+	gate sync.RWMutex
+	// successor, once set by Retire, takes the changes that reach this
+	// store after it: those that waited while it was frozen.
+	successor atomic.Pointer[Store]
 }
 
 // New makes a store of the collections, each named by its spec.Collection.
@@ -46,6 +63,7 @@ func New(colls ...*Collection) *Store {
 	s := &Store{colls: map[string]*Collection{}}
 	for _, c := range colls {
 		s.colls[c.def.Name] = c
+		c.owner = s
 	}
 	s.names = slices.Sorted(maps.Keys(s.colls))
 	return s
@@ -86,6 +104,11 @@ func (s *Store) Load(fx *Fixtures, now time.Time) []error {
 // not nil) says no, the collections are replaced together; on any problem
 // nothing changes. A *FullError says a collection would pass the limits.
 func (s *Store) Import(fx *Fixtures, now time.Time, ready func() error) error {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	if next := s.successor.Load(); next != nil {
+		return next.importFrom(s, fx, now, ready)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(fx.sets) == 0 {
@@ -109,20 +132,80 @@ func (s *Store) Import(fx *Fixtures, now time.Time, ready func() error) error {
 			return err
 		}
 	}
-	for _, b := range all {
-		b.c.table.loadColumns(b.cols)
+	colls := make([]*Collection, len(all))
+	sets := make([]*snapshot, len(all))
+	for i, b := range all {
+		colls[i], sets[i] = b.c, snapshotOfColumns(b.c, b.cols)
 	}
-	return nil
+	return s.change(colls, sets, func() {
+		for _, b := range all {
+			b.c.table.loadColumnsLocked(b.cols)
+		}
+	})
 }
 
 // Reset returns every collection to its baseline: the fixtures (and
-// generated records) Load stored.
-func (s *Store) Reset() {
+// generated records) Load stored. An error says the journal could not
+// take the reset, which then did not happen.
+func (s *Store) Reset() error {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	if next := s.successor.Load(); next != nil {
+		return next.Reset()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, c := range s.colls {
-		c.table.restoreBaseline()
+	colls := make([]*Collection, len(s.names))
+	for i, name := range s.names {
+		colls[i] = s.colls[name]
 	}
+	return s.change(colls, nil, func() {
+		for _, c := range colls {
+			c.table.restoreBaselineLocked()
+		}
+	})
+}
+
+// change replaces the contents of colls, all together, with sets (nil:
+// their baselines): the journal takes the change while every table is
+// locked, so that it sees it in order with the creates around it, and
+// apply then makes it in memory. The caller holds s.mu.
+func (s *Store) change(colls []*Collection, sets []*snapshot, apply func()) error {
+	for _, c := range colls {
+		c.table.mu.Lock()
+	}
+	var wait func() error
+	var err error
+	if j := s.journal; j != nil {
+		for _, c := range colls {
+			if err = j.catchUp(c); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			if sets == nil {
+				for _, c := range colls {
+					sets = append(sets, snapshotOf(c, c.table.baselineLocked()))
+				}
+			}
+			wait, err = j.replace(sets)
+		}
+	}
+	if err == nil {
+		apply()
+	}
+	for _, c := range colls {
+		c.table.mu.Unlock()
+	}
+	if err != nil {
+		return &JournalError{Journal: s.journal.Name(), Err: err}
+	}
+	if wait != nil {
+		if err := wait(); err != nil {
+			return &JournalError{Journal: s.journal.Name(), Err: err}
+		}
+	}
+	return nil
 }
 
 // Export writes the store as a fixture file: a JSON object mapping each
@@ -131,6 +214,9 @@ func (s *Store) Export(w io.Writer) error {
 	// The records are taken under the lock (so no import is half seen) and
 	// written after it is released: a client that stops reading holds its
 	// own answer only, never a reset or an import.
+	for _, name := range s.names {
+		s.colls[name].catchUpToRead()
+	}
 	s.mu.Lock()
 	stores := make([]frozenRecords, len(s.names))
 	for i, name := range s.names {
@@ -165,4 +251,47 @@ func (s *Store) Export(w io.Writer) error {
 	buf = append(buf, "\n}\n"...)
 	_, err := w.Write(buf)
 	return err
+}
+
+// Freeze waits for the changes under way to be made and committed, and
+// holds back every later one until Thaw: a reload reads the store, or its
+// journal, whole, and nothing is changed behind it.
+func (s *Store) Freeze() { s.gate.Lock() }
+
+// Thaw lets changes through again.
+func (s *Store) Thaw() { s.gate.Unlock() }
+
+// Retire hands the store over to next, which has taken its records (a
+// reload): a change that reaches this store from now on, one that waited
+// while it was frozen, is made in next. Call it while the store is frozen.
+func (s *Store) Retire(next *Store) { s.successor.Store(next) }
+
+// importFrom imports fixtures parsed by another store: parsed again here,
+// so that they name this store's collections.
+func (s *Store) importFrom(old *Store, fx *Fixtures, now time.Time, ready func() error) error {
+	var files []FixtureFile
+	seen := map[string]bool{}
+	for _, set := range fx.sets {
+		for _, sg := range set.segs {
+			if !seen[sg.file] {
+				seen[sg.file] = true
+				files = append(files, FixtureFile{Name: sg.file, Data: sg.data})
+			}
+		}
+	}
+	arrayOf := func(file string) (string, error) {
+		for name, set := range fx.sets {
+			for _, sg := range set.segs {
+				if sg.file == file {
+					return name, nil
+				}
+			}
+		}
+		return collectionOfFile(file)
+	}
+	nfx, err := s.Parse(files, arrayOf)
+	if err != nil {
+		return err
+	}
+	return s.Import(nfx, now, ready)
 }

@@ -160,6 +160,10 @@ type entry struct {
 func (s *table) loadColumns(c *columns) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.loadColumnsLocked(c)
+}
+
+func (s *table) loadColumnsLocked(c *columns) {
 	s.reset(0)
 	s.seqs, s.spans, s.data, s.bytes = c.seqs, c.spans, c.data, c.bytes()
 	if !s.integer {
@@ -236,9 +240,23 @@ func (s *table) markBaseline() {
 func (s *table) restoreBaseline() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.restoreBaselineLocked()
+}
+
+func (s *table) restoreBaselineLocked() {
 	if s.base != nil {
 		s.restoreLocked(s.base)
 	}
+}
+
+// baseline is the state restoreBaseline returns to: the contents when
+// there is none yet. The caller holds the lock.
+func (s *table) baselineLocked() *tableState {
+	if s.base != nil {
+		return s.base
+	}
+	return &tableState{seqs: s.seqs, spans: s.spans, bytes: s.bytes, keys: s.keys,
+		chunks: s.data.chunks, nextSeq: s.nextSeq, noNext: s.noNext}
 }
 
 func (s *table) restoreLocked(st *tableState) {
@@ -263,10 +281,11 @@ func clipChunks(chunks [][]byte) [][]byte {
 }
 
 // create assigns the next seq, lets build make the entry for it, and stores
-// the entry only when build succeeds and the store's limits allow it: a
-// failed create leaves nothing behind (a *FullError says which limit). A
-// string id that fixtures already use is skipped.
-func (s *table) create(build func(seq int64) (entry, error)) (Record, error) {
+// the entry only when build succeeds, the store's limits allow it and
+// commit (when not nil) takes it: a failed create leaves nothing behind (a
+// *FullError says which limit). A string id that fixtures already use is
+// skipped.
+func (s *table) create(build func(seq int64) (entry, error), commit func(e *entry, next int64) error) (Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// The count is checked before the record is built, its bytes after.
@@ -288,6 +307,15 @@ func (s *table) create(build func(seq int64) (entry, error)) (Record, error) {
 			if _, taken := s.byKey[e.key]; taken {
 				s.advancePast(s.nextSeq)
 				continue
+			}
+		}
+		if commit != nil {
+			next := e.seq + 1
+			if e.seq == math.MaxInt64 {
+				next = 0
+			}
+			if err := commit(&e, next); err != nil {
+				return Record{}, err
 			}
 		}
 		sp := s.data.add(e.raw)

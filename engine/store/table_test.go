@@ -84,17 +84,17 @@ func TestStoreGetAndCreate(t *testing.T) {
 	}
 	rec, err := s.create(func(seq int64) (entry, error) {
 		return entry{seq: seq, key: strconv.FormatInt(seq, 10), raw: []byte("new")}, nil
-	})
+	}, nil)
 	if err != nil || rec.seq != 6 {
 		t.Fatalf("create = %v %v, want seq 6", rec.seq, err)
 	}
-	_, err = s.create(func(seq int64) (entry, error) { return entry{}, fmt.Errorf("refused") })
+	_, err = s.create(func(seq int64) (entry, error) { return entry{}, fmt.Errorf("refused") }, nil)
 	if err == nil || s.len() != 6 {
 		t.Errorf("a failed create changed the store: len %d, err %v", s.len(), err)
 	}
 	rec, _ = s.create(func(seq int64) (entry, error) {
 		return entry{seq: seq, key: strconv.FormatInt(seq, 10), raw: []byte("next")}, nil
-	})
+	}, nil)
 	if rec.seq != 7 {
 		t.Errorf("seq after a failed create = %d, want 7 (no gap needed, none made)", rec.seq)
 	}
@@ -105,7 +105,7 @@ func TestStoreStringKeysSkipTakenIDs(t *testing.T) {
 	s.load([]entry{{seq: 1, key: "2", raw: []byte("fixture")}})
 	rec, err := s.create(func(seq int64) (entry, error) {
 		return entry{seq: seq, key: strconv.FormatInt(seq, 10), raw: []byte("new")}, nil
-	})
+	}, nil)
 	if err != nil || rec.ID != "3" {
 		t.Errorf("created key %q, want 3: key 2 is taken by a fixture", rec.ID)
 	}

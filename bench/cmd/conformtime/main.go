@@ -80,7 +80,7 @@ func measure(ctx context.Context, bin string, rounds int, out io.Writer) (time.D
 	if err != nil {
 		return 0, err
 	}
-	p, err := harness.Start("petctl serve", bin, []string{"serve", "--addr", addr, "--api-key", benchKey}, nil, addr, filepath.Join(tmp, "serve.log"))
+	p, err := harness.Start("petctl serve", bin, []string{"serve", "--addr", addr, "--api-key", benchKey, "--state", "none"}, nil, addr, filepath.Join(tmp, "serve.log"))
 	if err != nil {
 		return 0, err
 	}

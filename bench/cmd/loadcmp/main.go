@@ -149,7 +149,7 @@ func compare(ctx context.Context, o *options, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		p, err := harness.Start(name, path, []string{"serve", "--addr", addr, "--api-key", benchKey}, nil, addr, filepath.Join(tmp, name+".log"))
+		p, err := harness.Start(name, path, []string{"serve", "--addr", addr, "--api-key", benchKey, "--state", "none"}, nil, addr, filepath.Join(tmp, name+".log"))
 		if err != nil {
 			return err
 		}
@@ -190,7 +190,7 @@ func compare(ctx context.Context, o *options, out io.Writer) error {
 }
 
 func startPetctl(bin, addr, logPath string) (*harness.Process, error) {
-	return harness.Start("petctl", bin, []string{"serve", "--addr", addr, "--api-key", benchKey}, nil, addr, logPath)
+	return harness.Start("petctl", bin, []string{"serve", "--addr", addr, "--api-key", benchKey, "--state", "none"}, nil, addr, logPath)
 }
 
 func header(m map[string]string) http.Header {

@@ -230,7 +230,7 @@ func start(ctx context.Context, bin string, extra []string, tmp string, timeout 
 	if err != nil {
 		return nil, 0, err
 	}
-	args := append([]string{"serve", "--addr", addr, "--api-key", benchKey}, extra...)
+	args := append([]string{"serve", "--addr", addr, "--api-key", benchKey, "--state", "none"}, extra...)
 	// The output (banner, request log) goes to a file.
 	p, err := harness.Start("petctl", bin, args, nil, addr, filepath.Join(tmp, "petctl.log"))
 	if err != nil {

@@ -190,7 +190,7 @@ func compare(ctx context.Context, o *options, rows *harness.Rows, out io.Writer)
 	if err != nil {
 		return err
 	}
-	p, err := harness.Start("petctl", bin, []string{"serve", "--addr", paddr, "--api-key", benchKey}, nil, paddr, filepath.Join(tmp, "petctl.log"))
+	p, err := harness.Start("petctl", bin, []string{"serve", "--addr", paddr, "--api-key", benchKey, "--state", "none"}, nil, paddr, filepath.Join(tmp, "petctl.log"))
 	if err != nil {
 		return err
 	}

@@ -222,7 +222,7 @@ func serve(ctx context.Context, bin string, d document, starts int, tmp string) 
 		if err != nil {
 			return 0, 0, 0, err
 		}
-		args := []string{"serve", "--addr", addr, "--api-key", benchKey}
+		args := []string{"serve", "--addr", addr, "--api-key", benchKey, "--state", "none"}
 		if d.path != "" {
 			args = append(args, "--spec", d.path)
 		}

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/petctl/petctl/spec"
+)
+
+// startPetctl runs this test binary as `petctl serve args...` on a free
+// port with the API key sig-key, and returns the process and the base URL.
+// The process is killed when the test ends, if it is still running.
+func startPetctl(t *testing.T, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	return startPetctlEnv(t, nil, args...)
+}
+
+// startPetctlEnv is startPetctl with more environment variables.
+func startPetctlEnv(t *testing.T, env []string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"serve", "--addr", "127.0.0.1:0", "--api-key", "sig-key", "--log-requests=false"}, args...)...)
+	cmd.Env = append(append(os.Environ(), "PETCTL_TEST_BE_PETCTL=1"), env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &safeBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	base := ""
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == "base" {
+			base = f[2]
+			break
+		}
+	}
+	if base == "" {
+		_ = cmd.Wait()
+		t.Fatalf("no base URL in the banner; stderr: %v", stderr)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	return cmd, base
+}
+
+// exportedPets reads every pet of the store at base through the admin export.
+func exportedPets(t *testing.T, base string) []map[string]any {
+	t.Helper()
+	res, err := http.Get(strings.TrimSuffix(base, "/v1") + "/__petctl/store")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var store map[string][]map[string]any
+	dec := json.NewDecoder(res.Body)
+	dec.UseNumber()
+	if err := dec.Decode(&store); err != nil {
+		t.Fatalf("the export is not JSON: %v", err)
+	}
+	return store["pets"]
+}
+
+// TestKill9KeepsAcknowledgedWrites kills a real petctl with SIGKILL at a
+// random moment of a stream of concurrent creates, many times over one
+// state file: after each restart every create that was answered 201 is
+// there, whole and under its id, ids are unique, and nothing else but the
+// fixtures and creates that were under way is.
+func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	acked := map[string]string{} // id -> name
+	var mu sync.Mutex
+	client := &http.Client{Timeout: 5 * time.Second}
+	const rounds, writers = 10, 8
+	sent := 0
+	for round := range rounds {
+		cmd, base := startPetctl(t, "--state", state)
+		pets := exportedPets(t, base)
+		checkPets(t, round, pets, acked)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					name := fmt.Sprintf("r%d-w%d-%d", round, w, i)
+					body := fmt.Sprintf(`{"name":%q,"categoryId":%d,"status":"pending"}`, name, w)
+					req, _ := http.NewRequest("POST", base+"/pets", strings.NewReader(body))
+					req.Header.Set("Authorization", "Bearer sig-key")
+					req.Header.Set("Content-Type", "application/json")
+					res, err := client.Do(req)
+					if err != nil {
+						return // killed
+					}
+					data, _ := io.ReadAll(res.Body)
+					res.Body.Close()
+					if res.StatusCode != http.StatusCreated {
+						t.Errorf("create answered %d: %s", res.StatusCode, data)
+						return
+					}
+					var pet map[string]any
+					if err := json.Unmarshal(data, &pet); err != nil {
+						t.Errorf("create answered %s", data)
+						return
+					}
+					mu.Lock()
+					acked[fmt.Sprint(pet["id"])] = name
+					sent++
+					mu.Unlock()
+				}
+			}()
+		}
+		// Killed at a random moment once the stream is flowing (the first
+		// create answered), however slow the machine.
+		mu.Lock()
+		before := sent
+		mu.Unlock()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			mu.Lock()
+			flowing := sent > before
+			mu.Unlock()
+			if flowing {
+				break
+			}
+		}
+		time.Sleep(time.Duration(rand.IntN(200)) * time.Millisecond)
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		close(stop)
+		wg.Wait()
+		_ = cmd.Wait()
+	}
+	_, base := startPetctl(t, "--state", state)
+	checkPets(t, rounds, exportedPets(t, base), acked)
+	if sent < rounds {
+		t.Errorf("only %d creates were answered in %d rounds: the test did not write", sent, rounds)
+	}
+	t.Logf("%d creates answered over %d kills", sent, rounds)
+}
+
+// checkPets holds the stored pets to the acknowledged creates.
+func checkPets(t *testing.T, round int, pets []map[string]any, acked map[string]string) {
+	t.Helper()
+	byID := map[string]map[string]any{}
+	for _, p := range pets {
+		id := fmt.Sprint(p["id"])
+		if byID[id] != nil {
+			t.Errorf("round %d: id %s is stored twice", round, id)
+		}
+		byID[id] = p
+		if name, _ := p["name"].(string); p["categoryId"] == nil || name == "" {
+			t.Errorf("round %d: pet %s is not whole: %v", round, id, p)
+		}
+	}
+	for id, name := range acked {
+		p := byID[id]
+		if p == nil {
+			t.Errorf("round %d: pet %s (%s) was answered 201 and is gone after kill -9", round, id, name)
+			continue
+		}
+		if p["name"] != name {
+			t.Errorf("round %d: pet %s is %v, want the name %s it was created with", round, id, p["name"], name)
+		}
+	}
+}
+
+// TestStateStartErrors: a state that cannot be taken stops serve, exit 2,
+// naming the file and, for records the document refuses, each record.
+func TestStateStartErrors(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage")
+	if err := os.WriteFile(garbage, bytes.Repeat([]byte("petctl? "), 2000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, map[string]string{"PETCTL_STATE": garbage}, "serve", "--addr", "127.0.0.1:0")
+	if want := "state " + garbage + " is not a petctl state file"; code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("a state file that is not one: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+	code, _, stderr = runCLI(t, nil, "serve", "--addr", "127.0.0.1:0", "--state", garbage)
+	if want := "--state: store.path: state " + garbage; code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("from the flag: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+}
+
+// TestRefusedStartKeepsState: a start refused by the proof of error
+// bodies, with other fixtures, leaves the state as it was: the next start
+// with the first document and fixtures takes it without a word about other
+// fixtures.
+func TestRefusedStartKeepsState(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	good := filepath.Join(dir, "openapi.yaml")
+	write(t, good, string(spec.DefaultDocument()))
+	bad := filepath.Join(dir, "unprovable.yaml")
+	write(t, bad, strings.Replace(string(spec.DefaultDocument()), unprovable[0], unprovable[1], 1))
+	// Fixtures files are named for their collection.
+	first, other := filepath.Join(dir, "first", "pets.json"), filepath.Join(dir, "other", "pets.json")
+	for _, d := range []string{first, other} {
+		if err := os.Mkdir(filepath.Dir(d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, first, `[{"id":1,"name":"Rex","categoryId":1}]`)
+	write(t, other, `[{"id":1,"name":"Tom","categoryId":1}]`)
+	stop := func(cmd *exec.Cmd) string {
+		t.Helper()
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("serve stopped with %v; stderr:\n%s", err, cmd.Stderr)
+		}
+		return cmd.Stderr.(*safeBuffer).String()
+	}
+
+	cmd, _ := startPetctl(t, "--spec", good, "--fixtures", first, "--state", state)
+	stop(cmd)
+	code, _, stderr := runCLI(t, nil, "serve", "--addr", "127.0.0.1:0", "--spec", bad, "--fixtures", other, "--state", state)
+	if code != 2 || !strings.Contains(stderr, "cannot be written as the document declares them") {
+		t.Fatalf("the unprovable document: exit %d, want 2 and the proof's refusal:\n%s", code, stderr)
+	}
+	cmd, base := startPetctl(t, "--spec", good, "--fixtures", first, "--state", state)
+	if code, body := keyed(t, "GET", base+"/pets/1", ""); code != http.StatusOK || !strings.Contains(body, "Rex") {
+		t.Errorf("the stored pet after the refused start: %d %s", code, body)
+	}
+	if log := stop(cmd); strings.Contains(log, "other fixtures") {
+		t.Errorf("the refused start changed the state: the next start says\n%s", log)
+	}
+}

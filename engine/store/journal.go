@@ -1,0 +1,285 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Journal keeps a store's records beyond the memory of one process: in a
+// file (OpenFile), or in a Redis shared by replicas (OpenRedis). The
+// in-memory tables stay the serving path; every mutation of a collection
+// (a create, a reset, an import, and the replace and delete to come) is
+// handed to the journal under the collection's write lock, after every
+// check and before it is applied, so that a journal sees each collection's
+// changes in the order they happen and a refused change never reaches it.
+//
+// Its methods are unexported: the two journals of this package are its
+// only implementations, and the engine only opens, attaches and closes one.
+type Journal interface {
+	// Name says where the records are kept, for messages: "state FILE" or
+	// "redis HOST:PORT/DB".
+	Name() string
+	// Close waits for every commit under way and releases the journal.
+	Close() error
+
+	// meta returns the stored state's description; nil when the journal
+	// holds no state yet. A store that is not petctl's is an error.
+	meta() (*stateMeta, error)
+	// load calls each with every stored record of collection name, in seq
+	// order, as encodeValue stored it, and returns the seq the next create
+	// takes (0 when unknown) and, for a shared journal, the position of its
+	// log they are at.
+	load(name string, each func(seq int64, value []byte) error) (next, pos int64, err error)
+	// seed writes every collection's records and the meta when the journal
+	// holds no state (or when over says so); false when another process
+	// seeded it first (a shared store), and the caller loads instead.
+	seed(sets []*snapshot, m *stateMeta, over bool) (bool, error)
+	// setMeta replaces the stored meta alone.
+	setMeta(m *stateMeta) error
+	// catchUp applies to c what other processes committed since c last saw
+	// (a shared store); nothing for a file. The caller holds c's write lock.
+	catchUp(c *Collection) error
+	// behind says whether other processes committed changes to c that c has
+	// not applied yet; cheap, without c's lock.
+	behind(c *Collection) (bool, error)
+	// put commits that c holds e, and that the next create takes seq next. errStale means another process
+	// changed c first and nothing was committed: catch up and build again.
+	// wait, when not nil, returns once the change is durable; call it after
+	// releasing the lock, so that concurrent changes share a commit.
+	put(c *Collection, e *entry, next int64) (wait func() error, err error)
+	// replace commits that each snapshot's collection now holds exactly its
+	// records (a reset, an import), all together or none.
+	replace(sets []*snapshot) (wait func() error, err error)
+	// health is the last error the journal met, nil when it works.
+	health() error
+}
+
+// Health is the last error j met, nil while it works.
+func Health(j Journal) error { return j.health() }
+
+// errStale says another process changed a shared collection first.
+var errStale = errors.New("the collection was changed by another process")
+
+// JournalError says a change was refused or may be lost because its
+// journal could not take it: the disk failed, Redis cannot be reached.
+type JournalError struct {
+	Journal string // Journal.Name
+	Err     error
+}
+
+func (e *JournalError) Error() string { return fmt.Sprintf("%s: %v", e.Journal, e.Err) }
+
+// Unwrap returns why.
+func (e *JournalError) Unwrap() error { return e.Err }
+
+// StateError says why a journal's state could not be taken at start-up:
+// it is not petctl's, it is damaged, or its records do not fit the
+// document. Each line of Err is one problem.
+type StateError struct {
+	Journal string
+	Err     error
+}
+
+func (e *StateError) Error() string { return e.Err.Error() }
+
+// Unwrap returns why.
+func (e *StateError) Unwrap() error { return e.Err }
+
+// stateFormat marks a journal's state as petctl's, so that a file another
+// program made is refused rather than read as an empty store.
+const stateFormat = "petctl-state"
+
+// stateVersion is the layout of the records; a state of another version
+// is refused, naming both.
+const stateVersion = 1
+
+// stateMeta describes a journal's state: its format and what it was made from.
+type stateMeta struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	Origin  Origin `json:"origin"`
+	// Collections are the collections the state holds, sorted.
+	Collections []string `json:"collections"`
+}
+
+func newMeta(o Origin) *stateMeta {
+	return &stateMeta{Format: stateFormat, Version: stateVersion, Origin: o}
+}
+
+// decodeMeta reads a stored meta, refusing one that is not petctl's.
+func decodeMeta(name string, data []byte) (*stateMeta, error) {
+	var m stateMeta
+	if err := json.Unmarshal(data, &m); err != nil || m.Format != stateFormat {
+		return nil, fmt.Errorf("%s was not made by petctl (its description is not petctl's); give another file, or delete it", name)
+	}
+	if m.Version != stateVersion {
+		return nil, fmt.Errorf("%s has petctl's state layout %d, and this petctl reads layout %d; start with --state-reset to start afresh, or use the petctl that made it", name, m.Version, stateVersion)
+	}
+	return &m, nil
+}
+
+// Origin says what a state was made from, so that a later start can tell
+// whether its records were checked against the same document.
+type Origin struct {
+	// Document is the served document: its name and the SHA-256 of every
+	// file it was read from.
+	Document Digest `json:"document"`
+	// Fixtures are the seed files, and Generate and Seed the generated
+	// records, that a reset returns to.
+	Fixtures []Digest `json:"fixtures,omitempty"`
+	Generate int      `json:"generate,omitempty"`
+	Seed     int64    `json:"seed,omitempty"`
+}
+
+// Digest names a file and the SHA-256 of its content, in hex.
+type Digest struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+}
+
+// sameSeed says whether two origins seed the store alike.
+func (o Origin) sameSeed(p Origin) bool {
+	return slices.Equal(o.Fixtures, p.Fixtures) && o.Generate == p.Generate && (o.Generate == 0 || o.Seed == p.Seed)
+}
+
+// snapshot is a collection's records at one moment, in seq order, as a
+// journal's replace or seed writes them.
+type snapshot struct {
+	coll *Collection
+	seqs []int64
+	keys []string // string ids only
+	recs frozenRecords
+	next int64 // the seq the next create takes; 0 when none is left
+}
+
+// snapshotOf is the snapshot of a table state.
+func snapshotOf(c *Collection, st *tableState) *snapshot {
+	return &snapshot{coll: c, seqs: st.seqs, keys: st.keys,
+		recs: frozenRecords{spans: st.spans, data: arena{chunks: st.chunks}}, next: nextOf(st.nextSeq, st.noNext)}
+}
+
+// snapshotOfColumns is the snapshot of built records.
+func snapshotOfColumns(c *Collection, cols *columns) *snapshot {
+	next := int64(1)
+	noNext := false
+	if n := len(cols.seqs); n > 0 {
+		if last := cols.seqs[n-1]; last == 1<<63-1 {
+			noNext = true
+		} else {
+			next = last + 1
+		}
+	}
+	return &snapshot{coll: c, seqs: cols.seqs, keys: cols.keys, recs: frozenRecords{spans: cols.spans, data: cols.data}, next: nextOf(next, noNext)}
+}
+
+func nextOf(next int64, noNext bool) int64 {
+	if noNext {
+		return 0
+	}
+	return next
+}
+
+// key is record i's id as it appears in a path.
+func (sn *snapshot) key(i int) string {
+	if sn.keys != nil {
+		return sn.keys[i]
+	}
+	return fmt.Sprint(sn.seqs[i])
+}
+
+// entry sets e to record i's table entry; its filter values are decoded
+// from its JSON.
+func (sn *snapshot) entry(i int, e *entry) error {
+	raw := sn.recs.at(i)
+	if len(sn.coll.filterFields) == 0 {
+		*e = entry{seq: sn.seqs[i], key: sn.key(i), raw: raw}
+		return nil
+	}
+	got, ok := sn.coll.entryOf(sn.seqs[i], sn.key(i), raw)
+	if !ok {
+		return fmt.Errorf("%s: record %s cannot be read", sn.coll.def.Name, sn.key(i))
+	}
+	*e = got
+	return nil
+}
+
+// seqBytes orders seqs as their bytes: big-endian with the sign bit
+// flipped, so that negative ids sort before positive ones.
+func seqBytes(seq int64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(seq)^1<<63)
+	return b[:]
+}
+
+func seqOfBytes(b []byte) (int64, bool) {
+	if len(b) != 8 {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(b) ^ 1<<63), true
+}
+
+// encodeValue is how a journal stores a record: the table's entry for it
+// (for a string id the id, then the values of the filter fields) and its
+// JSON as the table keeps it, so that a load under the same document
+// copies the bytes it reads and decodes no JSON.
+func encodeValue(buf []byte, integer bool, e *entry, nFilters int) []byte {
+	if !integer {
+		buf = binary.AppendUvarint(buf, uint64(len(e.key)))
+		buf = append(buf, e.key...)
+	}
+	buf = append(buf, byte(nFilters))
+	for i := range nFilters {
+		if e.has&(1<<i) == 0 {
+			buf = append(buf, 0)
+			continue
+		}
+		buf = binary.AppendUvarint(buf, uint64(len(e.vals[i]))+1)
+		buf = append(buf, e.vals[i]...)
+	}
+	return append(buf, e.raw...)
+}
+
+// storedValue is a stored record split up: vals[i] (a slice of the value,
+// when bit i of has is set) is the value of filter field i.
+type storedValue struct {
+	key  string
+	vals [][]byte
+	has  uint64
+	raw  []byte
+}
+
+// decodeValue splits a stored value; sv.vals is reused.
+func decodeValue(v []byte, integer bool, sv *storedValue) bool {
+	sv.key, sv.has, sv.vals = "", 0, sv.vals[:0]
+	if !integer {
+		n, w := binary.Uvarint(v)
+		if w <= 0 || uint64(len(v)-w) < n {
+			return false
+		}
+		sv.key, v = string(v[w:w+int(n)]), v[w+int(n):]
+	}
+	if len(v) == 0 || v[0] > 64 {
+		return false
+	}
+	nf := int(v[0])
+	v = v[1:]
+	for i := range nf {
+		n, w := binary.Uvarint(v)
+		if w <= 0 || uint64(len(v)-w)+1 < n {
+			return false
+		}
+		v = v[w:]
+		if n == 0 {
+			sv.vals = append(sv.vals, nil)
+			continue
+		}
+		sv.vals = append(sv.vals, v[:n-1])
+		sv.has |= 1 << i
+		v = v[n-1:]
+	}
+	sv.raw = v
+	return true
+}

@@ -1,0 +1,484 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// SyncMode says when a file journal's commits reach the disk.
+type SyncMode string
+
+// The sync modes, declared once: config lists them as store.sync's enum.
+const (
+	// SyncAlways answers a change once it is on the disk (fdatasync);
+	// changes that arrive together share one commit.
+	SyncAlways SyncMode = "always"
+	// SyncInterval answers once the operating system has the change, and
+	// syncs the file to the disk every FileOptions.Interval: a killed
+	// process loses nothing, a machine that loses power the last interval.
+	SyncInterval SyncMode = "interval"
+	// SyncNever answers once the operating system has the change and
+	// leaves the syncing to it.
+	SyncNever SyncMode = "never"
+)
+
+// SyncModes are the sync modes, in the order the configuration lists them.
+var SyncModes = []SyncMode{SyncAlways, SyncInterval, SyncNever}
+
+// FileOptions say how a file journal syncs.
+type FileOptions struct {
+	Sync     SyncMode      // "" is SyncAlways
+	Interval time.Duration // for SyncInterval; 0 is one second
+}
+
+// openTimeout is how long OpenFile waits for another process to release
+// the file before it says the file is in use.
+const openTimeout = time.Second
+
+// The buckets of a state file: meta holds the stateMeta under metaKey and
+// each collection's next seq under its name; records holds a bucket of
+// records per collection, keyed by seqBytes.
+var (
+	metaBucket    = []byte("petctl")
+	metaKey       = []byte("meta")
+	nextBucket    = []byte("next")
+	recordsBucket = []byte("records")
+)
+
+// fileJournal keeps a store in a bbolt file (go.etcd.io/bbolt): one
+// process, many readers, one writer, every commit atomic, so that a
+// process killed at any moment leaves the file as its last commit made it.
+// Changes are queued in the order the collections make them and written
+// by one goroutine, a batch per commit: under SyncAlways, concurrent
+// creates share one fdatasync (group commit).
+type fileJournal struct {
+	path string
+	db   *bolt.DB
+	mode SyncMode
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	queue  []*fileOp
+	closed bool
+	// failed is the error of the last commit that failed: every change
+	// after it is refused, so the memory does not drift further from the file.
+	failed error
+	// written is closed when the writer has stopped.
+	written chan struct{}
+	stop    chan struct{}
+	ticker  sync.WaitGroup
+}
+
+// fileOp is one queued change: a record put, or whole collections replaced.
+type fileOp struct {
+	coll  string
+	seq   int64
+	value []byte
+	next  int64
+	sets  []*snapshot
+	done  chan error
+}
+
+// OpenFile opens the state file at path, creating it (and its folder) when
+// it does not exist. A file that is not a bbolt database, or is damaged,
+// or is held by another process, is an error that names it.
+func OpenFile(path string, o FileOptions) (Journal, error) {
+	name := "state " + path
+	if o.Sync == "" {
+		o.Sync = SyncAlways
+	}
+	if o.Interval <= 0 {
+		o.Interval = time.Second
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("%s: %v", name, unwrapPath(err))
+		}
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("%s is a folder; give a file", name)
+	}
+	j := &fileJournal{path: path, mode: o.Sync, written: make(chan struct{}), stop: make(chan struct{})}
+	db, err := bolt.Open(path, 0o600, j.boltOptions())
+	switch {
+	case errors.Is(err, bolterrors.ErrTimeout):
+		return nil, fmt.Errorf("%s is in use by another process (another petctl serving it?); stop it, or give another file with --state", name)
+	case errors.Is(err, bolterrors.ErrInvalid), errors.Is(err, bolterrors.ErrVersionMismatch), errors.Is(err, bolterrors.ErrChecksum), errors.Is(err, bolterrors.ErrInvalidMapping):
+		return nil, fmt.Errorf("%s is not a petctl state file, or it is damaged (%v); give another file with --state, or delete this one to start afresh", name, err)
+	case err != nil:
+		return nil, fmt.Errorf("%s cannot be opened: %v; give another file with --state, or delete this one to start afresh", name, unwrapPath(err))
+	}
+	j.db = db
+	j.cond = sync.NewCond(&j.mu)
+	go j.write()
+	if o.Sync == SyncInterval {
+		j.ticker.Add(1)
+		go j.syncEvery(o.Interval)
+	}
+	return j, nil
+}
+
+// dropEvery is how many bytes of records load reads between two
+// dropPages: small against the records a large state keeps, large enough
+// that the calls cost nothing.
+const dropEvery = 8 << 20
+
+// releaseSize is the file size from which release maps the file afresh.
+const releaseSize = 32 << 20
+
+// release maps the file afresh once a start has read it whole: reading
+// every record brought all its pages into the process's resident memory
+// (bbolt reads through a memory map), and a fresh map holds none of them
+// until a write touches one. Only the start calls it, before any change.
+func (j *fileJournal) release() error {
+	if fi, err := os.Stat(j.path); err != nil || fi.Size() < releaseSize {
+		return nil
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.db.Close(); err != nil {
+		return err
+	}
+	db, err := bolt.Open(j.path, 0o600, j.boltOptions())
+	if err != nil {
+		return fmt.Errorf("%s could not be opened again: %v", j.Name(), err)
+	}
+	j.db = db
+	return nil
+}
+
+func (j *fileJournal) boltOptions() *bolt.Options {
+	return &bolt.Options{Timeout: openTimeout, NoSync: j.mode != SyncAlways, FreelistType: bolt.FreelistMapType}
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func (j *fileJournal) Name() string { return "state " + j.path }
+
+// Close writes what is queued, syncs and closes the file.
+func (j *fileJournal) Close() error {
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		return nil
+	}
+	j.closed = true
+	j.cond.Broadcast()
+	j.mu.Unlock()
+	<-j.written
+	close(j.stop)
+	j.ticker.Wait()
+	err := j.db.Sync()
+	if cerr := j.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// syncEvery makes the commits of SyncInterval durable.
+func (j *fileJournal) syncEvery(d time.Duration) {
+	defer j.ticker.Done()
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-j.stop:
+			return
+		case <-t.C:
+			if err := j.db.Sync(); err != nil {
+				j.fail(fmt.Errorf("syncing to the disk: %v", err))
+			}
+		}
+	}
+}
+
+func (j *fileJournal) fail(err error) {
+	j.mu.Lock()
+	if j.failed == nil {
+		j.failed = err
+	}
+	j.mu.Unlock()
+}
+
+func (j *fileJournal) health() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.failed
+}
+
+// damaged turns a panic of bbolt reading a damaged page into an error.
+func (j *fileJournal) damaged(err *error) {
+	if v := recover(); v != nil {
+		*err = fmt.Errorf("%s is damaged (%v); delete it, or start with --state-reset, to start afresh", j.Name(), v)
+	}
+}
+
+func (j *fileJournal) meta() (m *stateMeta, err error) {
+	defer j.damaged(&err)
+	err = j.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(metaBucket)
+		if b == nil {
+			var names []string
+			_ = tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+				names = append(names, string(name))
+				return nil
+			})
+			if len(names) > 0 {
+				return fmt.Errorf("%s was not made by petctl (it holds %s); give another file with --state, or delete it", j.Name(), QuoteNames(names))
+			}
+			return nil
+		}
+		var err error
+		m, err = decodeMeta(j.Name(), b.Get(metaKey))
+		return err
+	})
+	return m, err
+}
+
+func (j *fileJournal) load(name string, each func(seq int64, value []byte) error) (next, pos int64, err error) {
+	defer j.damaged(&err)
+	err = j.db.View(func(tx *bolt.Tx) error {
+		if m := tx.Bucket(metaBucket); m != nil {
+			if nb := m.Bucket(nextBucket); nb != nil {
+				if v := nb.Get([]byte(name)); len(v) == 8 {
+					next = int64(binary.BigEndian.Uint64(v))
+				}
+			}
+		}
+		rb := tx.Bucket(recordsBucket)
+		if rb == nil {
+			return nil
+		}
+		b := rb.Bucket([]byte(name))
+		if b == nil {
+			return nil
+		}
+		cur := b.Cursor()
+		read := 0
+		for k, v := cur.First(); k != nil; k, v = cur.Next() {
+			seq, ok := seqOfBytes(k)
+			if !ok {
+				return fmt.Errorf("%s is damaged: %s: a record's key cannot be read; delete it, or start with --state-reset, to start afresh", j.Name(), name)
+			}
+			if err := each(seq, v); err != nil {
+				return err
+			}
+			// each copies what it keeps: the pages read so far are let go,
+			// so a large state is not held twice, as records and as file.
+			if read += len(k) + len(v); read >= dropEvery {
+				dropPages(j.db, j.path)
+				read = 0
+			}
+		}
+		return nil
+	})
+	return next, 0, err
+}
+
+func (j *fileJournal) seed(sets []*snapshot, m *stateMeta, over bool) (bool, error) {
+	meta, err := json.Marshal(m)
+	if err != nil {
+		return false, err
+	}
+	seeded := false
+	err = j.db.Update(func(tx *bolt.Tx) error {
+		if mb := tx.Bucket(metaBucket); mb != nil && mb.Get(metaKey) != nil && !over {
+			return nil
+		}
+		if tx.Bucket(recordsBucket) != nil {
+			if err := tx.DeleteBucket(recordsBucket); err != nil {
+				return err
+			}
+		}
+		mb, err := tx.CreateBucketIfNotExists(metaBucket)
+		if err != nil {
+			return err
+		}
+		if err := mb.Put(metaKey, meta); err != nil {
+			return err
+		}
+		if err := writeSets(tx, sets, true); err != nil {
+			return err
+		}
+		seeded = true
+		return nil
+	})
+	if err == nil && seeded && j.mode != SyncAlways {
+		err = j.db.Sync() // a seed is answered to no one: it is made durable at once
+	}
+	return seeded, err
+}
+
+func (j *fileJournal) setMeta(m *stateMeta) error {
+	meta, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	err = j.db.Update(func(tx *bolt.Tx) error {
+		mb, err := tx.CreateBucketIfNotExists(metaBucket)
+		if err != nil {
+			return err
+		}
+		return mb.Put(metaKey, meta)
+	})
+	if err == nil && j.mode != SyncAlways {
+		err = j.db.Sync()
+	}
+	return err
+}
+
+// writeSets replaces each snapshot's collection with its records.
+func writeSets(tx *bolt.Tx, sets []*snapshot, fresh bool) error {
+	rb, err := tx.CreateBucketIfNotExists(recordsBucket)
+	if err != nil {
+		return err
+	}
+	mb, err := tx.CreateBucketIfNotExists(metaBucket)
+	if err != nil {
+		return err
+	}
+	nb, err := mb.CreateBucketIfNotExists(nextBucket)
+	if err != nil {
+		return err
+	}
+	// bbolt keeps the keys and values it is given until the commit: they
+	// are cut from slabs, never reused.
+	var slab []byte
+	for _, sn := range sets {
+		name := []byte(sn.coll.def.Name)
+		if !fresh && rb.Bucket(name) != nil {
+			if err := rb.DeleteBucket(name); err != nil {
+				return err
+			}
+		}
+		b, err := rb.CreateBucketIfNotExists(name)
+		if err != nil {
+			return err
+		}
+		b.FillPercent = 1 // written in key order: pages are filled, not split
+		var e entry
+		for i := range sn.seqs {
+			if err := sn.entry(i, &e); err != nil {
+				return err
+			}
+			if need := len(e.raw) + len(e.key) + 64*len(e.vals) + 64; cap(slab)-len(slab) < need {
+				slab = make([]byte, 0, max(1<<20, need))
+			}
+			start := len(slab)
+			slab = append(slab, seqBytes(sn.seqs[i])...)
+			mid := len(slab)
+			slab = encodeValue(slab, sn.keys == nil, &e, len(sn.coll.filterFields))
+			if err := b.Put(slab[start:mid:mid], slab[mid:len(slab):len(slab)]); err != nil {
+				return err
+			}
+		}
+		if err := nb.Put(name, binary.BigEndian.AppendUint64(nil, uint64(sn.next))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *fileJournal) catchUp(*Collection) error        { return nil }
+func (j *fileJournal) behind(*Collection) (bool, error) { return false, nil }
+
+func (j *fileJournal) put(c *Collection, e *entry, next int64) (func() error, error) {
+	return j.enqueue(&fileOp{coll: c.def.Name, seq: e.seq, value: encodeValue(nil, c.def.IDType == "integer", e, len(c.filterFields)), next: next})
+}
+
+func (j *fileJournal) replace(sets []*snapshot) (func() error, error) {
+	return j.enqueue(&fileOp{sets: sets})
+}
+
+// enqueue hands op to the writer; the caller holds the lock of the
+// collections it changes, so ops are queued in the order they happen.
+func (j *fileJournal) enqueue(op *fileOp) (func() error, error) {
+	op.done = make(chan error, 1)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case j.failed != nil:
+		return nil, fmt.Errorf("an earlier write failed (%v); nothing is written until petctl is restarted", j.failed)
+	case j.closed:
+		return nil, errors.New("the state file is closed: petctl is stopping")
+	}
+	j.queue = append(j.queue, op)
+	j.cond.Signal()
+	return func() error { return <-op.done }, nil
+}
+
+// write commits the queue, a batch at a time, until Close.
+func (j *fileJournal) write() {
+	defer close(j.written)
+	for {
+		j.mu.Lock()
+		for len(j.queue) == 0 && !j.closed {
+			j.cond.Wait()
+		}
+		batch := j.queue
+		j.queue = nil
+		j.mu.Unlock()
+		if len(batch) == 0 {
+			return // closed, and nothing left
+		}
+		err := j.db.Update(func(tx *bolt.Tx) error { return commitOps(tx, batch) })
+		if err != nil {
+			err = fmt.Errorf("writing to the disk: %v", err)
+			j.fail(err)
+		}
+		for _, op := range batch {
+			op.done <- err
+		}
+	}
+}
+
+// commitOps writes a batch of changes in one transaction.
+func commitOps(tx *bolt.Tx, batch []*fileOp) error {
+	rb, err := tx.CreateBucketIfNotExists(recordsBucket)
+	if err != nil {
+		return err
+	}
+	mb, err := tx.CreateBucketIfNotExists(metaBucket)
+	if err != nil {
+		return err
+	}
+	nb, err := mb.CreateBucketIfNotExists(nextBucket)
+	if err != nil {
+		return err
+	}
+	for _, op := range batch {
+		if op.sets != nil {
+			if err := writeSets(tx, op.sets, false); err != nil {
+				return err
+			}
+			continue
+		}
+		b, err := rb.CreateBucketIfNotExists([]byte(op.coll))
+		if err != nil {
+			return err
+		}
+		b.FillPercent = 0.95 // creates append: a page split leaves the left page nearly full
+		if err := b.Put(seqBytes(op.seq), op.value); err != nil {
+			return err
+		}
+		if err := nb.Put([]byte(op.coll), binary.BigEndian.AppendUint64(nil, uint64(op.next))); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package store
+
+import bolt "go.etcd.io/bbolt"
+
+// dropPages does nothing where madvise is not called (see the Linux
+// version): a start there peaks higher, with the file's pages resident.
+func dropPages(*bolt.DB, string) {}

@@ -1,0 +1,316 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/petctl/petctl/spec"
+	bolt "go.etcd.io/bbolt"
+)
+
+// petstoreOrigin is the origin of a Petstore store.
+func originOf(s *spec.Spec) Origin {
+	return Origin{Document: Digest{Name: s.Source, SHA256: s.Digest}, Fixtures: []Digest{{Name: "petstore/pets.json", SHA256: "f"}}}
+}
+
+// openState opens a state file and attaches it to d's store.
+func openState(t *testing.T, d *testDoc, path string, fresh bool) (Journal, []string) {
+	t.Helper()
+	j, err := OpenFile(path, FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = j.Close() })
+	notes, err := d.store.Attach(j, originOf(d.spec), fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j, notes
+}
+
+func exportOf(t *testing.T, s *Store) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := s.Export(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func createPets(t *testing.T, c *Collection, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			doc, _ := DecodeStrict(fmt.Appendf(nil, `{"name":"Pet %d","categoryId":%d,"status":"sold"}`, i, 1000+i))
+			if _, err := c.Create(doc.(map[string]any), time.Now()); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+func TestFileStateKeepsEveryChange(t *testing.T) {
+	for _, sync := range SyncModes {
+		t.Run(string(sync), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state")
+			d := openPetstore(t)
+			j, err := OpenFile(path, FileOptions{Sync: sync, Interval: 10 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := d.store.Attach(j, originOf(d.spec), false); err != nil {
+				t.Fatal(err)
+			}
+			createPets(t, d.store.colls["pets"], 64)
+			want := exportOf(t, d.store)
+			if err := j.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			again := openPetstore(t)
+			openState(t, again, path, false)
+			if got := exportOf(t, again.store); got != want {
+				t.Errorf("after a restart the store holds\n%.300s\nwant\n%.300s", got, want)
+			}
+			if got, want := again.store.colls["pets"].Len(), 150+64; got != want {
+				t.Errorf("%d pets after a restart, want %d", got, want)
+			}
+			// The next id follows the stored ones.
+			doc, _ := DecodeStrict([]byte(`{"name":"Next","categoryId":1}`))
+			rec, err := again.store.colls["pets"].Create(doc.(map[string]any), time.Now())
+			if err != nil || rec.ID != "215" {
+				t.Errorf("create after a restart = id %q, %v; want 215", rec.ID, err)
+			}
+		})
+	}
+}
+
+func TestFileStateKeepsResetsAndImports(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state")
+	d := openPetstore(t)
+	j, _ := openState(t, d, path, false)
+	createPets(t, d.store.colls["pets"], 5)
+	fx, err := d.store.Parse([]FixtureFile{{Name: "import.json", Data: []byte(`{"pets":[{"id":7,"name":"Only","categoryId":1}]}`)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.store.Import(fx, time.Now(), nil); err != nil {
+		t.Fatal(err)
+	}
+	_ = j.Close()
+	again := openPetstore(t)
+	j, _ = openState(t, again, path, false)
+	if got := exportOf(t, again.store); !strings.Contains(got, `"name":"Only"`) || again.store.colls["pets"].Len() != 1 {
+		t.Fatalf("after an import and a restart the store holds %.200s, want the one imported pet", got)
+	}
+	if err := again.store.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	_ = j.Close()
+	third := openPetstore(t)
+	openState(t, third, path, false)
+	if got, want := exportOf(t, third.store), exportOf(t, openPetstore(t).store); got != want {
+		t.Errorf("after a reset and a restart the store is not the fixtures")
+	}
+}
+
+func TestFileStateKeepsStringIDs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state")
+	d := openLibrary(t)
+	j, err := OpenFile(path, FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.store.Attach(j, originOf(d.spec), false); err != nil {
+		t.Fatal(err)
+	}
+	books := d.store.colls["books"]
+	doc, _ := DecodeStrict([]byte(`{"title":"New","author":"A","genre":"fiction","year":2001}`))
+	rec, err := books.Create(doc.(map[string]any), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := exportOf(t, d.store)
+	_ = j.Close()
+	again := openLibrary(t)
+	openState(t, again, path, false)
+	if got := exportOf(t, again.store); got != want {
+		t.Errorf("after a restart the library holds\n%.300s\nwant\n%.300s", got, want)
+	}
+	if _, ok := again.store.colls["books"].Get(rec.ID); !ok {
+		t.Errorf("book %s is not found after a restart", rec.ID)
+	}
+}
+
+func TestFileStateRefusesWhatIsNotPetctls(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage")
+	if err := os.WriteFile(garbage, bytes.Repeat([]byte("not a database "), 1000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	foreign := filepath.Join(dir, "foreign.db")
+	db, err := bolt.Open(foreign, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("widgets")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	_ = db.Close()
+	folder := filepath.Join(dir, "folder")
+	_ = os.Mkdir(folder, 0o755)
+	tests := []struct {
+		name, path, want string
+	}{
+		{"not a database", garbage, "state " + garbage + " is not a petctl state file, or it is damaged"},
+		{"another program's database", foreign, "state " + foreign + ` was not made by petctl (it holds "widgets")`},
+		{"a folder", folder, "state " + folder + " is a folder"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			j, err := OpenFile(tc.path, FileOptions{})
+			if err == nil {
+				defer j.Close()
+				d := openPetstore(t)
+				_, err = d.store.Attach(j, originOf(d.spec), false)
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestFileStateInUse(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state")
+	j, err := OpenFile(path, FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	_, err = OpenFile(path, FileOptions{})
+	if want := "is in use by another process"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("opening a state twice: got %v, want %q", err, want)
+	}
+}
+
+// TestStateUnderAnotherDocument: records a new document refuses are each
+// named, and the start is refused; a fresh start drops them; records the
+// new document accepts are kept.
+func TestStateUnderAnotherDocument(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state")
+	d := openPetstore(t)
+	j, _ := openState(t, d, path, false)
+	createPets(t, d.store.colls["pets"], 3) // status sold
+	_ = j.Close()
+
+	// The created pets have categories from 1000; the fixtures' are below 10.
+	small := strings.Replace(string(spec.DefaultDocument()), `          description: ID of the category the animal belongs to.
+        status:
+          $ref: '#/components/schemas/PetStatus'
+    Pets:`, `          description: ID of the category the animal belongs to.
+          maximum: 999
+        status:
+          $ref: '#/components/schemas/PetStatus'
+    Pets:`, 1)
+	s, err := spec.Parse([]byte(small), "small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2 := openDoc(t, s, "petstore/pets.json")
+	j2, err := OpenFile(path, FileOptions{})
+	if err == nil {
+		_, err = d2.store.Attach(j2, originOf(s), false)
+	}
+	var se *StateError
+	if !errors.As(err, &se) {
+		t.Fatalf("got %v, want a *StateError", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"state " + path + ": pets[150] (id 151): field 'categoryId'", "pets[152] (id 153):", "--state-reset", "was made with embedded petstore.yaml"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal does not say %q:\n%s", want, msg)
+		}
+	}
+	// Refused, the state is as it was.
+	if _, err := d2.store.Attach(j2, originOf(s), true); err != nil {
+		t.Fatal(err)
+	}
+	_ = j2.Close()
+	d3 := openDoc(t, s, "petstore/pets.json")
+	openState(t, d3, path, false)
+	if got := d3.store.colls["pets"].Len(); got != 150 {
+		t.Errorf("a fresh start holds %d pets, want the 150 fixtures", got)
+	}
+
+	// A document the records fit: they are kept.
+	path2 := filepath.Join(t.TempDir(), "state")
+	d4 := openPetstore(t)
+	j4, _ := openState(t, d4, path2, false)
+	createPets(t, d4.store.colls["pets"], 2)
+	_ = j4.Close()
+	renamed := strings.Replace(string(spec.DefaultDocument()), "The animal's name.", "What the animal is called.", -1)
+	s5, err := spec.Parse([]byte(renamed), "renamed.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d5 := openDoc(t, s5, "petstore/pets.json")
+	openState(t, d5, path2, false)
+	if got := d5.store.colls["pets"].Len(); got != 152 {
+		t.Errorf("under a document the records fit, %d pets, want 152", got)
+	}
+}
+
+// TestFileStateReadsAfterDroppingPages: the pages a load lets go of
+// (dropPages, between any two records) are read again from the file, the
+// same bytes, and the store's own memory is left alone.
+func TestFileStateReadsAfterDroppingPages(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state")
+	d := openPetstore(t)
+	j, _ := openState(t, d, path, false)
+	createPets(t, d.store.colls["pets"], 64)
+	want := exportOf(t, d.store)
+	fj := j.(*fileJournal)
+	read := func(drop bool) [][]byte {
+		t.Helper()
+		var out [][]byte
+		if _, _, err := fj.load("pets", func(_ int64, v []byte) error {
+			out = append(out, bytes.Clone(v))
+			if drop {
+				dropPages(fj.db, fj.path)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	kept, again := read(false), read(true)
+	if len(kept) != 150+64 || len(again) != len(kept) {
+		t.Fatalf("%d records read, then %d with pages dropped; want %d", len(kept), len(again), 150+64)
+	}
+	for i := range kept {
+		if !bytes.Equal(again[i], kept[i]) {
+			t.Fatalf("record %d read with pages dropped is %q, want %q", i, again[i], kept[i])
+		}
+	}
+	if got := exportOf(t, d.store); got != want {
+		t.Errorf("after the pages were dropped the store holds\n%.300s\nwant\n%.300s", got, want)
+	}
+}

@@ -1,0 +1,546 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// RedisOptions say how a Redis journal talks to Redis.
+type RedisOptions struct {
+	// Timeout bounds each exchange (dial, read, write); 0 is 5 s.
+	Timeout time.Duration
+	// Prefix starts every key; "" is "petctl". Tests give each their own.
+	Prefix string
+}
+
+// redisLogLength is about how many changes of a collection Redis keeps in
+// its log: a replica further behind (idle for that many changes) reloads
+// the collection whole instead.
+const redisLogLength = 100_000
+
+// redisJournal keeps a store in Redis (or Valkey), shared by every petctl
+// serving the same document: the replicas. Redis is the truth and each
+// replica's tables a copy it keeps up to date: for each collection Redis
+// holds its records (a hash by seq), a log of its changes (a stream whose
+// entry IDs are the change's position, "<pos>-1"), the position of the last
+// change, and the seq the next create takes.
+//
+// A change is committed by a script that appends it only when the log is
+// where the replica last saw it (compare and append): otherwise another
+// replica changed the collection first, and the replica applies that
+// change and builds its own again (errStale). So every replica applies
+// the same changes in the same order, ids are unique and increasing across
+// replicas, and no update is lost. Before every read and write a replica
+// asks for the position (one round trip) and applies what it has not seen:
+// a create answered by one replica is in the next list of any other.
+// Resets and imports replace collections whole, in one script, all
+// together, and the other replicas reload them.
+type redisJournal struct {
+	name   string
+	client *redis.Client
+	prefix string
+	// timeout bounds each call's context as well as the client's own.
+	timeout time.Duration
+
+	mu      sync.Mutex
+	lastErr error
+}
+
+// RedisName names a Redis URL for messages and banners: its host, port and
+// database, never its user or password.
+func RedisName(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return "redis (store.url)"
+	}
+	db := strings.TrimPrefix(u.Path, "/")
+	if db == "" {
+		db = "0"
+	}
+	return "redis " + u.Host + "/" + db
+}
+
+// OpenRedis connects to the Redis at rawURL (redis:// or rediss://) and
+// checks that it answers. A URL that cannot be read or a Redis that cannot
+// be reached is an error that names it (without its password).
+func OpenRedis(rawURL string, o RedisOptions) (Journal, error) {
+	name := RedisName(rawURL)
+	if rawURL == "" {
+		return nil, errors.New("store.backend is redis and no store.url is given: give redis://host:port/db")
+	}
+	opt, err := redis.ParseURL(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the URL cannot be read: want redis://[user:password@]host:port[/db] or rediss://", name)
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 5 * time.Second
+	}
+	if o.Prefix == "" {
+		o.Prefix = "petctl"
+	}
+	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = o.Timeout, o.Timeout, o.Timeout
+	// A commit that is sent twice could store a record twice: a change is
+	// never retried by the client; the caller answers 503 instead.
+	opt.MaxRetries = -1
+	// The CLIENT SETINFO greeting is not understood by older servers.
+	opt.DisableIdentity = true
+	j := &redisJournal{name: name, client: redis.NewClient(opt), timeout: o.Timeout,
+		// One hash tag for every key: the scripts touch several collections at once.
+		prefix: "{" + o.Prefix + "}:"}
+	ctx, cancel := j.ctx()
+	defer cancel()
+	if err := j.client.Ping(ctx).Err(); err != nil {
+		_ = j.client.Close()
+		return nil, fmt.Errorf("%s cannot be reached: %v", name, err)
+	}
+	return j, nil
+}
+
+func (j *redisJournal) Name() string { return j.name }
+
+func (j *redisJournal) Close() error { return j.client.Close() }
+
+func (j *redisJournal) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), j.timeout)
+}
+
+// note keeps the outcome of an exchange for health.
+func (j *redisJournal) note(err error) error {
+	j.mu.Lock()
+	j.lastErr = err
+	j.mu.Unlock()
+	return err
+}
+
+func (j *redisJournal) health() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.lastErr
+}
+
+// The keys of a collection.
+func (j *redisJournal) key(coll, what string) string { return j.prefix + "c:" + coll + ":" + what }
+func (j *redisJournal) metaKey() string              { return j.prefix + "meta" }
+
+func (j *redisJournal) meta() (*stateMeta, error) {
+	ctx, cancel := j.ctx()
+	defer cancel()
+	data, err := j.client.Get(ctx, j.metaKey()).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, j.note(nil)
+	}
+	if err != nil {
+		return nil, j.note(fmt.Errorf("%s: %v", j.name, err))
+	}
+	j.note(nil)
+	return decodeMeta(j.name+" (key "+j.metaKey()+")", data)
+}
+
+// snapshotScript reads a collection's position, next seq and records at
+// one moment.
+var snapshotScript = redis.NewScript(`
+return {redis.call('GET', KEYS[1]) or '0', redis.call('GET', KEYS[2]) or '0', redis.call('HGETALL', KEYS[3])}`)
+
+// snapshotOfRedis reads collection name whole: its records in seq order.
+func (j *redisJournal) snapshot(name string) (pos, next int64, seqs []int64, vals []string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*j.timeout)
+	defer cancel()
+	res, err := snapshotScript.Run(ctx, j.client, []string{j.key(name, "pos"), j.key(name, "next"), j.key(name, "rec")}).Slice()
+	if err != nil {
+		return 0, 0, nil, nil, j.note(fmt.Errorf("%s: %v", j.name, err))
+	}
+	j.note(nil)
+	if len(res) != 3 {
+		return 0, 0, nil, nil, fmt.Errorf("%s: unexpected answer to a snapshot", j.name)
+	}
+	pos, _ = strconv.ParseInt(fmt.Sprint(res[0]), 10, 64)
+	next, _ = strconv.ParseInt(fmt.Sprint(res[1]), 10, 64)
+	pairs, _ := res[2].([]any)
+	type rec struct {
+		seq int64
+		val string
+	}
+	recs := make([]rec, 0, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		seq, err := strconv.ParseInt(fmt.Sprint(pairs[i]), 10, 64)
+		if err != nil {
+			return 0, 0, nil, nil, fmt.Errorf("%s is damaged: %s: a record's seq %q is not a number", j.name, name, fmt.Sprint(pairs[i]))
+		}
+		recs = append(recs, rec{seq, fmt.Sprint(pairs[i+1])})
+	}
+	slices.SortFunc(recs, func(a, b rec) int { return cmpInt(a.seq, b.seq) })
+	seqs = make([]int64, len(recs))
+	vals = make([]string, len(recs))
+	for i, r := range recs {
+		seqs[i], vals[i] = r.seq, r.val
+	}
+	return pos, next, seqs, vals, nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (j *redisJournal) load(name string, each func(seq int64, value []byte) error) (next, pos int64, err error) {
+	pos, next, seqs, vals, err := j.snapshot(name)
+	if err != nil {
+		return 0, 0, err
+	}
+	for i, seq := range seqs {
+		if err := each(seq, []byte(vals[i])); err != nil {
+			return 0, 0, err
+		}
+	}
+	return next, pos, nil
+}
+
+// stage writes each snapshot's records under a key of their own, to be
+// swapped in by a script; it returns the keys, "" for an empty snapshot.
+func (j *redisJournal) stage(sets []*snapshot) ([]string, error) {
+	var tag [8]byte
+	_, _ = rand.Read(tag[:])
+	keys := make([]string, len(sets))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*j.timeout)
+	defer cancel()
+	for i, sn := range sets {
+		if len(sn.seqs) == 0 {
+			continue
+		}
+		keys[i] = j.key(sn.coll.def.Name, "stage:"+hex.EncodeToString(tag[:]))
+		const batch = 1000
+		var e entry
+		for lo := 0; lo < len(sn.seqs); lo += batch {
+			args := make([]any, 0, 2*batch)
+			for k := lo; k < min(lo+batch, len(sn.seqs)); k++ {
+				if err := sn.entry(k, &e); err != nil {
+					j.unstage(keys)
+					return nil, err
+				}
+				args = append(args, strconv.FormatInt(sn.seqs[k], 10), string(encodeValue(nil, sn.keys == nil, &e, len(sn.coll.filterFields))))
+			}
+			if err := j.client.HSet(ctx, keys[i], args...).Err(); err != nil {
+				j.unstage(keys)
+				return nil, j.note(fmt.Errorf("%s: %v", j.name, err))
+			}
+		}
+		// A stage left by a process that died before swapping it in expires.
+		j.client.Expire(ctx, keys[i], time.Hour)
+	}
+	return keys, nil
+}
+
+func (j *redisJournal) unstage(keys []string) {
+	ctx, cancel := j.ctx()
+	defer cancel()
+	for _, k := range keys {
+		if k != "" {
+			j.client.Del(ctx, k)
+		}
+	}
+}
+
+// swapScript replaces collections with staged records, all at once: for
+// each collection KEYS[5i+1..5i+5] are its position, records, next seq,
+// log and stage ("" when it is to be empty) and ARGV[i+3] its next seq.
+// ARGV[1] is the meta to set ("" for none); ARGV[2] is "1" when the swap
+// is to happen only while there is no meta yet (a first seed). It returns
+// the new positions, or 0 when a seed found the meta set.
+var swapScript = redis.NewScript(`
+if ARGV[2] == '1' and redis.call('EXISTS', KEYS[#KEYS]) == 1 then
+  for i = 0, (#KEYS - 1) / 5 - 1 do
+    if redis.call('EXISTS', KEYS[5*i+5]) == 1 then redis.call('DEL', KEYS[5*i+5]) end
+  end
+  return 0
+end
+local out = {}
+for i = 0, (#KEYS - 1) / 5 - 1 do
+  local pos, rec, nxt, log, stage = KEYS[5*i+1], KEYS[5*i+2], KEYS[5*i+3], KEYS[5*i+4], KEYS[5*i+5]
+  if redis.call('EXISTS', stage) == 1 then
+    redis.call('RENAME', stage, rec)
+    redis.call('PERSIST', rec)
+  else
+    redis.call('DEL', rec)
+  end
+  local p = redis.call('INCR', pos)
+  redis.call('SET', nxt, ARGV[i+3])
+  redis.call('XADD', log, 'MAXLEN', '~', ARGV[#ARGV], p .. '-1', 'op', 'reload')
+  out[#out+1] = p
+end
+if ARGV[1] ~= '' then redis.call('SET', KEYS[#KEYS], ARGV[1]) end
+return out`)
+
+// swap runs swapScript for sets; meta "" sets none.
+func (j *redisJournal) swap(sets []*snapshot, meta string, onlyFirst bool) ([]int64, error) {
+	staged, err := j.stage(sets)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, 5*len(sets)+1)
+	args := []any{meta, "0"}
+	if onlyFirst {
+		args[1] = "1"
+	}
+	for i, sn := range sets {
+		name := sn.coll.def.Name
+		stage := staged[i]
+		if stage == "" {
+			stage = j.key(name, "stage:none")
+		}
+		keys = append(keys, j.key(name, "pos"), j.key(name, "rec"), j.key(name, "next"), j.key(name, "log"), stage)
+		args = append(args, strconv.FormatInt(sn.next, 10))
+	}
+	keys = append(keys, j.metaKey())
+	args = append(args, redisLogLength)
+	ctx, cancel := j.ctx()
+	defer cancel()
+	res, err := swapScript.Run(ctx, j.client, keys, args...).Result()
+	if err != nil {
+		j.unstage(staged)
+		return nil, j.note(fmt.Errorf("%s: %v", j.name, err))
+	}
+	j.note(nil)
+	list, ok := res.([]any)
+	if !ok {
+		return nil, nil // a seed that found the meta set
+	}
+	out := make([]int64, len(list))
+	for i, v := range list {
+		out[i], _ = v.(int64)
+	}
+	return out, nil
+}
+
+func (j *redisJournal) seed(sets []*snapshot, m *stateMeta, over bool) (bool, error) {
+	meta, err := json.Marshal(m)
+	if err != nil {
+		return false, err
+	}
+	pos, err := j.swap(sets, string(meta), !over)
+	if err != nil || pos == nil {
+		return false, err
+	}
+	// The records are this process's own: nothing before the swap is to
+	// be applied.
+	for i, sn := range sets {
+		sn.coll.applied.Store(pos[i])
+	}
+	return true, nil
+}
+
+func (j *redisJournal) setMeta(m *stateMeta) error {
+	meta, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := j.ctx()
+	defer cancel()
+	return j.note(j.client.Set(ctx, j.metaKey(), meta, 0).Err())
+}
+
+func (j *redisJournal) replace(sets []*snapshot) (func() error, error) {
+	pos, err := j.swap(sets, "", false)
+	if err != nil {
+		return nil, err
+	}
+	for i, sn := range sets {
+		sn.coll.applied.Store(pos[i])
+	}
+	return nil, nil
+}
+
+// commitScript appends a put to a collection when its log is at ARGV[1]:
+// KEYS are the position, records, next seq and log; ARGV the expected
+// position, the seq, the stored value, the next seq and the log length.
+// It returns the new position, or -1 when the log has moved on.
+var commitScript = redis.NewScript(`
+local pos = tonumber(redis.call('GET', KEYS[1]) or '0')
+if pos ~= tonumber(ARGV[1]) then return -1 end
+pos = pos + 1
+redis.call('SET', KEYS[1], pos)
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+redis.call('SET', KEYS[3], ARGV[4])
+redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[5], pos .. '-1', 'op', 'put', 'seq', ARGV[2], 'val', ARGV[3])
+return pos`)
+
+func (j *redisJournal) put(c *Collection, e *entry, next int64) (func() error, error) {
+	name := c.def.Name
+	ctx, cancel := j.ctx()
+	defer cancel()
+	pos, err := commitScript.Run(ctx, j.client,
+		[]string{j.key(name, "pos"), j.key(name, "rec"), j.key(name, "next"), j.key(name, "log")},
+		c.applied.Load(), strconv.FormatInt(e.seq, 10), string(encodeValue(nil, c.def.IDType == "integer", e, len(c.filterFields))), next, redisLogLength).Int64()
+	if err != nil {
+		return nil, j.note(fmt.Errorf("%s: %v", j.name, err))
+	}
+	j.note(nil)
+	if pos < 0 {
+		return nil, errStale
+	}
+	c.applied.Store(pos)
+	return nil, nil
+}
+
+func (j *redisJournal) behind(c *Collection) (bool, error) {
+	ctx, cancel := j.ctx()
+	defer cancel()
+	pos, err := j.client.Get(ctx, j.key(c.def.Name, "pos")).Int64()
+	if errors.Is(err, redis.Nil) {
+		pos, err = 0, nil
+	}
+	if err != nil {
+		return false, j.note(fmt.Errorf("%s: %v", j.name, err))
+	}
+	j.note(nil)
+	return pos != c.applied.Load(), nil
+}
+
+// catchUpBatch is how many log entries one exchange reads.
+const catchUpBatch = 1000
+
+func (j *redisJournal) catchUp(c *Collection) error {
+	name := c.def.Name
+	for {
+		from := c.applied.Load()
+		ctx, cancel := j.ctx()
+		msgs, err := j.client.XRangeN(ctx, j.key(name, "log"), "("+strconv.FormatInt(from, 10)+"-1", "+", catchUpBatch).Result()
+		cancel()
+		if err != nil {
+			return j.note(fmt.Errorf("%s: %v", j.name, err))
+		}
+		j.note(nil)
+		if len(msgs) == 0 {
+			behind, err := j.behind(c)
+			if err != nil || !behind {
+				return err
+			}
+			return j.reload(c) // the log was trimmed past what this replica saw
+		}
+		for _, m := range msgs {
+			pos, _ := strconv.ParseInt(strings.TrimSuffix(m.ID, "-1"), 10, 64)
+			if pos != c.applied.Load()+1 || !c.applyLogged(m.Values) {
+				// A gap (the log was trimmed), a reset or an import: the
+				// collection is read whole.
+				return j.reload(c)
+			}
+			c.applied.Store(pos)
+		}
+	}
+}
+
+// reload replaces c's records with those Redis holds. The caller holds
+// c's write lock.
+func (j *redisJournal) reload(c *Collection) error {
+	var pos, next int64
+	cols, err := c.fastColumns(j.name, func(each func(seq int64, value []byte) error) error {
+		var err error
+		next, pos, err = j.load(c.def.Name, each)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	c.table.loadColumnsLocked(cols)
+	if next > c.table.nextSeq {
+		c.table.nextSeq = next
+	}
+	c.applied.Store(pos)
+	return nil
+}
+
+// applyLogged applies a logged put made by another replica; false when
+// it is not one this copy can apply in place (a reload, or a record out
+// of order), and the collection is to be reloaded.
+func (c *Collection) applyLogged(v map[string]any) bool {
+	if v["op"] != "put" {
+		return false
+	}
+	seq, err := strconv.ParseInt(fmt.Sprint(v["seq"]), 10, 64)
+	if err != nil {
+		return false
+	}
+	val, _ := v["val"].(string)
+	var sv storedValue
+	if !decodeValue([]byte(val), c.def.IDType == "integer", &sv) {
+		return false
+	}
+	return c.applyPut(seq, &sv)
+}
+
+// applyPut stores a record another process built and checked, after the
+// last one; the caller holds the write lock. A record that is already
+// there, unchanged, is skipped; any other is refused (false).
+func (c *Collection) applyPut(seq int64, sv *storedValue) bool {
+	t := c.table
+	if n := len(t.seqs); n > 0 && seq <= t.seqs[n-1] {
+		pos, found := slices.BinarySearch(t.seqs, seq)
+		return found && string(t.data.get(t.spans[pos])) == string(sv.raw)
+	}
+	e, ok := c.storedEntry(seq, sv)
+	if !ok {
+		return false
+	}
+	sp := t.data.add(sv.raw)
+	t.appendLocked(&e, sp)
+	return true
+}
+
+// storedEntry is the table entry of a stored record: its filter values as
+// stored, or decoded from its JSON when they were stored for other filters.
+func (c *Collection) storedEntry(seq int64, sv *storedValue) (entry, bool) {
+	if len(sv.vals) != len(c.filterFields) {
+		return c.entryOf(seq, sv.key, sv.raw)
+	}
+	key := sv.key
+	if c.def.IDType == "integer" {
+		key = strconv.FormatInt(seq, 10)
+	}
+	e := entry{seq: seq, key: key, raw: sv.raw, has: sv.has}
+	if len(sv.vals) > 0 {
+		e.vals = make([]string, len(sv.vals))
+		for i, v := range sv.vals {
+			e.vals[i] = string(v)
+		}
+	}
+	return e, true
+}
+
+// entryOf is the table entry of a stored record: its filter values decoded.
+func (c *Collection) entryOf(seq int64, key string, raw []byte) (entry, bool) {
+	fv := c.newFieldValues()
+	if extra, ok := decodeFields(raw, c.fieldPos, &fv, nil); !ok || len(extra) > 0 {
+		return entry{}, false
+	}
+	if c.def.IDType == "integer" {
+		key = strconv.FormatInt(seq, 10)
+	}
+	e := entry{seq: seq, key: key, raw: raw}
+	if len(c.filterFields) > 0 {
+		e.vals = make([]string, len(c.filterFields))
+		for i, p := range c.filterPos {
+			if p >= 0 && fv.has[p] {
+				if v, ok := scalarValue(fv.vals[p]); ok {
+					e.vals[i], e.has = v, e.has|1<<i
+				}
+			}
+		}
+	}
+	return e, true
+}

@@ -1,0 +1,139 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/petctl/petctl/engine/store/redistest"
+)
+
+// openReplica is a Petstore store attached to the Redis at url: one replica.
+func openReplica(t *testing.T, url string) *testDoc {
+	t.Helper()
+	d := openPetstore(t)
+	j, err := OpenRedis(url, RedisOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = j.Close() })
+	if _, err := d.store.Attach(j, originOf(d.spec), false); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func create(t *testing.T, c *Collection, name string) Record {
+	t.Helper()
+	doc, _ := DecodeStrict(fmt.Appendf(nil, `{"name":%q,"categoryId":1,"status":"sold"}`, name))
+	rec, err := c.Create(doc.(map[string]any), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// TestRedisReplicasShareOneStore: a create on one replica is read and
+// listed on the other at once; ids follow one counter across replicas;
+// reset and import reach every replica.
+func TestRedisReplicasShareOneStore(t *testing.T) {
+	url := redistest.Start(t)
+	a, b := openReplica(t, url), openReplica(t, url)
+	pa, pb := a.store.colls["pets"], b.store.colls["pets"]
+
+	rec := create(t, pa, "From A")
+	if rec.ID != "151" {
+		t.Errorf("the first create has id %s, want 151", rec.ID)
+	}
+	if got, ok := pb.Get("151"); !ok || !strings.Contains(string(got.JSON), "From A") {
+		t.Errorf("replica B reads 151 as %s, %v; want A's create", got.JSON, ok)
+	}
+	if items, _, _ := pb.Page(Query{Filters: map[string]string{"status": "sold"}, Desc: true, Limit: 1}); len(items) != 1 || !strings.Contains(string(items[0]), "From A") {
+		t.Errorf("replica B's newest sold pet is %q, want A's create", items)
+	}
+	if rec := create(t, pb, "From B"); rec.ID != "152" {
+		t.Errorf("B's create after A's has id %s, want 152", rec.ID)
+	}
+
+	fx, err := a.store.Parse([]FixtureFile{{Name: "import.json", Data: []byte(`{"pets":[{"id":5,"name":"Imported","categoryId":1}]}`)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.store.Import(fx, time.Now(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := pb.Len(); got != 1 {
+		t.Errorf("after A's import B holds %d pets, want 1", got)
+	}
+	if rec := create(t, pb, "After import"); rec.ID != "6" {
+		t.Errorf("after the import B creates id %s, want 6", rec.ID)
+	}
+	if err := b.store.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if got := pa.Len(); got != 150 {
+		t.Errorf("after B's reset A holds %d pets, want the 150 fixtures", got)
+	}
+
+	// A third replica, started now, takes what Redis holds.
+	create(t, pa, "Late")
+	c := openReplica(t, url)
+	if got, want := exportOf(t, c.store), exportOf(t, a.store); got != want {
+		t.Errorf("a replica started later holds another store")
+	}
+}
+
+// TestRedisConcurrentCreates: creates from two replicas at once, many
+// each: none lost, ids unique, both replicas list the same records.
+func TestRedisConcurrentCreates(t *testing.T) {
+	url := redistest.Start(t)
+	replicas := []*testDoc{openReplica(t, url), openReplica(t, url)}
+	const each = 40
+	var mu sync.Mutex
+	ids := map[string]string{}
+	var wg sync.WaitGroup
+	for r, d := range replicas {
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each / 4 {
+					name := fmt.Sprintf("r%d-g%d-%d", r, g, i)
+					rec := create(t, d.store.colls["pets"], name)
+					mu.Lock()
+					if prev, dup := ids[rec.ID]; dup {
+						t.Errorf("id %s given to %s and %s", rec.ID, prev, name)
+					}
+					ids[rec.ID] = name
+					mu.Unlock()
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if got, want := len(ids), 2*each; got != want {
+		t.Errorf("%d ids, want %d", got, want)
+	}
+	ea, eb := exportOf(t, replicas[0].store), exportOf(t, replicas[1].store)
+	if ea != eb {
+		t.Errorf("the replicas list different records")
+	}
+	for id, name := range ids {
+		if !strings.Contains(ea, fmt.Sprintf(`"id":%s,"name":%q`, id, name)) {
+			t.Errorf("pet %s (%s) is not in the store", id, name)
+		}
+	}
+}
+
+func TestRedisUnreachable(t *testing.T) {
+	_, err := OpenRedis("redis://127.0.0.1:1/0", RedisOptions{Timeout: 200 * time.Millisecond})
+	if want := "redis 127.0.0.1:1/0 cannot be reached"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
+	}
+	_, err = OpenRedis("redis://user:secret@127.0.0.1:1/0", RedisOptions{Timeout: 200 * time.Millisecond})
+	if err == nil || strings.Contains(err.Error(), "secret") {
+		t.Errorf("the error %v shows the password", err)
+	}
+}
