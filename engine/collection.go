@@ -1,10 +1,14 @@
 package engine
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/petctl/petctl/engine/store"
@@ -26,6 +30,26 @@ const (
 	DefaultStoreSync         = store.SyncAlways
 	DefaultStoreSyncInterval = time.Second
 )
+
+// StatePathFor is the default state file of the document at spec ("" for
+// the embedded Petstore): DefaultStatePath for the Petstore, and for any
+// other document a file of its own beside it under .petctl, named after
+// the document and a hash of its absolute path. A state is made for one
+// document and refuses another, so trying petctl on several documents in
+// one folder must not make them share one file; two entry files named
+// openapi.yaml in different folders get different files.
+func StatePathFor(spec string) string {
+	if spec == "" {
+		return DefaultStatePath
+	}
+	abs, err := filepath.Abs(spec)
+	if err != nil {
+		abs = spec
+	}
+	sum := sha256.Sum256([]byte(abs))
+	stem := strings.TrimSuffix(filepath.Base(spec), filepath.Ext(spec))
+	return filepath.Join(filepath.Dir(DefaultStatePath), fmt.Sprintf("%s-%x.state", stem, sum[:4]))
+}
 
 // NoState is the store.path that keeps the records in memory only.
 const NoState = "none"

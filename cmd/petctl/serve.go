@@ -136,6 +136,9 @@ func loadConfig(a *app, path string, flags *pflag.FlagSet) (*config.Loaded, conf
 	if errors.As(l.Check(), &more) {
 		ps = append(ps, more...)
 	}
+	if l.Source("store.path") == "default" {
+		l.Store.Path = engine.StatePathFor(l.Spec)
+	}
 	return l, ps, nil
 }
 

@@ -30,8 +30,16 @@ func startPetctl(t *testing.T, args ...string) (*exec.Cmd, string) {
 // startPetctlEnv is startPetctl with more environment variables.
 func startPetctlEnv(t *testing.T, env []string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
+	return startPetctlIn(t, "", env, args...)
+}
+
+// startPetctlIn is startPetctlEnv in the working directory dir ("": the
+// test's own).
+func startPetctlIn(t *testing.T, dir string, env []string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"serve", "--addr", "127.0.0.1:0", "--api-key", "sig-key", "--log-requests=false"}, args...)...)
 	cmd.Env = append(append(os.Environ(), "PETCTL_TEST_BE_PETCTL=1"), env...)
+	cmd.Dir = dir
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -246,5 +254,45 @@ func TestRefusedStartKeepsState(t *testing.T) {
 	}
 	if log := stop(cmd); strings.Contains(log, "other fixtures") {
 		t.Errorf("the refused start changed the state: the next start says\n%s", log)
+	}
+}
+
+// TestEachDocumentItsOwnState: with the default store.path, serving
+// another document in the same folder starts (a state is made for one
+// document and refuses others), and the Petstore's records are still
+// there when it is served again.
+func TestEachDocumentItsOwnState(t *testing.T) {
+	dir := t.TempDir()
+	library, err := filepath.Abs("../../fixtures/library/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := func(cmd *exec.Cmd) {
+		t.Helper()
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	}
+	cmd, base := startPetctlIn(t, dir, nil)
+	before := len(exportedPets(t, base))
+	req, _ := http.NewRequest("POST", base+"/pets", strings.NewReader(`{"name":"Kept","categoryId":1}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer sig-key")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != http.StatusCreated {
+		t.Fatalf("create: %v %v", res, err)
+	}
+	res.Body.Close()
+	stop(cmd)
+
+	cmd, _ = startPetctlIn(t, dir, nil, "--spec", library) // refused before: the state held the Petstore's pets
+	stop(cmd)
+
+	_, base = startPetctlIn(t, dir, nil)
+	if got := len(exportedPets(t, base)); got != before+1 {
+		t.Errorf("the Petstore again: %d pets, want %d (the one created kept)", got, before+1)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, ".petctl", "*"))
+	if len(files) != 2 {
+		t.Errorf("state files %v, want the Petstore's and the library's", files)
 	}
 }
