@@ -111,7 +111,7 @@ func newDriftCmd(a *app, runF func(*driftOptions, string, string) error) *cobra.
 staging, record each one's profile (what it does where the spec leaves
 behaviour open), and report every check and behaviour in which they differ,
 with both answers side by side. A and B are base URLs with the version
-prefix. Latencies count as alike within 25ms or half the larger median.
+prefix. Latencies count as alike within 50ms or half the larger median.
 
 The key comes from --api-key or PETCTL_API_KEY; B's from --api-key-b or
 PETCTL_API_KEY_B, else the same. See docs/drift.md.
