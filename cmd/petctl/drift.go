@@ -25,7 +25,7 @@ func addProfileFlags(f *pflag.FlagSet, opts *conformOptions) {
 
 // profileFlagProblems are the problems of the profile and drift flags,
 // found before anything is sent.
-func profileFlagProblems(a *app, opts *conformOptions) []error {
+func profileFlagProblems(opts *conformOptions) []error {
 	var problems []error
 	if opts.profileOut != "" && opts.compare != "" {
 		problems = append(problems, errors.New("--profile-out records one deployment; record each with a run of its own, then compare them with --compare"))
