@@ -371,10 +371,6 @@ var unrecordedHeaders = map[string]bool{
 	"Location": true, "Www-Authenticate": true, "Allow": true, "Retry-After": true,
 }
 
-// deprecationHeaders are what RFC 9745 and RFC 8594 have a deprecated
-// operation send; the deprecation checks judge them by the document.
-var deprecationHeaders = []string{"Deprecation", "Sunset", "Link"}
-
 // answers reads every answer of the run and of the profile: the codes per
 // status, the headers always sent, the latency of each operation.
 func (pr *profiler) answers() {
@@ -426,7 +422,7 @@ func (pr *profiler) answers() {
 		if len(exs) == 0 {
 			continue
 		}
-		pr.p.Operations = append(pr.p.Operations, OperationProfile{ID: op.ID, Headers: headerList(perOp[op], everyAnswer), Latency: latencyOf(exs)})
+		pr.p.Operations = append(pr.p.Operations, OperationProfile{ID: op.ID, Deprecated: op.Deprecated, Headers: headerList(perOp[op], everyAnswer), Latency: latencyOf(exs)})
 	}
 }
 
@@ -437,11 +433,6 @@ func (pr *profiler) alwaysSent(op *spec.Operation, exs []*Exchange) map[string]s
 	for _, r := range op.Responses {
 		for _, h := range r.Headers {
 			declared[http.CanonicalHeaderKey(h)] = true
-		}
-	}
-	if op.Deprecated {
-		for _, h := range deprecationHeaders {
-			declared[h] = true
 		}
 	}
 	out := map[string]string{}

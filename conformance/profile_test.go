@@ -37,7 +37,7 @@ func TestProfileOfPetstore(t *testing.T) {
 		"errors createPet: malformed JSON":                  "400 malformed_json",
 		"errors codes of 404 answers":                       "missing",
 		"headers on every answer":                           "X-Region",
-		"headers getPet: on every answer besides":           "Cache-Control",
+		"headers getPet: on every answer besides":           "Cache-Control, Deprecation, Link, Sunset",
 		"headers listPets: on every answer besides":         "none",
 		"unpublished listStoreOrders: answer":               "501 application/json, body {code: string, message: string, status: number}",
 		"errors createPet: a body without a required field": "400 validation_failed",

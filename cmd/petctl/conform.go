@@ -211,7 +211,7 @@ func conformRun(a *app, opts *conformOptions) error {
 		}
 		cfg.Now = t.UTC()
 	}
-	problems = append(problems, profileFlagProblems(a, opts)...)
+	problems = append(problems, profileFlagProblems(opts)...)
 	if len(problems) > 0 {
 		return usageError(errors.Join(problems...))
 	}

@@ -25,7 +25,7 @@ func addProfileFlags(f *pflag.FlagSet, opts *conformOptions) {
 
 // profileFlagProblems are the problems of the profile and drift flags,
 // found before anything is sent.
-func profileFlagProblems(a *app, opts *conformOptions) []error {
+func profileFlagProblems(opts *conformOptions) []error {
 	var problems []error
 	if opts.profileOut != "" && opts.compare != "" {
 		problems = append(problems, errors.New("--profile-out records one deployment; record each with a run of its own, then compare them with --compare"))
@@ -111,7 +111,7 @@ func newDriftCmd(a *app, runF func(*driftOptions, string, string) error) *cobra.
 staging, record each one's profile (what it does where the spec leaves
 behaviour open), and report every check and behaviour in which they differ,
 with both answers side by side. A and B are base URLs with the version
-prefix. Latencies count as alike within 25ms or half the larger median.
+prefix. Latencies count as alike within 50ms or half the larger median.
 
 The key comes from --api-key or PETCTL_API_KEY; B's from --api-key-b or
 PETCTL_API_KEY_B, else the same. See docs/drift.md.

@@ -36,8 +36,8 @@ headers:
     X-RateLimit-Limit: '100'
     X-Served-By: staging-eu-1
 latency:
-  listPets: 40ms..90ms
-  getPet: 30ms
+  listPets: 100ms..150ms
+  getPet: 80ms
 `
 
 // junitCounts reads the totals of a JUnit report.
