@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/petctl/petctl/internal/corpus"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -86,18 +88,35 @@ func describeResources(s *Spec) string {
 }
 
 // TestResourcesInferred holds resource inference to golden files, one per
-// document of fixtures/: what each resource is, its id, its parent, the
-// kind and shapes of each operation, and its list's paging and envelope.
-// Run with -update after a deliberate change and read the diff.
+// document of fixtures/ and of the shared corpus (corpus-*.golden, skipped
+// where the corpus is absent): what each resource is, its id, its parent,
+// the kind and shapes of each operation, and its list's paging and
+// envelope. Run with -update after a deliberate change and read the diff.
 func TestResourcesInferred(t *testing.T) {
-	for _, doc := range []string{"", "../fixtures/library/openapi.yaml", styles + "crud.yaml", styles + "multifile/openapi.yaml"} {
+	type doc struct{ name, path string }
+	var docs []doc
+	for _, p := range []string{"", "../fixtures/library/openapi.yaml", styles + "crud.yaml", styles + "multifile/openapi.yaml"} {
 		name := "petstore"
-		if doc != "" {
-			name = strings.TrimSuffix(filepath.Base(filepath.Dir(doc)), "/")
-			if base := filepath.Base(doc); base != "openapi.yaml" {
+		if p != "" {
+			name = strings.TrimSuffix(filepath.Base(filepath.Dir(p)), "/")
+			if base := filepath.Base(p); base != "openapi.yaml" {
 				name = strings.TrimSuffix(base, ".yaml")
 			}
 		}
+		docs = append(docs, doc{name, p})
+	}
+	_, found, err := corpus.Find("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found == nil {
+		t.Log(corpus.SkipReason + ": only the fixtures' inference is checked")
+	}
+	for _, d := range found {
+		docs = append(docs, doc{"corpus-" + d.Name, d.Path})
+	}
+	for _, d := range docs {
+		name, doc := d.name, d.path
 		t.Run(name, func(t *testing.T) {
 			s, err := Load(doc)
 			if err != nil {
