@@ -18,7 +18,14 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 func describeResources(s *Spec) string {
 	var b strings.Builder
 	for _, r := range s.Resources {
-		fmt.Fprintf(&b, "%s\n", r.Path)
+		fmt.Fprintf(&b, "%s", r.Path)
+		if r.Key != r.Name {
+			fmt.Fprintf(&b, " (key %s)", r.Key)
+		}
+		if r.ETags {
+			b.WriteString(" with entity tags")
+		}
+		b.WriteString("\n")
 		if r.ItemPath != "" {
 			fmt.Fprintf(&b, "  item %s (param %s)\n", r.ItemPath, r.IDParam)
 		}
@@ -55,36 +62,50 @@ func describeResources(s *Spec) string {
 			if o.CreatesOnPut {
 				b.WriteString(", creating at the path")
 			}
+			if o.IfMatch {
+				b.WriteString(", If-Match")
+			}
 			b.WriteString("\n")
+			if o.List != nil && o.Kind == KindSearch {
+				b.WriteString("  ")
+				describeList(&b, o.List)
+			}
 		}
 		if l := r.List; l != nil {
-			fmt.Fprintf(&b, "  list: items at %v, paging %s", l.Items, l.Paging)
-			for _, p := range []struct {
-				name string
-				v    string
-			}{{"limit", l.LimitParam}, {"offset", l.OffsetParam}, {"page", l.PageParam}, {"cursor", l.Cursor}, {"sort", l.SortParam}} {
-				if p.v != "" {
-					fmt.Fprintf(&b, ", %s=%s", p.name, p.v)
-				}
-			}
-			for _, f := range []struct {
-				name string
-				at   []string
-			}{{"total", l.Total}, {"next", l.Next}, {"prev", l.Prev}, {"hasMore", l.HasMore}} {
-				if f.at != nil {
-					fmt.Fprintf(&b, ", %s at %v", f.name, f.at)
-				}
-			}
-			for _, f := range l.Filters {
-				fmt.Fprintf(&b, ", filter %s", f.Param)
-			}
-			b.WriteString("\n")
+			describeList(&b, l)
 		}
 		for _, n := range r.Notes {
 			fmt.Fprintf(&b, "  note: %s\n", n)
 		}
 	}
 	return b.String()
+}
+
+// describeList renders a list's shape on one line.
+func describeList(b *strings.Builder, l *ListShape) {
+	{
+		fmt.Fprintf(b, "  list: items at %v, paging %s", l.Items, l.Paging)
+		for _, p := range []struct {
+			name string
+			v    string
+		}{{"limit", l.LimitParam}, {"offset", l.OffsetParam}, {"page", l.PageParam}, {"cursor", l.Cursor}, {"sort", l.SortParam}} {
+			if p.v != "" {
+				fmt.Fprintf(b, ", %s=%s", p.name, p.v)
+			}
+		}
+		for _, f := range []struct {
+			name string
+			at   []string
+		}{{"total", l.Total}, {"next", l.Next}, {"prev", l.Prev}, {"hasMore", l.HasMore}} {
+			if f.at != nil {
+				fmt.Fprintf(b, ", %s at %v", f.name, f.at)
+			}
+		}
+		for _, f := range l.Filters {
+			fmt.Fprintf(b, ", filter %s", f.Param)
+		}
+		b.WriteString("\n")
+	}
 }
 
 // TestResourcesInferred holds resource inference to golden files, one per

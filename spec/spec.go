@@ -201,7 +201,7 @@ func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 		return nil, fmt.Errorf("spec %s: %w", source, err)
 	}
 	s.Collections = inferCollections(s.Operations)
-	s.Resources = s.inferResources()
+	s.Resources, _ = s.InferResources(nil) // without overrides nothing can fail
 	if s.Warnings, err = s.verdict(s.problems, o.Strict); err != nil {
 		return nil, err
 	}
