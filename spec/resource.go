@@ -45,6 +45,9 @@ type ResourceOp struct {
 	Kind     OpKind
 	Request  Shape
 	Response Shape
+	// Answers are the shapes of every 2xx response by status (Response is
+	// the first's): a replace may answer 201 when it creates, 204 else.
+	Answers map[int]Shape
 	// CreatesOnPut marks a replace that creates the item when it is absent
 	// (the document declares 201 for it).
 	CreatesOnPut bool
@@ -323,6 +326,8 @@ func (s *Spec) InferResources(ov map[string]Override) ([]*Resource, error) {
 		}
 		out = append(out, r)
 	}
+	s.inferViews(out, forced)
+	out = append(out, s.inferListsOnly(out, forced)...)
 	// Parents: the resource whose item path the collection path extends.
 	for _, r := range out {
 		i := strings.LastIndex(r.Path, "/")
@@ -335,7 +340,6 @@ func (s *Spec) InferResources(ov map[string]Override) ([]*Resource, error) {
 			r.ParentField = fieldFor(r.Item, r.ParentParams[len(r.ParentParams)-1], r.Parent.Name, r.IDField)
 		}
 	}
-	s.inferViews(out, forced)
 	for _, r := range out {
 		for _, o := range r.Ops {
 			o.IfMatch = o.Op.Param("header", "If-Match") != nil
@@ -351,6 +355,54 @@ func (s *Spec) InferResources(ov map[string]Override) ([]*Resource, error) {
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	nameKeys(out)
 	return out, errors.Join(errs...)
+}
+
+// inferListsOnly makes resources of the lists no item path comes with: a
+// GET at a literal path answering a list of objects that no resource
+// owns, with the POST at the same path as its create. Their items can be
+// listed and created, and seeded by fixtures.
+func (s *Spec) inferListsOnly(rs []*Resource, forced map[*Operation]*Override) []*Resource {
+	owned := map[*Operation]bool{}
+	for _, r := range rs {
+		for _, o := range r.Ops {
+			owned[o.Op] = true
+		}
+	}
+	taken := map[string]bool{}
+	for _, r := range rs {
+		taken[r.Path] = true
+	}
+	var out []*Resource
+	for _, op := range s.Operations {
+		if owned[op] || forced[op] != nil || op.Unpublished || op.Method != http.MethodGet || taken[op.Path] {
+			continue
+		}
+		segs := segments(op.Path)
+		if _, ok := paramName(segs[len(segs)-1]); ok {
+			continue
+		}
+		// The items at the top, or in a field of an envelope: deeper, an
+		// array is more likely a part of one object than a list.
+		if items, at := listItems(successSchema(s, op)); items == nil || len(propNames(items)) == 0 || len(at) > 1 {
+			continue
+		}
+		taken[op.Path] = true
+		r := &Resource{Name: segs[len(segs)-1], Path: op.Path, Ops: []*ResourceOp{{Op: op, Kind: KindList}}}
+		for _, sg := range segs {
+			if p, ok := paramName(sg); ok {
+				r.ParentParams = append(r.ParentParams, p)
+			}
+		}
+		if post := s.Find(http.MethodPost, op.Path); post != nil && !owned[post] && forced[post] == nil && !post.Unpublished {
+			r.Ops = append(r.Ops, &ResourceOp{Op: post, Kind: KindCreate})
+		}
+		s.inferItem(r)
+		if r.Item == nil || r.Op(KindList) == nil {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // itemKinds are the kinds of the methods on an item path.
@@ -592,7 +644,7 @@ func (r *Resource) inferID(s *Spec) {
 			r.SelfField = p.Name
 		}
 	}
-	if r.Singleton || r.IDParam == "" && r.ItemPath == "" && r.New == nil {
+	if r.Singleton {
 		return
 	}
 	r.IDField = idFieldFor(names, r.Assigned, r.IDParam, r.Name)
@@ -602,9 +654,11 @@ func (r *Resource) inferID(s *Spec) {
 	}
 	if r.IDField == "" {
 		// The id lives in the path only (open-zaak's {uuid}, a link in
-		// 'url'): the store keys items by it without a field to hold it.
-		r.HiddenID = r.IDParam != ""
-		if f != nil {
+		// 'url'), or nowhere (a list without item paths): the store keys
+		// items by it without a field to hold it.
+		r.HiddenID = r.IDParam != "" || r.ItemPath == ""
+		r.ID = IDSpec{Type: "string"}
+		if f != nil && f.Type() != "" {
 			r.ID = IDSpec{Type: f.Type(), Format: f.Format, Pattern: f.Pattern, Schema: f}
 		}
 		return
@@ -745,15 +799,29 @@ func fieldFor(item *Schema, param, parent, own string) string {
 	return ""
 }
 
-// inferShapes says how o's request and answer carry r's item.
+// inferShapes says how o's request and answers carry r's item.
 func (s *Spec) inferShapes(r *Resource, o *ResourceOp) {
-	status, hasBody := successStatus(o.Op)
-	o.Response = Shape{Kind: "none", Status: status}
-	if resp := successSchema(s, o.Op); resp != nil {
-		o.Response = responseShape(resp, r.Item)
-		o.Response.Status = status
-	} else if hasBody {
-		o.Response.Kind = "other"
+	o.Answers = map[int]Shape{}
+	first := true
+	for _, resp := range o.Op.Responses {
+		if resp.Status < 200 || resp.Status > 299 {
+			continue
+		}
+		sh := Shape{Kind: "none", Status: resp.Status}
+		if resp.Schema != nil {
+			sh = responseShape(s.schema(resp.Schema), r.Item)
+			sh.Status = resp.Status
+		} else if len(resp.MediaTypes) > 0 {
+			sh.Kind = "other"
+		}
+		o.Answers[resp.Status] = sh
+		// The first answer with a body, else the first.
+		if first || o.Response.Kind == "none" && sh.Kind != "none" {
+			o.Response, first = sh, false
+		}
+	}
+	if first {
+		o.Response = Shape{Kind: "none"}
 	}
 	if b := o.Op.Body; b != nil {
 		body := s.schema(b.Schema)

@@ -296,6 +296,10 @@ func (s *Spec) ErrorSchema() *base.Schema {
 	return best.schema
 }
 
+// SchemaView is libopenapi's schema (a response's, a parameter's) as a
+// Schema: the same *Schema every time for the same definition.
+func (s *Spec) SchemaView(lib *base.Schema) *Schema { return s.schema(lib) }
+
 // schema is libopenapi's schema as a Schema.
 func (s *Spec) schema(lib *base.Schema) *Schema {
 	return s.schemas.get(lib)

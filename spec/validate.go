@@ -265,6 +265,25 @@ func (v *Validator) CompileResponseSchema(schema *base.Schema) (*ResponseSchema,
 	return v.compileSchema(schema, schema_validation.SchemaValidationPurposeResponseBody)
 }
 
+// CompileRecordSchema compiles an item schema as a response body schema:
+// what records are held to, since every answer that carries one is
+// validated as a response.
+func (v *Validator) CompileRecordSchema(s *Schema) (*ResponseSchema, error) {
+	if s == nil {
+		return nil, errors.New("no schema")
+	}
+	return v.CompileResponseSchema(s.lib)
+}
+
+// Record validates a JSON document (a record, a part of one) against a
+// schema of the document.
+func (v *Validator) Record(s *Schema, doc []byte) Problems {
+	if s == nil {
+		return nil
+	}
+	return v.Schema(s.lib, doc)
+}
+
 // compileSchema compiles schema as the validator does for purpose.
 func (v *Validator) compileSchema(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose) (*ResponseSchema, error) {
 	if schema == nil || schema.GoLow() == nil {
