@@ -235,13 +235,13 @@ func TestLargeFixtures(t *testing.T) {
 	// The records without an id follow the largest id (2n), in file order.
 	want := int64(2*n + 1)
 	for i := 999; i < n; i += 1000 {
-		r, ok := c.Get(strconv.FormatInt(want, 10))
+		r, ok := c.Get(nil, strconv.FormatInt(want, 10))
 		if !ok || !strings.Contains(string(r.JSON), fmt.Sprintf(`"later%d"`, i)) {
 			t.Fatalf("id %d: %s, want record later%d", want, r.JSON, i)
 		}
 		want++
 	}
-	sold, _, _ := c.Page(store.Query{Filters: map[string]string{"status": "sold"}, Limit: 5})
+	sold := c.Page(store.Query{Filters: map[string][]string{"status": {"sold"}}, Limit: 5}).Items
 	if len(sold) != 5 {
 		t.Fatalf("%d sold, want 5", len(sold))
 	}

@@ -4,29 +4,75 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/petctl/petctl/spec"
 )
 
-// Record is one stored item: its id and its canonical JSON (fields in the
-// item schema's order), which was validated against the item schema before
-// it was stored and never changes.
+// Record is one stored item: its id, its scope and its canonical JSON
+// (fields in the item schema's order), which was validated against the
+// item schema before it was stored and never changes.
 type Record struct {
-	ID   string // the id as it appears in a path
-	JSON []byte // the store's own bytes: read them, never write to them
-	seq  int64  // the record's place in id order; the id itself for integer ids
+	ID    string // the id as it appears in a path; "" for a singleton
+	Scope string // the ids of its parents, joined (see JoinScope); "" at the top
+	JSON  []byte // the store's own bytes: read them, never write to them
+	seq   int64  // the record's place in the order; the id itself for integer ids
+}
+
+// Place is the record's place in the order: what Query.After takes to
+// continue after it.
+func (r Record) Place() int64 { return r.seq }
+
+// JoinScope is the Scope of the records under the parents with these ids,
+// outermost first.
+func JoinScope(parents []string) string {
+	switch len(parents) {
+	case 0:
+		return ""
+	case 1:
+		return parents[0]
+	}
+	return strings.Join(parents, scopeSep)
 }
 
 // Query describes a page of a list.
 type Query struct {
-	// Filters maps a field to the value a record must hold, as the client
-	// sent it: Page reads it as the field's type does (07 finds 7).
-	Filters  map[string]string
+	// Filters maps a field to the values a record may hold (any of them),
+	// as the client sent them: Page reads each as the field's type does
+	// (07 finds 7).
+	Filters map[string][]string
+	// Scope, when set, keeps the records of one parent (see JoinScope);
+	// nil lists every parent's.
+	Scope    *string
 	Limit    int   // 0 means no limit
+	Offset   int   // matches skipped before the page
 	Desc     bool  // newest first
 	After    int64 // continue after the record whose place this is, when HasAfter
 	HasAfter bool
+	// Count asks for the number of matches (Page.Total), which costs a
+	// count of the index lists or a scan.
+	Count bool
+	// SortBy orders by a field's value (ascending, or descending with
+	// SortDesc) instead of the store's order; a cursor does not apply then.
+	SortBy   string
+	SortDesc bool
+	// Alive, when set, keeps only the records whose scope it accepts (a
+	// view over every parent's items leaves out those under a deleted
+	// one); Count then counts by a scan.
+	Alive func(scope string) bool
+}
+
+// Page is a page of a list.
+type Page struct {
+	// Items are the records' JSON, in order: the store's own bytes.
+	Items [][]byte
+	// Last is the place of the last item (for a cursor: Query.After),
+	// LastID its id.
+	Last   int64
+	LastID string
+	More   bool // more match after the page
+	Total  int  // when Query.Count: every match
 }
 
 // Check is how a collection holds records to its item schema.
@@ -50,53 +96,105 @@ type Limits struct {
 	MaxBytes   int64 // of record JSON, as stored
 }
 
-// Collection holds the records of one spec.Collection: it builds each
+// Write says where a write happens and what the server adds to it.
+type Write struct {
+	// Scope are the ids of the item's parents, outermost first, as the
+	// path names them.
+	Scope []string
+	// ID is the id the path names (a replace, or a create at a path); ""
+	// lets the store choose, unless the client chose one in the body.
+	ID  string
+	Now time.Time
+	// Self makes the item's URL from its id, for a self-link field.
+	Self func(id string) string
+}
+
+// field is one property of the item schema, as the store writes it.
+type field struct {
+	name     string
+	schema   *spec.Schema
+	typ      string // the schema's type
+	required bool
+	// assign: a create gives it a value (a required server-assigned
+	// field, or a timestamp); keep: a write keeps the stored value
+	// (readOnly or server-assigned: a client cannot change it).
+	assign, keep bool
+}
+
+// Collection holds the records of one spec.Resource: it builds each
 // record from a decoded object, holds it to the item schema, and keeps it
-// in id order with an index per filter. It is safe for concurrent use.
+// in order with an index per filter (and per parent, for a nested
+// resource). It is safe for concurrent use.
 type Collection struct {
-	def   *spec.Collection
+	def   *spec.Resource
 	table *table
 	// schema is Check.Compiled; describe is Check.Describe.
 	schema   *spec.ResponseSchema
 	describe func(raw []byte, compiled error) error
 	// plan accepts, quickly, records the compiled schema surely accepts;
 	// nil when the item schema is not of the shape it handles.
-	plan *spec.ObjectPlan
-	// filterFields are the item fields some list filter names, at most 64.
-	filterFields []string
-	// filterPos[i] is the position in def.Fields of filterFields[i].
-	filterPos []int
-	// fieldPos maps a field name to its position in def.Fields.
+	plan   *spec.ObjectPlan
+	fields []field
+	// fieldPos maps a field name to its position in fields.
 	fieldPos map[string]int
-	idPos    int
-	uuidIDs  bool
+	// filterFields are the item fields some list filter names, at most 63;
+	// filterPos[i] is the position in fields of filterFields[i].
+	filterFields []string
+	filterPos    []int
+	// idPos, parentPos and selfPos are the positions of the id, the
+	// parent's id and the self link, -1 without.
+	idPos, parentPos, selfPos int
+	idSchema                  *spec.Schema
+	// raw is set when the item is not an object (a singleton holding a
+	// list or a number): a record is the value itself.
+	raw bool
 }
+
+// maxFilterFields bounds the filter fields: entry.has holds one bit per
+// field, and a scoped table's scope takes one.
+const maxFilterFields = 63
 
 // NewCollection makes an empty collection for def, whose records check
 // holds to the item schema and limits bound.
-func NewCollection(def *spec.Collection, check Check, limits Limits) *Collection {
-	c := &Collection{def: def, schema: check.Compiled, describe: check.Describe, fieldPos: map[string]int{}, idPos: -1}
-	names := make([]string, len(def.Fields))
-	for i, f := range def.Fields {
-		names[i] = f.Name
-		c.fieldPos[f.Name] = i
-	}
-	c.idPos = c.fieldPosOf(def.IDField)
-	for _, f := range def.Filters {
-		if !slices.Contains(c.filterFields, f.Field) && len(c.filterFields) < 64 {
-			c.filterFields = append(c.filterFields, f.Field)
-			c.filterPos = append(c.filterPos, c.fieldPosOf(f.Field))
+func NewCollection(def *spec.Resource, check Check, limits Limits) *Collection {
+	c := &Collection{def: def, schema: check.Compiled, describe: check.Describe, fieldPos: map[string]int{}, idPos: -1, parentPos: -1, selfPos: -1}
+	props, required := def.Item.Props()
+	c.raw = def.Item.Type() != "object" || len(props) == 0
+	if !c.raw {
+		names := make([]string, len(props))
+		for i, p := range props {
+			names[i] = p.Name
+			c.fieldPos[p.Name] = i
+			f := field{name: p.Name, schema: p.Schema, typ: p.Schema.Type(), required: required[p.Name]}
+			assigned := slices.Contains(def.Assigned, p.Name)
+			f.keep = assigned || p.Schema != nil && p.Schema.ReadOnly
+			f.assign = assigned && (f.required || p.Schema != nil && (p.Schema.Format == "date-time" || p.Schema.Format == "date"))
+			c.fields = append(c.fields, f)
+		}
+		c.idPos = c.fieldPosOf(def.IDField)
+		c.parentPos = c.fieldPosOf(def.ParentField)
+		c.selfPos = c.fieldPosOf(def.SelfField)
+		var filters []*spec.Filter
+		for _, o := range def.Ops {
+			if o.List != nil {
+				filters = append(filters, o.List.Filters...)
+			}
+		}
+		for _, f := range filters {
+			if !slices.Contains(c.filterFields, f.Field) && len(c.filterFields) < maxFilterFields-1 {
+				c.filterFields = append(c.filterFields, f.Field)
+				c.filterPos = append(c.filterPos, c.fieldPosOf(f.Field))
+			}
+		}
+		if c.schema != nil {
+			c.plan = c.schema.Plan(names)
 		}
 	}
-	if f := def.Field(def.IDField); f != nil && f.Schema != nil && f.Schema.Format == "uuid" {
-		c.uuidIDs = true
-	}
-	if c.schema != nil {
-		c.plan = c.schema.Plan(names)
-	}
-	c.table = newTable(def.IDType == "integer", c.filterFields)
+	c.idSchema = def.ID.Schema
+	integer := def.ID.Type == "integer" && !def.ClientIDs && !def.Singleton && (c.idPos >= 0 || def.HiddenID)
+	c.table = newTable(integer, len(def.ParentParams) > 0, c.filterFields)
 	c.table.canon = c.filterKey
-	c.table.limits = storeLimits{coll: def.Name, maxRecords: limits.MaxRecords, maxBytes: limits.MaxBytes}
+	c.table.limits = storeLimits{coll: def.Key, maxRecords: limits.MaxRecords, maxBytes: limits.MaxBytes}
 	if limits.MaxRecords <= 0 {
 		c.table.limits.maxRecords = math.MaxInt
 	}
@@ -106,8 +204,11 @@ func NewCollection(def *spec.Collection, check Check, limits Limits) *Collection
 	return c
 }
 
+// Resource returns what the collection holds the items of.
+func (c *Collection) Resource() *spec.Resource { return c.def }
+
 func (c *Collection) fieldPosOf(name string) int {
-	if i, ok := c.fieldPos[name]; ok {
+	if i, ok := c.fieldPos[name]; ok && name != "" {
 		return i
 	}
 	return -1
@@ -115,33 +216,46 @@ func (c *Collection) fieldPosOf(name string) int {
 
 // filterKey is the canonical text of v, sent for filterFields[i].
 func (c *Collection) filterKey(i int, v string) string {
-	if p := c.filterPos[i]; p >= 0 {
-		return queryKey(c.def.Fields[p], v)
+	if i < len(c.filterPos) {
+		if p := c.filterPos[i]; p >= 0 {
+			return queryKey(c.fields[p].schema, v)
+		}
 	}
 	return v
+}
+
+// pathKey is the canonical text of an id as a path carries it.
+func (c *Collection) pathKey(id string) string {
+	if c.def.Singleton {
+		return ""
+	}
+	return queryKey(c.idSchema, id)
 }
 
 // errInvalidRecord marks a built record that the item schema refuses.
 var errInvalidRecord = errors.New("invalid record")
 
 // Create builds a record from a decoded request body (numbers as
-// json.Number, as DecodeStrict gives them): the next id and the other
-// fields the server assigns are filled, keys that name no field are
-// dropped. The record is stored only when the item schema accepts it and
-// the limits allow it; otherwise the error is an *InvalidRecordError, a
-// *FullError, ErrIDsExhausted, or what is wrong with a field, and nothing
-// was stored.
-func (c *Collection) Create(obj map[string]any, now time.Time) (Record, error) {
+// json.Number, as DecodeStrict gives them): the id and the other fields
+// the server assigns are filled, the parent's id set from the scope, and
+// keys that name no field dropped. The record is stored only when the
+// item schema accepts it and the limits allow it; otherwise the error is
+// an *InvalidRecordError, a *FullError, a *ConflictError (an id the client
+// chose is taken), ErrIDsExhausted, or what is wrong with a field, and
+// nothing was stored.
+func (c *Collection) Create(obj any, w Write) (Record, error) {
 	var invalid error
-	rec, err := c.table.create(func(seq int64) (entry, error) {
-		b, err := c.build(obj, seq, fromClient, now, nil)
+	scope := JoinScope(w.Scope)
+	rec, err := c.table.create(func(seq int64) (entry, bool, error) {
+		b, err := c.build(obj, seq, fromClient, w, nil)
 		if err != nil {
-			return entry{}, err
+			return entry{}, false, err
 		}
-		if invalid = c.validate(b.raw, b.view); invalid != nil {
-			return entry{}, errInvalidRecord
+		b.scope = scope
+		if invalid = c.validate(b.raw, b.view, b.value); invalid != nil {
+			return entry{}, false, errInvalidRecord
 		}
-		return b.entry, nil
+		return b.entry, b.chosen, nil
 	})
 	if err == errInvalidRecord {
 		return Record{}, &InvalidRecordError{Err: invalid}
@@ -149,21 +263,223 @@ func (c *Collection) Create(obj map[string]any, now time.Time) (Record, error) {
 	return rec, err
 }
 
-// Get returns the record whose id is id, as it appears in a path.
-func (c *Collection) Get(id string) (Record, bool) {
-	key := id
-	if c.idPos >= 0 {
-		key = queryKey(c.def.Fields[c.idPos], id)
+// CreateMany creates a record from each object, all or none: the first
+// object that fails stops the batch and nothing is stored.
+func (c *Collection) CreateMany(objs []any, w Write) ([]Record, error) {
+	scope := JoinScope(w.Scope)
+	c.table.mu.Lock()
+	defer c.table.mu.Unlock()
+	if err := c.table.limits.check(c.table.live()+len(objs), c.table.bytes); err != nil {
+		return nil, err
 	}
-	return c.table.get(key)
+	// Built first, each against the table as the ones before it leave it:
+	// ids must differ among the new records as well.
+	var built []entry
+	var total int64
+	seq, noNext := c.table.nextSeq, c.table.noNext
+	taken := map[string]bool{}
+	for i, obj := range objs {
+		for {
+			if noNext {
+				return nil, ErrIDsExhausted
+			}
+			b, err := c.build(obj, seq, fromClient, w, nil)
+			if err != nil {
+				return nil, &BatchError{Index: i, Err: err}
+			}
+			b.scope = scope
+			if invalid := c.validate(b.raw, b.view, b.value); invalid != nil {
+				return nil, &BatchError{Index: i, Err: &InvalidRecordError{Err: invalid}}
+			}
+			_, exists := c.table.findLocked(scope, b.key)
+			if exists || taken[b.key] {
+				if b.chosen {
+					return nil, &BatchError{Index: i, Err: &ConflictError{ID: b.key}}
+				}
+				seq, noNext = seq+1, seq == math.MaxInt64
+				continue
+			}
+			taken[b.key] = true
+			e := b.entry
+			e.raw = slices.Clone(e.raw)
+			e.vals = slices.Clone(e.vals)
+			built = append(built, e)
+			total += int64(len(e.raw))
+			seq, noNext = seq+1, seq == math.MaxInt64
+			break
+		}
+	}
+	if err := c.table.limits.check(c.table.live()+len(built), c.table.bytes+total); err != nil {
+		return nil, err
+	}
+	out := make([]Record, len(built))
+	for i := range built {
+		out[i] = c.table.insertLocked(&built[i])
+	}
+	return out, nil
 }
 
-// Page returns the JSON of the records of a page, in order (the store's
-// own bytes: read them, never write to them), the place of the last one
-// (for a cursor: Query.After) and whether more follow.
-func (c *Collection) Page(q Query) (items [][]byte, last int64, more bool) {
-	return c.table.page(q)
+// Get returns the record whose id is id, as it appears in a path, under
+// the parents with the ids of scope.
+func (c *Collection) Get(scope []string, id string) (Record, bool) {
+	return c.table.get(JoinScope(scope), c.pathKey(id))
+}
+
+// ErrNotFound says no record has the id (under the scope) a write names.
+var ErrNotFound = errors.New("no such record")
+
+// Put replaces the record at w.Scope and w.ID with the value next makes
+// of it (the decoded new item; next sees the stored record, or nil when
+// there is none). When there is none, upsert creates it at that id (and
+// created is set); otherwise the error is ErrNotFound. The id, the
+// parent's id and the fields the server keeps (readOnly, assigned) stay
+// as they were. The new record is stored only when the item schema
+// accepts it; an error from next, or any other, changes nothing. The
+// whole runs under the collection's lock, so next may check a
+// precondition (If-Match) against what it replaces.
+func (c *Collection) Put(w Write, upsert bool, next func(old *Record) (any, error)) (rec Record, created bool, err error) {
+	scope, key := JoinScope(w.Scope), c.pathKey(w.ID)
+	t := c.table
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	pos, ok := t.findLocked(scope, key)
+	if !ok {
+		if !upsert {
+			return Record{}, false, ErrNotFound
+		}
+		obj, err := next(nil)
+		if err != nil {
+			return Record{}, false, err
+		}
+		var invalid error
+		rec, err := t.createLocked(func(seq int64) (entry, bool, error) {
+			b, err := c.build(obj, seq, fromClient, w, nil)
+			if err != nil {
+				return entry{}, false, err
+			}
+			b.scope = scope
+			if invalid = c.validate(b.raw, b.view, b.value); invalid != nil {
+				return entry{}, false, errInvalidRecord
+			}
+			return b.entry, true, nil
+		})
+		if err == errInvalidRecord {
+			return Record{}, false, &InvalidRecordError{Err: invalid}
+		}
+		return rec, err == nil, err
+	}
+	old := t.recordAt(pos)
+	obj, err := next(&old)
+	if err != nil {
+		return Record{}, false, err
+	}
+	prev, err := c.decodeStored(old.JSON)
+	if err != nil {
+		return Record{}, false, err
+	}
+	b, err := c.build(obj, old.seq, fromWrite, w, &prev)
+	if err != nil {
+		return Record{}, false, err
+	}
+	b.scope, b.key = scope, old.ID
+	if invalid := c.validate(b.raw, b.view, b.value); invalid != nil {
+		return Record{}, false, &InvalidRecordError{Err: invalid}
+	}
+	if err := t.limits.check(t.live(), t.bytes-int64(len(old.JSON))+int64(len(b.raw))); err != nil {
+		return Record{}, false, err
+	}
+	oldEntry := c.entryOf(&prev, scope)
+	rec = t.replaceLocked(pos, &oldEntry, &b.entry)
+	t.compactIfWorthIt()
+	return rec, false, nil
+}
+
+// Delete removes the record with the id under scope, when check (nil for
+// none) accepts it, and returns it; ErrNotFound when there is none. The
+// record then reads as absent and leaves every list.
+func (c *Collection) Delete(scope []string, id string, check func(Record) error) (Record, error) {
+	sc, key := JoinScope(scope), c.pathKey(id)
+	t := c.table
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	pos, ok := t.findLocked(sc, key)
+	if !ok {
+		return Record{}, ErrNotFound
+	}
+	old := t.recordAt(pos)
+	if check != nil {
+		if err := check(old); err != nil {
+			return Record{}, err
+		}
+	}
+	if err := c.deleteAt(pos, old); err != nil {
+		return Record{}, err
+	}
+	t.compactIfWorthIt()
+	return old, nil
+}
+
+// deleteAt tombstones the record at pos; the caller holds the lock.
+func (c *Collection) deleteAt(pos int, old Record) error {
+	prev, err := c.decodeStored(old.JSON)
+	if err != nil {
+		return err
+	}
+	e := c.entryOf(&prev, old.Scope)
+	c.table.deleteLocked(pos, &e)
+	return nil
+}
+
+// DeleteUnder removes every record under the parents with the ids of
+// scope, and under their descendants (a cascade), and returns how many.
+func (c *Collection) DeleteUnder(scope []string) int {
+	prefix := JoinScope(scope)
+	t := c.table
+	if !t.scoped {
+		return 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var doomed []int
+	for sc, list := range t.index[t.scopeIndex()] {
+		if sc == prefix || strings.HasPrefix(sc, prefix+scopeSep) {
+			for _, p := range list {
+				doomed = append(doomed, int(p))
+			}
+		}
+	}
+	// Positions stay put until every tombstone is laid: compaction waits.
+	slices.Sort(doomed)
+	n := 0
+	for _, pos := range doomed {
+		if t.isDead(pos) {
+			continue
+		}
+		if c.deleteAt(pos, t.recordAt(pos)) == nil {
+			n++
+		}
+	}
+	t.compactIfWorthIt()
+	return n
+}
+
+// Page returns a page of the records, in order (the store's own bytes:
+// read them, never write to them).
+func (c *Collection) Page(q Query) Page {
+	var key func([]byte) any
+	if q.SortBy != "" {
+		field := q.SortBy
+		key = func(raw []byte) any {
+			doc, _ := DecodeStrict(raw)
+			obj, _ := doc.(map[string]any)
+			return jsonView(obj[field])
+		}
+	}
+	return c.table.page(q, key)
 }
 
 // Len returns the number of records.
 func (c *Collection) Len() int { return c.table.len() }
+
+// Scoped reports whether records are kept per parent.
+func (c *Collection) Scoped() bool { return c.table.scoped }

@@ -91,3 +91,21 @@ func (e *FileError) Error() string { return fmt.Sprintf("fixtures %s: %v", e.Fil
 
 // Unwrap returns why.
 func (e *FileError) Unwrap() error { return e.Err }
+
+// ConflictError says the id a client chose is taken: another record
+// under the same parent has it. Nothing was stored.
+type ConflictError struct{ ID string }
+
+func (e *ConflictError) Error() string { return "id " + e.ID + " is taken" }
+
+// BatchError says which object of a batch create failed, and why; nothing
+// of the batch was stored.
+type BatchError struct {
+	Index int
+	Err   error
+}
+
+func (e *BatchError) Error() string { return fmt.Sprintf("item %d: %v", e.Index, e.Err) }
+
+// Unwrap returns why.
+func (e *BatchError) Unwrap() error { return e.Err }

@@ -1,25 +1,22 @@
-// Package store is petctl's data layer: the records of every collection a
+// Package store is petctl's data layer: the records of every resource a
 // document declares, in memory, each built into its canonical JSON and
 // held to the item schema before it is stored, with an index per list
-// filter; the fixture files that seed them; and the strict JSON reader and
-// the encoder that records are read and written with.
+// filter and per parent; the fixture files that seed them; and the strict
+// JSON reader and the encoder that records are read and written with.
 //
-// The engine sees a small API: a Store of Collections; Create, Get, Page
-// and Len on a collection; Parse, Load, Import, Export, Reset and Generate
-// on the store. What makes it fast (an append-only arena, indexes that are
-// adopted rather than copied, a parallel fixture builder, a hand-written
-// JSON reader) stays inside.
+// The engine sees a small API: a Store of Collections; Create,
+// CreateMany, Get, Put (replace, and create at a path), Delete,
+// DeleteUnder (a cascade), Page and Len on a collection; Parse, Load,
+// Import, Export, Reset and Generate on the store. What makes it fast (an
+// append-only arena, indexes that are adopted rather than copied, a
+// parallel fixture builder, a hand-written JSON reader) stays inside.
 //
-// A second backend (an embedded database, Redis) would sit behind the same
-// methods: the engine would then hold an interface with the method sets of
-// Store and Collection, and each backend would satisfy it. Records are
-// immutable, and the API is shaped for that to stay true when replace and
-// delete are added: a replace would store a new version of a record under
-// its id (Create's build and check, for a given id, appended like any
-// record, the id then naming the newest version), and a delete a
-// tombstone, a version without JSON; Get and Page would see the newest
-// version of each id and skip tombstones, Reset would return to the
-// baseline's versions, and Export would write the live ones.
+// Bytes once stored never change: a replace stores a new version and
+// points the record at it, a delete leaves a tombstone that every read,
+// list, count and export skips, and what the baseline (Reset) or an export
+// shares with the live records is copied before a change would write into
+// it. Inside a collection every change goes through one method per kind
+// (see table), the place a second backend or a persistence layer hooks.
 package store
 
 import (
@@ -41,11 +38,11 @@ type Store struct {
 	names []string // sorted
 }
 
-// New makes a store of the collections, each named by its spec.Collection.
+// New makes a store of the collections, each named by its resource's Key.
 func New(colls ...*Collection) *Store {
 	s := &Store{colls: map[string]*Collection{}}
 	for _, c := range colls {
-		s.colls[c.def.Name] = c
+		s.colls[c.def.Key] = c
 	}
 	s.names = slices.Sorted(maps.Keys(s.colls))
 	return s
@@ -116,7 +113,8 @@ func (s *Store) Import(fx *Fixtures, now time.Time, ready func() error) error {
 }
 
 // Reset returns every collection to its baseline: the fixtures (and
-// generated records) Load stored.
+// generated records) Load stored; what was created, replaced or deleted
+// since is undone.
 func (s *Store) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -126,7 +124,7 @@ func (s *Store) Reset() {
 }
 
 // Export writes the store as a fixture file: a JSON object mapping each
-// collection to the array of its records in id order.
+// collection to the array of its live records in order.
 func (s *Store) Export(w io.Writer) error {
 	// The records are taken under the lock (so no import is half seen) and
 	// written after it is released: a client that stops reading holds its
@@ -146,11 +144,16 @@ func (s *Store) Export(w io.Writer) error {
 		buf = append(buf, '\n')
 		buf = appendJSONString(buf, name)
 		buf = append(buf, ": ["...)
+		written := 0
 		for j := range stores[i].len() {
+			if stores[i].isDead(j) {
+				continue
+			}
 			raw := stores[i].at(j)
-			if j > 0 {
+			if written > 0 {
 				buf = append(buf, ',')
 			}
+			written++
 			buf = append(buf, "\n  "...)
 			buf = append(buf, raw...)
 			if len(buf) > 60<<10 {
