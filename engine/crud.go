@@ -279,7 +279,7 @@ func (s *Server) replace(c *call, o *operation) *response {
 	}
 	id := c.params[def.IDParam]
 	body := requestItem(c, o)
-	w := store.Write{Scope: scope, ID: id, Now: s.now(), Self: s.selfLink(c, def, scope)}
+	w := store.Write{Scope: scope, ID: id, Now: s.now(), Self: s.selfLink(c, def, scope), KeepUnsent: true}
 	rec, created, err := coll.data.Put(w, o.rop.CreatesOnPut || def.Singleton, func(old *store.Record) (any, error) {
 		if err := s.preconditions(c, def, old); err != nil {
 			return nil, err

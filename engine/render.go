@@ -126,7 +126,9 @@ func (s *Server) project(c *collection, raw []byte, schema *spec.Schema) []byte 
 		if !ok && !required[p.Name] {
 			continue
 		}
-		if !ok {
+		if !ok || !fitsType(v, p.Schema) {
+			// Absent, or stored as the item's schema has it and the
+			// answer's has it otherwise: the answer's own value.
 			v = g.Value(p.Schema, p.Name)
 		}
 		if n > 0 {
@@ -159,6 +161,29 @@ func overlay(obj map[string]any, schema *spec.Schema, rec any) {
 			obj[p.Name] = v
 		}
 	}
+}
+
+// fitsType reports whether a decoded value has a type schema s allows: a
+// quick look, enough to see that a record's value belongs to a different
+// schema ({type: 'null'} where the item has a string).
+func fitsType(v any, s *spec.Schema) bool {
+	switch {
+	case s == nil:
+		return true
+	case v == nil:
+		return s.Nullable || len(s.Types) == 0 && !s.HasConst
+	case len(s.Types) == 0:
+		// Only "null" was written: nothing else fits.
+		onlyNull := s.Nullable && len(s.Properties) == 0 && s.Items == nil && len(s.AllOf)+len(s.OneOf)+len(s.AnyOf) == 0
+		return !onlyNull
+	}
+	t := jsonType(v)
+	for _, want := range s.Types {
+		if want == t || want == "number" && t == "integer" {
+			return true
+		}
+	}
+	return false
 }
 
 // jsonType is the JSON Schema type of a decoded value.

@@ -649,7 +649,9 @@ func (r *Resource) inferID(s *Spec) {
 	}
 	r.IDField = idFieldFor(names, r.Assigned, r.IDParam, r.Name)
 	f := r.Item.Prop(r.IDField)
-	if ps := r.idParamSchema(s); f == nil || f.Type() == "" {
+	// The path parameter's schema where it says more (a uuid format the
+	// field leaves out): ids must pass as path parameters.
+	if ps := r.idParamSchema(s); f == nil || f.Type() == "" || ps != nil && ps.Type() == f.Type() && f.Format == "" && f.Pattern == "" && len(f.Enum) == 0 && (ps.Format != "" || ps.Pattern != "") {
 		f = ps
 	}
 	if r.IDField == "" {

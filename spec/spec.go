@@ -188,6 +188,7 @@ func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 	if info := s.Model.Info; info != nil {
 		s.Title, s.Version = info.Title, info.Version
 	}
+	s.schemas.siblings = strings.HasPrefix(s.OpenAPI, "3.1")
 	if err := s.readServers(o); err != nil {
 		return nil, fmt.Errorf("spec %s: %w", source, err)
 	}

@@ -107,6 +107,11 @@ type Write struct {
 	Now time.Time
 	// Self makes the item's URL from its id, for a self-link field.
 	Self func(id string) string
+	// KeepUnsent is set for a replace: a required field its body leaves
+	// out (a document's update schema may be narrower than its item)
+	// keeps its stored value. A patch's result is whole, so a required
+	// field it removed is missing, and the patch refused.
+	KeepUnsent bool
 }
 
 // field is one property of the item schema, as the store writes it.
@@ -116,9 +121,11 @@ type field struct {
 	typ      string // the schema's type
 	required bool
 	// assign: a create gives it a value (a required server-assigned
-	// field, or a timestamp); keep: a write keeps the stored value
-	// (readOnly or server-assigned: a client cannot change it).
-	assign, keep bool
+	// field, or a timestamp); keep: a create does not take it from the
+	// client (readOnly, or server-assigned), and an update keeps the
+	// stored value unless it sends one where it may; readOnly: no write
+	// ever changes it.
+	assign, keep, readOnly bool
 }
 
 // Collection holds the records of one spec.Resource: it builds each
@@ -167,7 +174,8 @@ func NewCollection(def *spec.Resource, check Check, limits Limits) *Collection {
 			c.fieldPos[p.Name] = i
 			f := field{name: p.Name, schema: p.Schema, typ: p.Schema.Type(), required: required[p.Name]}
 			assigned := slices.Contains(def.Assigned, p.Name)
-			f.keep = assigned || p.Schema != nil && p.Schema.ReadOnly
+			f.readOnly = p.Schema != nil && p.Schema.ReadOnly
+			f.keep = assigned || f.readOnly
 			f.assign = assigned && (f.required || p.Schema != nil && (p.Schema.Format == "date-time" || p.Schema.Format == "date"))
 			c.fields = append(c.fields, f)
 		}

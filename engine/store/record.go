@@ -198,16 +198,32 @@ func (c *Collection) buildFields(sc *scratch, extra []string, seq int64, mode bu
 			val, present = sc.in.vals[i], sc.in.has[i]
 		case i == c.parentPos && len(w.Scope) > 0:
 			val, present = c.typed(f.schema, w.Scope[len(w.Scope)-1]), true
-		case mode == fromWrite && f.keep:
+		case mode == fromWrite && f.readOnly:
 			val, present = prev.vals[i], prev.has[i]
+		case mode == fromWrite && f.keep && !sc.in.has[i]:
+			// Assigned at the create, and not sent now: kept.
+			val, present = prev.vals[i], prev.has[i]
+		case mode == fromWrite && f.keep:
+			// Assigned at the create; an update may set it.
+			val, present = sc.in.vals[i], true
 		case i == c.selfPos && w.Self != nil:
 			val, present = w.Self(b.key), true
 		case f.assign:
 			val, present = c.assigned(f, seq, w.Now), true
 		case f.keep:
-			// readOnly: a client cannot set it
+			// readOnly or assigned: a create does not take it from the client
 		default:
 			val, present = sc.in.vals[i], sc.in.has[i]
+		}
+		switch {
+		case present || !f.required || mode == fromFixture:
+		case mode == fromWrite && w.KeepUnsent && prev.has[i]:
+			// A replace whose body is narrower than the item.
+			val, present = prev.vals[i], true
+		case mode == fromClient:
+			// Required by the item, and not what the client sends (the
+			// request was valid): the server's to give.
+			val, present = c.assigned(f, seq, w.Now), true
 		}
 		if !present {
 			continue
@@ -248,7 +264,7 @@ func (c *Collection) buildFields(sc *scratch, extra []string, seq int64, mode bu
 		}
 		b.scope = scalarKey(b.view.vals[c.parentPos])
 	}
-	if b.key == "" && !c.def.Singleton {
+	if b.key == "" && !c.def.Singleton && mode != fromWrite { // a write keeps the key it replaces
 		if c.def.HiddenID && mode == fromFixture {
 			b.key = scalarKey(c.newID(seq))
 		} else {
