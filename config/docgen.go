@@ -283,10 +283,15 @@ func reference() string {
 			fmt.Fprintf(&b, "- flag: `--%s`\n", flag)
 		}
 		if ex := s.field.Tag.Get("example"); ex != "" {
+			// The example sits under every key of its path (server:
+			// variables:), so that it reads as a file would hold it.
 			parts := strings.Split(s.key, ".")
-			fmt.Fprintf(&b, "\n```yaml\n%s:\n", parts[0])
+			b.WriteString("\n```yaml\n")
+			for i, p := range parts {
+				fmt.Fprintf(&b, "%s%s:\n", strings.Repeat("  ", i), p)
+			}
 			for _, line := range strings.Split(ex, "\n") {
-				fmt.Fprintf(&b, "  %s\n", line)
+				fmt.Fprintf(&b, "%s%s\n", strings.Repeat("  ", len(parts)), line)
 			}
 			b.WriteString("```\n")
 		}

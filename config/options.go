@@ -44,6 +44,8 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 	o.MaxImportBytes = c.Admin.MaxImportBytes
 	o.StoreMaxRecords = c.Store.MaxRecords
 	o.StoreMaxBytes = c.Store.MaxBytes
+	o.Cascade = c.CRUD.Cascade
+	o.Overrides = c.Overrides()
 	o.CORS = engine.CORSOptions{
 		Origins:       c.CORS.Origins,
 		Credentials:   c.CORS.Credentials,

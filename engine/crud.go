@@ -130,6 +130,8 @@ func (s *Server) writeError(coll *collection, err error, what string) *response 
 		return errorResponse(Errorf(CodeStoreFull, "%s%v; nothing was stored: raise %s, or reset the store (POST %sreset)", prefix, full, full.Setting(), AdminPrefix))
 	case errors.As(err, &conflict):
 		return errorResponse(Errorf(CodeConflict, "%s%s: an item with %s %s exists already; nothing was stored", prefix, coll.def.Name, idName(coll.def), truncate(conflict.ID, 100)))
+	case errors.Is(err, store.ErrNoFreeID):
+		return errorResponse(Errorf(CodeIDsExhausted, "%s: every id the id's schema lets petctl make is taken; nothing was stored", coll.def.Name))
 	case errors.Is(err, store.ErrIDsExhausted):
 		return errorResponse(Errorf(CodeIDsExhausted, "%s: the largest id, %d, is taken, so a new item has no id; nothing was stored", coll.def.Name, int64(math.MaxInt64)))
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -368,5 +369,55 @@ func TestPetstoreDeclaresNoWrites(t *testing.T) {
 	}
 	if r := env.get("/pets/1"); r.status != 200 {
 		t.Errorf("the pet is still there: %d", r.status)
+	}
+}
+
+// TestCRUDOverrides: configuration replaces what petctl infers, per
+// operation, and each override that does not fit the document stops
+// start-up with an *OptionError at its key.
+func TestCRUDOverrides(t *testing.T) {
+	env := newCRUD(t, func(o *Options) {
+		o.Overrides = map[string]spec.Override{
+			"findPetsBySpecies": {Kind: spec.KindAction},
+			"putPlan":           {IDs: "server"},
+			"listPlans":         {Paging: "none"},
+		}
+	})
+	play(t, env, []exchange{
+		{name: "owner", method: "POST", path: "/owners", body: `{"name":"Ann"}`, status: 201},
+		{name: "pet", method: "POST", path: "/owners/1/pets", body: `{"name":"Tom","species":"cat"}`, status: 201},
+		{name: "an action answers from the document, not the store", path: "/pets/findBySpecies?species=cat", status: 200, want: map[string]string{"#": "0"}},
+		{name: "ids the server assigns: PUT does not create", method: "PUT", path: "/plans/pro", body: `{"plan":{"code":"pro","name":"Pro","amount_cents":1}}`, status: 404},
+		{name: "plan a", method: "POST", path: "/plans", body: `{"plan":{"code":"plan_a","name":"A","amount_cents":1}}`, status: 200},
+		{name: "plan b", method: "POST", path: "/plans", body: `{"plan":{"code":"plan_b","name":"B","amount_cents":1}}`, status: 200},
+		{name: "no paging: every item", path: "/plans?limit=1&offset=1", status: 200, want: map[string]string{"results.#": "2", "total": "2"}},
+	})
+
+	s, err := spec.Load("../fixtures/styles/crud.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = New(Options{Spec: s, Keys: []string{testKey}, Overrides: map[string]spec.Override{
+		"nope":          {Kind: spec.KindRead},
+		"getOwner":      {Kind: "fetch"},
+		"listOwners":    {LimitParam: "size", Items: "people"},
+		"patchOwnerPet": {IDField: "petName", Patch: "xml"},
+	}})
+	var keys []string
+	for _, e := range joinedErrors(err) {
+		var oe *OptionError
+		if !errors.As(e, &oe) {
+			t.Errorf("not an *OptionError: %v", e)
+			continue
+		}
+		keys = append(keys, oe.Key)
+	}
+	want := []string{
+		"crud.operations.getOwner.kind", "crud.operations.nope",
+		"crud.operations.listOwners.items", "crud.operations.listOwners.limitParam",
+		"crud.operations.patchOwnerPet.idField", "crud.operations.patchOwnerPet.patch",
+	}
+	if strings.Join(keys, " ") != strings.Join(want, " ") {
+		t.Errorf("problems at %v, want %v (%v)", keys, want, err)
 	}
 }

@@ -58,7 +58,10 @@ func (s *Server) list(c *call, o *operation) *response {
 			st.size = int(n)
 		}
 	}
-	if st.size <= 0 && l.Paging != "none" && l.Paging != "limit" {
+	switch {
+	case l.Paging == "none":
+		st.size = 0 // every item: the list does not page
+	case st.size <= 0 && l.Paging != "limit":
 		st.size = defaultPageSize
 	}
 	q.Limit = st.size

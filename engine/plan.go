@@ -181,13 +181,18 @@ func crudShapedPath(op *spec.Operation, s *spec.Spec) bool {
 	return crudShaped(op, paths)
 }
 
-// joinedErrors lists the errors errors.Join put together in err.
+// joinedErrors lists the errors errors.Join put together in err, however deep.
 func joinedErrors(err error) []error {
 	if err == nil {
 		return nil
 	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []error{err}
 	}
-	return []error{err}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, joinedErrors(e)...)
+	}
+	return out
 }

@@ -28,6 +28,10 @@ func (e *FullError) Error() string { return e.Setting() + ": " + e.Reason() }
 // ErrIDsExhausted says a create found no next id: the largest int64 is taken.
 var ErrIDsExhausted = errors.New("no next id")
 
+// ErrNoFreeID says a create found no free id among those the id's schema
+// lets the server make (a pattern with few matches, an enum).
+var ErrNoFreeID = errors.New("no free id")
+
 // InvalidRecordError says the item schema refuses the record a create
 // built: the document's create and item schemas disagree. Err says why, in
 // the words of Check.Describe.

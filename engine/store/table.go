@@ -550,9 +550,14 @@ func (s *table) createLocked(build func(seq int64) (entry, bool, error)) (Record
 	if err := s.limits.check(s.live()+1, s.bytes); err != nil {
 		return Record{}, err
 	}
-	for {
+	for tries := 0; ; tries++ {
 		if s.noNext {
 			return Record{}, ErrIDsExhausted
+		}
+		if tries == maxIDTries {
+			// The ids the schema lets the server make are taken: a
+			// pattern with few matches, an enum.
+			return Record{}, ErrNoFreeID
 		}
 		e, chosen, err := build(s.nextSeq)
 		if err != nil {
@@ -571,6 +576,9 @@ func (s *table) createLocked(build func(seq int64) (entry, bool, error)) (Record
 		return s.insertLocked(&e), nil
 	}
 }
+
+// maxIDTries bounds how many taken ids a create skips before it gives up.
+const maxIDTries = 1000
 
 // find returns the position of the live record with the given scope and
 // path key, holding the read lock.

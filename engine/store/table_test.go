@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"testing"
@@ -249,5 +250,28 @@ func TestTableScopes(t *testing.T) {
 	}
 	if got := ids(s.page(Query{}, nil).Items); got != "2,5" {
 		t.Errorf("left %q, want 2,5", got)
+	}
+}
+
+// TestTableCreateGivesUpOnTakenIDs: a create whose made ids are all taken
+// (a schema that allows few) ends with ErrNoFreeID instead of trying on
+// for ever; one whose id the client chose ends with a *ConflictError.
+func TestTableCreateGivesUpOnTakenIDs(t *testing.T) {
+	s := newTable(false, false, nil)
+	s.load([]entry{{seq: 1, key: "only", raw: []byte("fixture")}})
+	same := func(chosen bool) func(seq int64) (entry, bool, error) {
+		return func(seq int64) (entry, bool, error) {
+			return entry{seq: seq, key: "only", raw: []byte("new")}, chosen, nil
+		}
+	}
+	if _, err := s.create(same(false)); err != ErrNoFreeID {
+		t.Errorf("made ids all taken: %v, want ErrNoFreeID", err)
+	}
+	var conflict *ConflictError
+	if _, err := s.create(same(true)); !errors.As(err, &conflict) || conflict.ID != "only" {
+		t.Errorf("chosen id taken: %v, want a *ConflictError for only", err)
+	}
+	if s.len() != 1 {
+		t.Errorf("the failed creates stored something: %d records", s.len())
 	}
 }
