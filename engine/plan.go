@@ -83,13 +83,13 @@ func NewPlan(s *spec.Spec, overrides map[string]spec.Override) (*Plan, error) {
 			po.Kind, po.Resource, po.Role = role.Kind, r, role
 			if ok, why := servable(r); !ok {
 				po.Why = fmt.Sprintf("%s: %s; answered from the document", r.Path, why)
-			} else if role.Kind == spec.KindAction {
-				po.Why = "configured as an action (crud.operations): answered from the document"
 			} else {
 				po.Stateful = true
 			}
 		case !declaresSuccess(op):
 			po.Kind, po.Why = KindNone, "it declares no 2xx answer: there is nothing to answer with"
+		case overrides[op.ID].Kind == spec.KindAction:
+			po.Kind, po.Why = spec.KindAction, "configured as an action (crud.operations): answered from the document"
 		default:
 			po.Kind, po.Why = spec.KindAction, actionReason(s, op, resources)
 		}
