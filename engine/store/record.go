@@ -228,9 +228,11 @@ func (c *Collection) buildFields(sc *scratch, extra []string, seq int64, mode bu
 		if !present {
 			continue
 		}
-		norm, err := normalize(f, val)
-		if err != nil {
-			return built{}, err
+		norm, err := val, error(nil)
+		if i != c.idPos || mode == fromFixture { // the id is normalized above
+			if norm, err = normalize(f, val); err != nil {
+				return built{}, err
+			}
 		}
 		if i == c.idPos && mode == fromFixture {
 			b.key = scalarKey(norm)

@@ -261,15 +261,21 @@ func (s *table) insertLocked(e *entry) Record {
 	if s.scoped {
 		s.scopes = append(s.scopes, e.scope)
 	}
-	for i := range s.fields {
-		if v, ok := s.entryValue(e, i); ok {
-			s.index[i][v] = append(s.index[i][v], pos)
+	for i := range e.vals {
+		if e.has&(1<<i) != 0 {
+			s.index[i][e.vals[i]] = append(s.index[i][e.vals[i]], pos)
 		}
+	}
+	if s.scoped {
+		sx := s.scopeIndex()
+		s.index[sx][e.scope] = append(s.index[sx][e.scope], pos)
 	}
 	if e.seq >= s.nextSeq {
 		s.advancePast(e.seq)
 	}
-	return s.recordAt(int(pos))
+	// Not recordAt: the id is at hand, and formatting an integer id
+	// again would cost every create an allocation.
+	return Record{ID: e.key, Scope: e.scope, JSON: s.data.get(sp), seq: e.seq}
 }
 
 // replaceLocked points the live record at pos at e's bytes, for a replace
@@ -566,6 +572,11 @@ func (s *table) createLocked(build func(seq int64) (entry, bool, error)) (Record
 		if err := s.limits.check(s.live()+1, s.bytes+int64(len(e.raw))); err != nil {
 			return Record{}, err
 		}
+		// A seq the table makes is past every integer id: only an id
+		// the client chose, or a string one, can be taken.
+		if s.integer && !chosen {
+			return s.insertLocked(&e), nil
+		}
 		if _, taken := s.findLocked(e.scope, e.key); taken {
 			if chosen {
 				return Record{}, &ConflictError{ID: e.key}
@@ -636,18 +647,23 @@ func (s *table) page(q Query, sortKey func(raw []byte) any) Page {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var p Page
-	p.Items = make([][]byte, 0, min(max(q.Limit, 0), s.live(), 1024))
+	items := make([][]byte, 0, min(max(q.Limit, 0), s.live(), 1024))
+	lastPos := -1
 	take := func(pos int) {
-		p.Items = append(p.Items, s.data.get(s.spans[pos]))
-		p.Last = s.seqs[pos]
-		if !s.integer {
-			p.LastID = s.keys[pos]
-		}
+		items = append(items, s.data.get(s.spans[pos]))
+		lastPos = pos
 	}
 	if sortKey != nil {
 		p.More, p.Total = s.sortedLocked(q, sortKey, take)
 	} else {
 		p.More, p.Total = s.scanLocked(q, take)
+	}
+	p.Items = items
+	if lastPos >= 0 {
+		p.Last = s.seqs[lastPos]
+		if !s.integer {
+			p.LastID = s.keys[lastPos]
+		}
 	}
 	return p
 }
@@ -765,6 +781,22 @@ func (s *table) scanLocked(q Query, take func(pos int)) (more bool, total int) {
 	// A view's check is only known by looking: its count is a scan.
 	scanCount := q.Count && alive != nil
 	taken, matched := 0, 0
+	if all && s.ndead == 0 && alive == nil && skip == 0 {
+		// Every position is a match: the page is a run of them (a list
+		// of the Petstore's pets, unfiltered).
+		for ; i >= 0 && i < n; i += step {
+			if q.Limit > 0 && taken == q.Limit {
+				more = true
+				break
+			}
+			take(i)
+			taken++
+		}
+		if q.Count {
+			total = s.live()
+		}
+		return more, total
+	}
 	for ; i >= 0 && i < n; i += step {
 		pos := at(i)
 		if all && s.ndead > 0 && s.isDead(pos) || len(others) > 0 && !inAll(others, int32(pos)) || alive != nil && !alive(s.scopes[pos]) {
