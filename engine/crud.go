@@ -50,7 +50,7 @@ func (s *Server) alive(coll *collection) func(scope string) bool {
 	return func(scope string) bool {
 		ok, known := seen[scope]
 		if !known {
-			ok = s.parentMissing(coll, strings.Split(scope, "\x1f")) == nil
+			ok = s.parentMissing(coll, store.SplitScope(scope)) == nil
 			seen[scope] = ok
 		}
 		return ok
@@ -227,9 +227,11 @@ func (s *Server) batchCreate(c *call, o *operation) *response {
 			}
 		}
 	}
-	scope := scopeOf(c, def)
-	if len(def.ParentParams) > len(scope) || o.op.Path != def.Path && !strings.HasPrefix(o.op.Path, def.Path+"/") {
-		scope = nil
+	// The parents' ids, where the batch's path names them (below the
+	// collection's path): /owners/{ownerId}/pets/import.
+	var scope []string
+	if strings.HasPrefix(o.op.Path, def.Path+"/") {
+		scope = scopeOf(c, def)
 	}
 	if res := s.parentMissing(coll, scope); res != nil {
 		return res

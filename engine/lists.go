@@ -235,6 +235,9 @@ func (s *Server) fillMeta(env map[string]any, schema *spec.Schema, m *listMeta) 
 			setAt(env, link.at, v)
 		case fs != nil && fs.Nullable:
 			setAt(env, link.at, nil)
+		case requiredAt(schema, link.at):
+			// No page, and the document neither lets the field be null
+			// nor absent: the value its schema makes (0, "") stays.
 		default:
 			deleteAt(env, link.at)
 		}
@@ -419,8 +422,8 @@ func (s *Server) decodeListCursor(coll *collection, scope *string, v string) (in
 		return seq, true
 	}
 	var sc []string
-	if scope != nil && *scope != "" {
-		sc = strings.Split(*scope, "\x1f")
+	if scope != nil {
+		sc = store.SplitScope(*scope)
 	}
 	if rec, ok := coll.data.Get(sc, v); ok {
 		return rec.Place(), true
@@ -454,6 +457,17 @@ func schemaAt(schema *spec.Schema, at []string) *spec.Schema {
 		schema = schema.Prop(p)
 	}
 	return schema
+}
+
+// requiredAt reports whether the property at a path is required by the
+// object that holds it.
+func requiredAt(schema *spec.Schema, at []string) bool {
+	parent := schemaAt(schema, at[:len(at)-1])
+	if parent == nil {
+		return false
+	}
+	_, required := parent.Props()
+	return required[at[len(at)-1]]
 }
 
 // setAt sets the value at a path of properties, making the objects on the way.

@@ -36,6 +36,15 @@ func JoinScope(parents []string) string {
 	return strings.Join(parents, scopeSep)
 }
 
+// SplitScope is the parents' ids a Scope joins, outermost first; nil for
+// the top.
+func SplitScope(scope string) []string {
+	if scope == "" {
+		return nil
+	}
+	return strings.Split(scope, scopeSep)
+}
+
 // Query describes a page of a list.
 type Query struct {
 	// Filters maps a field to the values a record may hold (any of them),
