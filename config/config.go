@@ -16,6 +16,7 @@ package config
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,10 +39,13 @@ type Config struct {
 	Store      Store                     `yaml:"store" doc:"Limits of the in-memory store, per collection."`
 	Seed       int64                     `yaml:"seed" env:"PETCTL_SEED" flag:"seed" flaghelp:"seed of generated records and injected latency and faults" doc:"Seed of generated records, injected latency and injected faults: the same seed gives the same data and the same sequence of delays and faults."`
 	Lists      Lists                     `yaml:"lists" doc:"Behaviour of list operations where the description says 'not shown'."`
+	Errors     Errors                    `yaml:"errors" doc:"How error answers are written. Every error is written in the document's own format for its operation and status (docs/errors.md): the fields of the declared schema are filled by meaning, read from their names."`
 	Defaults   map[string]map[string]any `yaml:"defaults" example:"pets:\n  status: available" doc:"Values given to fields a create request leaves out, per collection and field (for the Petstore: the status of a new animal sent without one). Without an entry the field stays absent, as the spec allows."`
 	Responses  map[string]Response       `yaml:"responses" example:"listStoreOrders:\n  status: 200\n  body: []" doc:"Configured answers for operations the store cannot serve, by operationId: for the Petstore, GET /store/orders, whose interface is not published. Each has a status (default 200), headers and a body (JSON, written in YAML). Checked at start-up against the spec and against what HTTP can carry: a 4xx or 5xx must be the Error body, and some statuses and headers are refused (docs/configuration.md, Configured responses)."`
 	Clock      Clock                     `yaml:"clock" doc:"The server's clock."`
-	Latency    map[string]Range          `yaml:"latency" example:"'*': 20ms\ngetPet: 50ms..400ms" doc:"Delay before answering, by operationId, or '*' for every operation without its own entry: a fixed duration (50ms) or a range to draw from (50ms..400ms). At most 20s."`
+	Latency    map[string]Range          `yaml:"latency" example:"'*': 20ms\ngetPet: 50ms..400ms\nlistPets: 12ms..180ms (p50 25ms, p90 60ms, p99 150ms)" doc:"Delay before answering, by operationId, or '*' for every operation without its own entry: a fixed duration (50ms), a range to draw from evenly (50ms..400ms), or a range shaped by percentiles, as petctl conform --profile-out records a deployment's (12ms..180ms (p50 25ms, p90 60ms, p99 150ms): half the answers within 25ms, nine in ten within 60ms). At most 20s."`
+	Headers    map[string]Headers        `yaml:"headers" example:"'*':\n  X-RateLimit-Limit: '100'\ngetPet:\n  Cache-Control: no-store" doc:"Headers added to answers, by operationId, and under '*' to every answer: what a deployment always sends that the document does not declare (rate-limit headers, a request id). An answer that has the header already keeps its own. Refused, as for responses: framing, hop-by-hop, Content-Encoding, Content-Type and Access-Control-* headers, names that are not tokens, values with control characters."`
+	ErrorCodes map[string]string         `yaml:"errorCodes" example:"validation_failed: invalid_request\nunauthorized: invalid_token" doc:"The code sent in place of one of petctl's (docs/errors.md), for a deployment that uses its own values of code: petctl's code, then the code sent. The status and the message stay; the code must be one the document's error schema accepts."`
 	Faults     map[string]Fault          `yaml:"faults" example:"createPet:\n  rate: 0.1\n  status: 503" doc:"Injected failures, by operationId or '*': the share of requests that fail (after authentication and validation) and their status. Failures carry the Error body with code fault_injected and change nothing."`
 	CORS       CORS                      `yaml:"cors" doc:"Which browser origins may call the server. A preflight from an allowed origin is answered for any path, one the document does not declare too, so that the page reads the 404 Error body instead of an opaque CORS error. The admin endpoints send CORS headers to allowed pages served from loopback only, as they admit no others."`
 	Admin      Admin                     `yaml:"admin" doc:"The admin endpoints under /__petctl/."`
@@ -78,6 +82,33 @@ type Auth struct {
 	Mode     string   `yaml:"mode" env:"PETCTL_AUTH_MODE" enum:"keys,open" doc:"keys: only the listed keys are accepted (with none listed, the development key petctl-dev-key is, and printed at start-up). open: any non-empty key is accepted, sent where the document's scheme takes it (a bearer token for the Petstore), for solo offline work; requests without one still get 401. Both are meant for loopback: served on another address, serve warns on stderr."`
 	Keys     []string `yaml:"keys" env:"PETCTL_API_KEYS" flag:"api-key" flaghelp:"accepted API key (repeatable)" secret:"true" doc:"Accepted API keys (PETCTL_API_KEYS is comma-separated; PETCTL_API_KEY holds one). A PETCTL_API_KEYS that names no key (',') is an error, not the development key."`
 	AdminKey string   `yaml:"adminKey" env:"PETCTL_ADMIN_KEY" secret:"true" doc:"Key for the admin endpoints (sent as a bearer token) from hosts other than loopback, from web pages of other origins, and through proxies or tunnels; without it they answer direct loopback callers only."`
+
+	// Each scheme's own credentials, and the authorization server.
+	Schemes map[string]SchemeAuth `yaml:"schemes" example:"BasicAuth:\n  users: {alice: wonderland}\nOAuth2:\n  clients: {ci: ci-secret}\n  users: {alice: wonderland}\n  tokens:\n    - token: ci-read-token\n      scopes: [pets:read]\nApiKeyAuth:\n  keys: [key-for-this-scheme-only]" doc:"Credentials of one security scheme of the document, by its name under components.securitySchemes. A scheme without an entry accepts the API keys above (the development key when none is given) wherever its credential is a secret string: as an apiKey, as an http bearer token, as a token with every scope for oauth2 and openIdConnect, as the password of any http basic user name, and as the secret of any client at the token endpoint. An entry restricts the scheme to its own credentials, and then only those work: keys (apiKey), users (http basic; the password grant of oauth2 and openIdConnect), clients (client id and secret at the token endpoint of oauth2 and openIdConnect) and tokens (static bearer tokens for http bearer, oauth2 and openIdConnect, each with the scopes it carries, none meaning every scope). Passwords, secrets, keys and tokens are never logged or shown."`
+	OAuth   OAuth                 `yaml:"oauth" doc:"petctl as the authorization server of the document's oauth2 and openIdConnect schemes: it issues signed JWT bearer tokens at the token endpoint (the flow's tokenUrl path when it is local, and /__petctl/oauth/token), with the client credentials and password grants, and verifies them on every request; it serves the JSON Web Key Set at /__petctl/oauth/jwks and the OpenID Connect discovery document at /__petctl/oauth/.well-known/openid-configuration. See docs/security.md."`
+}
+
+// SchemeAuth restricts one security scheme to its own credentials.
+type SchemeAuth struct {
+	Keys    []string          `yaml:"keys" secret:"true" doc:"apiKey: the keys accepted."`
+	Users   map[string]string `yaml:"users" secret:"true" doc:"http basic, and the password grant of oauth2 and openIdConnect: user names and their passwords."`
+	Clients map[string]string `yaml:"clients" secret:"true" doc:"oauth2 and openIdConnect: client ids and their secrets, for the token endpoint (HTTP Basic or client_id and client_secret in the form)."`
+	Tokens  []StaticToken     `yaml:"tokens" doc:"http bearer, oauth2 and openIdConnect: static bearer tokens, for CI."`
+}
+
+// StaticToken is a bearer token given in the configuration.
+type StaticToken struct {
+	Token  string   `yaml:"token" secret:"true" doc:"The token, sent as Authorization: Bearer <token>."`
+	Scopes []string `yaml:"scopes" doc:"The scopes the token carries; none: every scope."`
+}
+
+// OAuth configures petctl as the authorization server of the document's
+// oauth2 and openIdConnect schemes.
+type OAuth struct {
+	Issuer        string   `yaml:"issuer" doc:"The iss of the tokens petctl issues, and the only one it accepts. Empty: the origin the request names followed by /__petctl/oauth, so that a token is accepted where it was issued."`
+	Audience      string   `yaml:"audience" doc:"The aud of the tokens petctl issues, and the only one it accepts. Empty: the origin the request names followed by the base path."`
+	TokenLifetime Duration `yaml:"tokenLifetime" min:"1s" max:"8760h" doc:"How long an issued token is valid; a token past it gets 401."`
+	SigningKey    string   `yaml:"signingKey" env:"PETCTL_OAUTH_SIGNING_KEY" path:"true" doc:"PEM file of the private key that signs the tokens (RSA of 2048 bits or more, ECDSA on P-256, P-384 or P-521, or Ed25519; PKCS #8, SEC 1 or PKCS #1, unencrypted), so that tokens outlive a restart. Empty: a P-256 key generated at start-up."`
 }
 
 // Fixtures are the store's seed data.
@@ -101,12 +132,20 @@ type Lists struct {
 	CursorParam     string `yaml:"cursorParam" doc:"Name of the cursor query parameter when pagination is cursor."`
 }
 
+// Errors decide how error answers are written.
+type Errors struct {
+	Fields map[string]string `yaml:"fields" example:"message: error.details\ncode: error.kind" doc:"The fields of the document's error schemas whose meaning petctl cannot read from their names, by meaning: status, code (petctl's machine code), message, title (the status as text), type, instance (the request's path) or time, each to a dot-separated path in the schema (error.details). A mapped meaning fills that field only; a path no error schema has stops start-up."`
+}
+
 // Response is a configured answer.
 type Response struct {
 	Status  int               `yaml:"status" min:"200" max:"599" doc:"HTTP status, 200 to 599 (a 1xx is an interim answer, never the final one); the operation must declare it (or a default response). A 4xx or 5xx answer is the Error body, as every other error is: give a body {code, message, status} with status equal to this status; it is checked against the spec's error schema."`
 	Headers map[string]string `yaml:"headers" doc:"Response headers. Refused, because they would break the answer: the framing headers Content-Length, Transfer-Encoding and Trailer (written from the body); the hop-by-hop headers Connection, Keep-Alive, Proxy-Connection, TE and Upgrade; Content-Encoding (the body is sent as written); Access-Control-* (the cors settings decide them); names that are not tokens, values with control characters, and a name given twice."`
 	Body    any               `yaml:"body" doc:"JSON body, written in YAML; absent sends no body. A 204, 205 or 304 answer has none; a 4xx or 5xx answer must have the Error body."`
 }
+
+// Headers are response headers, by name.
+type Headers map[string]string
 
 // Clock is the server's clock.
 type Clock struct {
@@ -196,8 +235,9 @@ func Default() *Config {
 				Shutdown:   Duration(e.Timeouts.Shutdown),
 			},
 		},
-		Log:        Log{Level: "info", Requests: !e.QuietRequests},
-		Auth:       Auth{Mode: "keys", Keys: []string{}},
+		Log: Log{Level: "info", Requests: !e.QuietRequests},
+		Auth: Auth{Mode: "keys", Keys: []string{}, Schemes: map[string]SchemeAuth{},
+			OAuth: OAuth{TokenLifetime: Duration(e.Auth.TokenLifetime)}},
 		Fixtures:   Fixtures{Files: []string{}},
 		Store:      Store{MaxRecords: e.StoreMaxRecords, MaxBytes: e.StoreMaxBytes},
 		RefFolders: []string{},
@@ -208,10 +248,14 @@ func Default() *Config {
 			Pagination:      "none",
 			CursorParam:     "cursor",
 		},
+		Errors:    Errors{Fields: map[string]string{}},
 		Defaults:  map[string]map[string]any{},
 		Responses: map[string]Response{},
 		Latency:   map[string]Range{},
 		Faults:    map[string]Fault{},
+		// What a deployment sends besides the document (see petctl conform --profile-out).
+		Headers:    map[string]Headers{},
+		ErrorCodes: map[string]string{},
 		CORS: CORS{
 			Origins:       e.CORS.Origins,
 			ExposeHeaders: e.CORS.ExposeHeaders,
@@ -230,37 +274,56 @@ func (d Duration) String() string { return time.Duration(d).String() }
 // MarshalYAML writes the duration as text.
 func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
 
-// Range is a fixed duration ("50ms") or a range to draw from ("50ms..400ms").
+// Range is a fixed duration ("50ms"), a range to draw from ("50ms..400ms"),
+// or a range shaped by percentiles ("12ms..180ms (p50 25ms, p90 60ms)").
 type Range struct {
-	Min, Max time.Duration
+	Min, Max    time.Duration
+	Percentiles []engine.Percentile
 }
 
-func (r Range) String() string {
-	if r.Min == r.Max {
-		return r.Min.String()
-	}
-	return r.Min.String() + ".." + r.Max.String()
+func (r Range) String() string { return r.delay().String() }
+
+func (r Range) delay() engine.Delay {
+	return engine.Delay{Min: r.Min, Max: r.Max, Percentiles: r.Percentiles}
 }
 
 // MarshalYAML writes the range as text.
 func (r Range) MarshalYAML() (any, error) { return r.String(), nil }
 
 func parseRange(s string) (Range, error) {
-	lo, hi, isRange := strings.Cut(s, "..")
+	want := fmt.Errorf("%q: want a duration (50ms), a range (50ms..400ms) or a range with percentiles (12ms..180ms (p50 25ms, p90 60ms))", s)
+	text, shape, shaped := strings.Cut(s, "(")
+	lo, hi, isRange := strings.Cut(text, "..")
 	a, err := time.ParseDuration(strings.TrimSpace(lo))
 	if err != nil {
-		return Range{}, fmt.Errorf("%q: want a duration (50ms) or a range (50ms..400ms)", s)
+		return Range{}, want
 	}
 	b := a
 	if isRange {
 		if b, err = time.ParseDuration(strings.TrimSpace(hi)); err != nil {
-			return Range{}, fmt.Errorf("%q: want a duration (50ms) or a range (50ms..400ms)", s)
+			return Range{}, want
 		}
 	}
 	if a < 0 || b < a {
 		return Range{}, fmt.Errorf("%q: want 0 <= low <= high", s)
 	}
-	return Range{Min: a, Max: b}, nil
+	r := Range{Min: a, Max: b}
+	if shaped {
+		inner, ok := strings.CutSuffix(strings.TrimSpace(shape), ")")
+		if !ok || !isRange {
+			return Range{}, want
+		}
+		for _, part := range strings.Split(inner, ",") {
+			name, dur, ok := strings.Cut(strings.TrimSpace(part), " ")
+			q, qerr := strconv.ParseFloat(strings.TrimPrefix(name, "p"), 64)
+			d, derr := time.ParseDuration(strings.TrimSpace(dur))
+			if !ok || !strings.HasPrefix(name, "p") || qerr != nil || derr != nil || q <= 0 || q >= 100 {
+				return Range{}, fmt.Errorf("%q: percentile %q: want p and a share above 0 and below 100, then a duration (p90 60ms)", s, strings.TrimSpace(part))
+			}
+			r.Percentiles = append(r.Percentiles, engine.Percentile{Q: q / 100, D: d})
+		}
+	}
+	return r, nil
 }
 
 // parseNow reads clock.now: RFC 3339 (its offset kept), or a date

@@ -183,7 +183,7 @@ func TestFullExample(t *testing.T) {
 	if c.Server.Addr != "0.0.0.0:8080" || c.Server.Timeouts.ReadHeader != Duration(2*time.Second) || c.Server.Timeouts.Read != Duration(30*time.Second) {
 		t.Errorf("server: %+v", c.Server)
 	}
-	if c.Latency["getPet"] != (Range{50 * time.Millisecond, 400 * time.Millisecond}) || c.Latency["*"] != (Range{10 * time.Millisecond, 10 * time.Millisecond}) {
+	if c.Latency["getPet"].String() != "50ms..400ms" || c.Latency["*"].String() != "10ms" {
 		t.Errorf("latency: %v", c.Latency)
 	}
 	if c.Faults["listPets"] != (Fault{Rate: 0.1, Status: 503}) || c.Faults["createPet"] != (Fault{Rate: 0.25, Status: 502}) {

@@ -55,8 +55,10 @@ func (ps Problems) Error() string {
 // default.
 type Loaded struct {
 	*Config
-	// File is the configuration file read, or "" for none.
+	// File is the configuration file read, or "" for none; Profile is the
+	// profile read after it, or "".
 	File    string
+	Profile string
 	sources map[string]string
 }
 
@@ -110,6 +112,16 @@ func SetBy(key string) string {
 // check the rest and report everything at once. It returns no
 // configuration only when the file cannot be read.
 func Load(path string, getenv func(string) string) (*Loaded, error) {
+	return LoadWithProfile(path, "", getenv)
+}
+
+// LoadWithProfile is Load with a profile, a configuration file like any
+// other, read after the file and before the environment: the behaviours a
+// profile recorded from a deployment (petctl conform --profile-out)
+// override the file, a starter file that spells out every default
+// included, and the environment and flags override them. profile "" reads
+// none; a profile named must exist.
+func LoadWithProfile(path, profile string, getenv func(string) string) (*Loaded, error) {
 	l := &Loaded{Config: Default(), sources: map[string]string{}}
 	if path == "" {
 		if _, err := os.Stat(FileName); err == nil {
@@ -128,6 +140,18 @@ func Load(path string, getenv func(string) string) (*Loaded, error) {
 		}
 		l.File = path
 		ps = append(ps, l.decodeFile(path, data)...)
+	}
+	if profile != "" {
+		data, err := os.ReadFile(profile)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("profile %s: %v", profile, err)
+		}
+		l.Profile = profile
+		ps = append(ps, l.decodeFile(profile, data)...)
 	}
 	if getenv == nil {
 		getenv = os.Getenv
@@ -169,7 +193,7 @@ func (l *Loaded) decodeFile(name string, data []byte) Problems {
 	}
 	d := &decoder{file: name, sources: l.sources}
 	d.decode(doc.Content[0], reflect.ValueOf(l.Config).Elem(), "")
-	l.resolvePaths(filepath.Dir(name))
+	l.resolvePaths(name)
 	return d.problems
 }
 
@@ -178,12 +202,15 @@ func (l *Loaded) decodeFile(name string, data []byte) Problems {
 // proj/pets.json where the file says pets.json. Paths from flags and the
 // environment stay relative to the working directory: they are applied
 // after this.
-func (l *Loaded) resolvePaths(dir string) {
+func (l *Loaded) resolvePaths(file string) {
+	dir := filepath.Dir(file)
 	if dir == "." || dir == "" {
 		return
 	}
 	for _, lf := range leaves(l.Config, "path") {
-		if _, fromFile := l.sources[lf.key]; !fromFile {
+		// Only the values this file gave: a profile read after petctl.yaml
+		// leaves the paths petctl.yaml gave as they were resolved.
+		if src := l.sources[lf.key]; !strings.HasPrefix(src, file+":") {
 			continue
 		}
 		switch lf.value.Kind() {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +35,19 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 	o.Keys = c.Auth.Keys
 	o.OpenAuth = c.Auth.Mode == "open"
 	o.AdminKey = c.Auth.AdminKey
+	o.Auth.Issuer = c.Auth.OAuth.Issuer
+	o.Auth.Audience = c.Auth.OAuth.Audience
+	o.Auth.TokenLifetime = time.Duration(c.Auth.OAuth.TokenLifetime)
+	for name, sc := range c.Auth.Schemes {
+		if o.Auth.Schemes == nil {
+			o.Auth.Schemes = map[string]engine.SchemeCredentials{}
+		}
+		creds := engine.SchemeCredentials{Keys: sc.Keys, Users: sc.Users, Clients: sc.Clients}
+		for _, t := range sc.Tokens {
+			creds.Tokens = append(creds.Tokens, engine.StaticToken{Token: t.Token, Scopes: t.Scopes})
+		}
+		o.Auth.Schemes[name] = creds
+	}
 	o.MaxBodyBytes = c.Server.MaxBodyBytes
 	o.Timeouts = c.timeouts()
 	o.QuietRequests = !c.Log.Requests
@@ -46,6 +60,7 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 	o.StoreMaxBytes = c.Store.MaxBytes
 	o.Cascade = c.CRUD.Cascade
 	o.Overrides = c.Overrides()
+	o.ErrorFields = c.Errors.Fields
 	o.CORS = engine.CORSOptions{
 		Origins:       c.CORS.Origins,
 		Credentials:   c.CORS.Credentials,
@@ -103,8 +118,15 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 		if o.Latency == nil {
 			o.Latency = map[string]engine.Delay{}
 		}
-		o.Latency[id] = engine.Delay{Min: r.Min, Max: r.Max}
+		o.Latency[id] = r.delay()
 	}
+	for id, h := range c.Headers {
+		if o.Headers == nil {
+			o.Headers = map[string]map[string]string{}
+		}
+		o.Headers[id] = h
+	}
+	o.ErrorCodes = c.ErrorCodes
 	for id, f := range c.Faults {
 		if o.Faults == nil {
 			o.Faults = map[string]engine.Fault{}
@@ -224,11 +246,7 @@ func within(key, outer string) bool {
 // Show is the effective configuration as YAML, secrets redacted, each
 // value that is not a default followed by where it came from.
 func (l *Loaded) Show() ([]byte, error) {
-	c := *l.Config
-	c.Auth.Keys = redactAll(c.Auth.Keys)
-	if c.Auth.AdminKey != "" {
-		c.Auth.AdminKey = redacted
-	}
+	c := withoutSecrets(reflect.ValueOf(*l.Config), false).Interface().(Config)
 	var doc yaml.Node
 	if err := doc.Encode(&c); err != nil {
 		return nil, err
@@ -240,10 +258,41 @@ func (l *Loaded) Show() ([]byte, error) {
 // redacted replaces secrets in what petctl shows.
 const redacted = "<redacted>"
 
-func redactAll(keys []string) []string {
-	out := make([]string, len(keys))
-	for i := range keys {
-		out[i] = redacted
+// withoutSecrets is a copy of v in which every string under a field tagged
+// secret is redacted: a key, each key of a list, each value of a map (the
+// passwords of users; their names are kept). The copy shares no map or
+// slice with v, so that showing the configuration never changes it.
+func withoutSecrets(v reflect.Value, secret bool) reflect.Value {
+	out := reflect.New(v.Type()).Elem()
+	switch v.Kind() {
+	case reflect.Struct:
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			out.Field(i).Set(withoutSecrets(v.Field(i), secret || t.Field(i).Tag.Get("secret") == "true"))
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return v
+		}
+		out.Set(reflect.MakeMapWithSize(v.Type(), v.Len()))
+		for it := v.MapRange(); it.Next(); {
+			out.SetMapIndex(it.Key(), withoutSecrets(it.Value(), secret))
+		}
+	case reflect.Slice:
+		if v.IsNil() {
+			return v
+		}
+		out.Set(reflect.MakeSlice(v.Type(), v.Len(), v.Len()))
+		for i := 0; i < v.Len(); i++ {
+			out.Index(i).Set(withoutSecrets(v.Index(i), secret))
+		}
+	case reflect.String:
+		out.Set(v)
+		if secret && v.String() != "" {
+			out.SetString(redacted)
+		}
+	default:
+		out.Set(v)
 	}
 	return out
 }

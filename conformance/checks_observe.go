@@ -27,29 +27,33 @@ func (s *suite) observeChecks(add func(*check)) {
 				t.observe(fmt.Sprintf("answer of %s %s", op.Method, op.Path), fmt.Sprintf("%d, Content-Type %q, body %s", ex.Status, ex.Header.Get("Content-Type"), shortExcerpt(s, ex)))
 			}})
 	}
-	for _, coll := range s.spec.Collections {
-		if coll.List == nil {
+	for _, r := range s.spec.Resources {
+		lo := r.Op(spec.KindList)
+		if lo == nil || r.IDField == "" && r.SelfField == "" {
 			continue
 		}
-		op := coll.List
+		op := lo.Op
 		add(&check{group: groupObserve, op: op, labels: []string{labelObserve}, text: "the order of the list is observed", fn: func(t *T) {
-			l := t.listing(coll)
+			l := t.listing(r)
 			if l.err != "" {
 				t.skipf("no list to observe: %s", l.err)
 			}
-			t.observe(coll.Name+" order", listOrder(coll, l.items))
+			t.observe(r.Name+" order", listOrder(r, l.items))
 		}})
-		add(&check{group: groupObserve, op: op, labels: []string{labelObserve}, text: "pagination beyond the limit is observed", fn: func(t *T) {
-			l := t.listing(coll)
-			if l.err != "" {
-				t.skipf("no list to observe: %s", l.err)
-			}
-			t.observe(coll.Name+" pagination beyond the limit", paginationHints(l.ex.Header))
-		}})
+		if r.List.Paging == "none" || r.List.Paging == "limit" {
+			// Pagination beyond the page size the document does not show.
+			add(&check{group: groupObserve, op: op, labels: []string{labelObserve}, text: "pagination beyond the limit is observed", fn: func(t *T) {
+				l := t.listing(r)
+				if l.err != "" {
+					t.skipf("no list to observe: %s", l.err)
+				}
+				t.observe(r.Name+" pagination beyond the limit", paginationHints(l.ex.Header))
+			}})
+		}
 		add(&check{group: groupObserve, op: op, labels: []string{labelObserve}, text: "fields beyond the schemas are observed", fn: func(t *T) {
-			item, errs := s.extraFields(coll)
-			t.observe(fmt.Sprintf("fields of %s items beyond the schema", coll.Name), orNone(strings.Join(item, ", ")))
-			t.observe(fmt.Sprintf("fields of %s error bodies beyond the schema", coll.Name), orNone(strings.Join(errs, ", ")))
+			item, errs := s.extraFields(r)
+			t.observe(fmt.Sprintf("fields of %s items beyond the schema", r.Name), orNone(strings.Join(item, ", ")))
+			t.observe(fmt.Sprintf("fields of %s error bodies beyond the schema", r.Name), orNone(strings.Join(errs, ", ")))
 		}})
 	}
 }
@@ -62,25 +66,30 @@ func shortExcerpt(s *suite, ex *Exchange) string {
 	return e
 }
 
-func listOrder(coll *spec.Collection, got []map[string]any) string {
+func listOrder(r *spec.Resource, got []map[string]any) string {
 	if len(got) < 2 {
 		return fmt.Sprintf("not observable: %d items listed", len(got))
 	}
+	field := r.IDField
+	if field == "" {
+		field = r.SelfField
+	}
 	asc, desc := true, true
 	for i := 1; i < len(got); i++ {
-		c := compareIDs(got[i-1][coll.IDField], got[i][coll.IDField])
+		c := compareIDs(idOfItem(r, got[i-1]), idOfItem(r, got[i]))
 		asc = asc && c < 0
 		desc = desc && c > 0
 	}
 	switch {
 	case asc:
-		return fmt.Sprintf("ascending by %s (%d items)", coll.IDField, len(got))
+		return fmt.Sprintf("ascending by %s (%d items)", field, len(got))
 	case desc:
-		return fmt.Sprintf("descending by %s, newest first (%d items)", coll.IDField, len(got))
+		return fmt.Sprintf("descending by %s, newest first (%d items)", field, len(got))
 	}
-	return fmt.Sprintf("not ordered by %s (%d items)", coll.IDField, len(got))
+	return fmt.Sprintf("not ordered by %s (%d items)", field, len(got))
 }
 
+// compareIDs orders two ids: as integers when both are, else as text.
 func compareIDs(a, b any) int {
 	x, y := scalarString(a), scalarString(b)
 	xi, errx := strconv.ParseInt(x, 10, 64)
@@ -112,44 +121,43 @@ func paginationHints(h map[string][]string) string {
 	return strings.Join(found, "; ")
 }
 
-// extraFields lists the fields the run's responses of coll held beyond
-// the item schema and the error schema.
-func (s *suite) extraFields(coll *spec.Collection) (item, errs []string) {
+// extraFields lists the fields the run's responses of r held beyond the
+// item schema, and the error bodies beyond the error schema the document
+// declares for them.
+func (s *suite) extraFields(r *spec.Resource) (item, errs []string) {
 	declared := map[string]bool{}
-	for _, f := range coll.Fields {
-		declared[f.Name] = true
-	}
-	errDeclared := map[string]bool{}
-	if es := s.spec.ErrorSchema(); es != nil {
-		names, _, _ := spec.ObjectProperties(es)
-		for _, n := range names {
-			errDeclared[n] = true
-		}
+	props, _ := r.Item.Props()
+	for _, p := range props {
+		declared[p.Name] = true
 	}
 	itemSet, errSet := map[string]bool{}, map[string]bool{}
-	for _, op := range []*spec.Operation{coll.List, coll.Create, coll.Read} {
-		if op == nil {
-			continue
-		}
-		for _, ex := range s.exchangesFor(op) {
-			switch v := decodeJSON(ex.Body).(type) {
-			case []any:
-				if ex.Status < 300 {
-					for _, it := range v {
-						if obj, ok := it.(map[string]any); ok {
-							for _, k := range extraFields(obj, declared) {
-								itemSet[k] = true
-							}
-						}
+	for _, ro := range r.Ops {
+		for _, ex := range s.exchangesFor(ro.Op) {
+			switch {
+			case ex.Status >= 400:
+				f := s.spec.ErrorFormat(ro.Op, ex.Status)
+				obj, ok := decodeJSON(ex.Body).(map[string]any)
+				if !f.Declared || f.Schema == nil || !ok {
+					continue
+				}
+				errDeclared := map[string]bool{}
+				eprops, _ := f.Schema.Props()
+				for _, p := range eprops {
+					errDeclared[p.Name] = true
+				}
+				for _, k := range extraFields(obj, errDeclared) {
+					errSet[k] = true
+				}
+			case ex.Status < 300 && ro.Kind == spec.KindList:
+				items, _ := listItems(r, ex)
+				for _, it := range items {
+					for _, k := range extraFields(it, declared) {
+						itemSet[k] = true
 					}
 				}
-			case map[string]any:
-				set, decl := itemSet, declared
-				if ex.Status >= 400 {
-					set, decl = errSet, errDeclared
-				}
-				for _, k := range extraFields(v, decl) {
-					set[k] = true
+			case ex.Status < 300:
+				for _, k := range extraFields(itemOf(ro, ex.Body), declared) {
+					itemSet[k] = true
 				}
 			}
 		}

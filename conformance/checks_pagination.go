@@ -6,30 +6,32 @@ package conformance
 
 import (
 	"fmt"
-	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/petctl/petctl/spec"
 )
 
-func (s *suite) paginationChecks(coll *spec.Collection, add func(*check)) {
-	l := coll.Limit
-	if coll.List == nil || l == nil {
+func (s *suite) paginationChecks(r *spec.Resource, add func(*check)) {
+	lo := r.Op(spec.KindList)
+	if lo == nil || r.List.Limit == nil || len(r.ParentParams) > 0 {
 		return
 	}
-	op := coll.List
+	l := r.List.Limit
+	op := lo.Op
+	ok := successStatuses(op)
 	list := func(t *T, value string) *Exchange {
-		r := s.validRequest(op, authKey)
+		req := s.validRequest(op, authKey)
 		if value != "" {
-			r.query.Set(l.Param, value)
+			req.query.Set(l.Param, value)
 		}
-		return t.send(r)
+		return t.send(req)
 	}
 	atMost := func(t *T, ex *Exchange, n int64, what string) {
-		t.expectStatus(ex, []int{http.StatusOK}, "200 with at most "+strconv.FormatInt(n, 10)+" items")
-		got, ok := items(ex)
-		if !ok {
-			t.failf(ex, "200 with a JSON array of items")
+		t.expectStatus(ex, ok, statusList(ok)+" with at most "+strconv.FormatInt(n, 10)+" items")
+		got, found := listItems(r, ex)
+		if !found {
+			t.failf(ex, "%s with %s", statusList(ok), itemsPath(r))
 		}
 		if int64(len(got)) > n {
 			t.failf(ex, "at most %d items (%s); got %d", n, what, len(got))
@@ -40,18 +42,18 @@ func (s *suite) paginationChecks(coll *spec.Collection, add func(*check)) {
 	// skipped by --read-only, under which population creates nothing and
 	// skips them when the items are too few.
 	var populates []string
-	if coll.Create != nil {
+	if r.Op(spec.KindCreate) != nil {
 		populates = []string{labelWrite}
 	}
 	if l.Default > 0 {
 		add(&check{group: groupPagination, op: op, labels: populates, text: fmt.Sprintf("without %s returns at most the default, %d", l.Param, l.Default), fn: func(t *T) {
-			t.population(coll)
+			t.population(r)
 			ex := list(t, "")
 			atMost(t, ex, l.Default, "the default of "+l.Param)
 		}})
 	}
 	add(&check{group: groupPagination, op: op, labels: populates, text: fmt.Sprintf("%s=%d returns at most %d", l.Param, l.Min, max(l.Min, 1)), fn: func(t *T) {
-		t.population(coll)
+		t.population(r)
 		ex := list(t, strconv.FormatInt(l.Min, 10))
 		atMost(t, ex, max(l.Min, 1), "the minimum of "+l.Param)
 	}})
@@ -63,7 +65,7 @@ func (s *suite) paginationChecks(coll *spec.Collection, add func(*check)) {
 			ex := list(t, strconv.FormatInt(l.Max, 10))
 			atMost(t, ex, l.Max, "the maximum of "+l.Param)
 			// Said, so that a pass is not read as more than it proves.
-			if got, _ := items(ex); int64(len(got)) < l.Max {
+			if got, _ := listItems(r, ex); int64(len(got)) < l.Max {
 				t.observe(fmt.Sprintf("reach of %s=%d", l.Param, l.Max), fmt.Sprintf("%d items: the deployment lists fewer than %d, so the bound itself was not reached", len(got), l.Max))
 			}
 		}})
@@ -76,24 +78,34 @@ func (s *suite) paginationChecks(coll *spec.Collection, add func(*check)) {
 			outside = append(outside, v)
 		}
 	}
+	bad := badRequestStatuses(op)
 	for _, v := range outside {
-		text := fmt.Sprintf("%s=%s gets no 5xx", l.Param, v)
+		text := fmt.Sprintf("%s=%s is refused (%s) or ignored", l.Param, v, statusList(bad))
 		if l.Max > 0 {
-			text += fmt.Sprintf(" and at most %d items", l.Max)
+			text += fmt.Sprintf(" with at most %d items", l.Max)
 		}
-		add(&check{group: groupPagination, op: op, labels: []string{labelObserve}, text: text + "; the answer is observed", fn: func(t *T) {
+		add(&check{group: groupPagination, op: op, labels: []string{labelObserve}, text: text + "; which is observed", fn: func(t *T) {
 			ex := list(t, v)
 			t.observe(fmt.Sprintf("answer to %s=%s", l.Param, v), t.s.answer(ex))
-			if ex.Status >= 500 {
-				t.failf(ex, "no 5xx: a value outside %d..%d may be refused (4xx with the Error body) or clamped, not fail the server", l.Min, l.Max)
-			}
-			if ex.Status >= 200 && ex.Status < 300 && l.Max > 0 {
-				if got, ok := items(ex); ok && int64(len(got)) > l.Max {
+			switch {
+			case slices.Contains(bad, ex.Status):
+			case ex.Status >= 200 && ex.Status < 300:
+				if got, found := listItems(r, ex); found && l.Max > 0 && int64(len(got)) > l.Max {
 					t.failf(ex, "never more than the maximum of %d items; got %d", l.Max, len(got))
 				}
+			default:
+				t.failf(ex, "a value outside %s refused with %s (the Error body the document declares) or ignored with a 2xx; got %d", bounds(l), statusList(bad), ex.Status)
 			}
 		}})
 	}
+}
+
+// bounds shows a page size's range: 1..100, or 1.. without a maximum.
+func bounds(l *spec.Limit) string {
+	if l.Max > 0 {
+		return fmt.Sprintf("%d..%d", l.Min, l.Max)
+	}
+	return fmt.Sprintf("%d..", l.Min)
 }
 
 func maxPlusOne(l *spec.Limit) string {
@@ -106,15 +118,15 @@ func maxPlusOne(l *spec.Limit) string {
 // population makes sure the collection holds more items than the default
 // page, creating what is missing when writes are allowed; otherwise the
 // check is skipped with the reason, never passed.
-func (t *T) population(coll *spec.Collection) {
+func (t *T) population(r *spec.Resource) {
 	s := t.s
 	s.mu.Lock()
-	reason, done := s.populations[coll], s.populated[coll]
+	reason, done := s.populations[r], s.populated[r]
 	s.mu.Unlock()
 	if !done {
-		reason = t.populate(coll)
+		reason = t.populate(r)
 		s.mu.Lock()
-		s.populations[coll], s.populated[coll] = reason, true
+		s.populations[r], s.populated[r] = reason, true
 		s.mu.Unlock()
 	}
 	if reason != "" {
@@ -122,14 +134,15 @@ func (t *T) population(coll *spec.Collection) {
 	}
 }
 
-func (t *T) populate(coll *spec.Collection) string {
+func (t *T) populate(r *spec.Resource) string {
 	s := t.s
-	l := t.listing(coll)
+	l := t.listing(r)
 	if l.err != "" {
 		return "cannot count the items: " + l.err
 	}
-	need := int(coll.Limit.Default) + 1
-	if coll.Limit.Default <= 0 {
+	lim := r.List.Limit
+	need := int(lim.Default) + 1
+	if lim.Default <= 0 {
 		need = 2
 	}
 	have := len(l.items)
@@ -137,20 +150,17 @@ func (t *T) populate(coll *spec.Collection) string {
 		return ""
 	}
 	missing := need - have
+	cr := r.Op(spec.KindCreate)
 	switch {
-	case coll.Create == nil:
+	case cr == nil:
 		return fmt.Sprintf("the deployment lists %d items, not more than the default page of %d, and the document declares no create operation to add more", have, need-1)
 	case s.cfg.ReadOnly:
 		return fmt.Sprintf("the deployment lists %d items, not more than the default page of %d, and --read-only forbids creating the %d missing", have, need-1, missing)
 	}
 	for i := 0; i < missing; i++ {
-		r := s.validRequest(coll.Create, authKey)
-		ex, err := t.try(r)
-		if err != nil {
-			return fmt.Sprintf("creating items to exceed the default page failed: %v", err)
-		}
-		if ex.Status != coll.CreateStatus {
-			return fmt.Sprintf("creating items to exceed the default page failed: %s answered %d", coll.Create.ID, ex.Status)
+		c := t.create(r, cr)
+		if c.err != "" {
+			return "creating items to exceed the default page failed: " + c.err
 		}
 	}
 	return ""
@@ -160,8 +170,10 @@ func (t *T) populate(coll *spec.Collection) string {
 func (s *suite) answer(ex *Exchange) string {
 	switch {
 	case ex.Status >= 200 && ex.Status < 300:
-		if got, ok := items(ex); ok {
-			return fmt.Sprintf("%d with %d items", ex.Status, len(got))
+		if r, _ := s.resourceOf(ex.Op); r != nil {
+			if got, ok := listItems(r, ex); ok {
+				return fmt.Sprintf("%d with %d items", ex.Status, len(got))
+			}
 		}
 		return fmt.Sprintf("%d", ex.Status)
 	default:

@@ -1,12 +1,12 @@
 package conformance
 
-// The read checks: an item from the list and the created item read back
-// the same, and an unknown id is not found. The run's first full page of a
-// collection (listing) is shared by the checks that need items.
+// The read checks: an item from the list reads back the same, and an
+// unknown id is not found. The run's first full page of a resource
+// (listing) is shared by the checks that need items; a nested resource is
+// read under an item its parent lists.
 
 import (
 	"fmt"
-	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -15,82 +15,78 @@ import (
 	"github.com/petctl/petctl/spec"
 )
 
-func (s *suite) readChecks(coll *spec.Collection, add func(*check)) {
-	op := coll.Read
-	if op == nil {
+func (s *suite) readChecks(r *spec.Resource, add func(*check)) {
+	read := r.Op(spec.KindRead)
+	if read == nil || r.Singleton || r.IDParam == "" {
 		return
 	}
+	op := read.Op
 	gone := ""
 	if s.removed(op) {
 		gone = fmt.Sprintf("%s was removed on %s (the date judged by is %s); the deprecation check expects it gone", op.ID, op.Sunset.Format(dateText), s.now.Format(dateText))
 	}
-	if coll.List != nil {
+	if r.Op(spec.KindList) != nil && (r.IDField != "" || r.SelfField != "") {
 		add(&check{group: groupRead, op: op, skip: gone, text: "an item from the list reads back the same", fn: func(t *T) {
-			l := t.listing(coll)
+			l := t.listing(r)
 			if l.err != "" {
 				t.skipf("no listed item to read: %s", l.err)
 			}
 			if len(l.items) == 0 {
 				t.skipf("no listed item to read: the list is empty")
 			}
-			item := l.items[0]
-			id := scalarString(item[coll.IDField])
+			id := idOfItem(r, l.items[0])
 			if id == "" {
-				t.skipf("the first listed item has no %s (the response checks report it)", coll.IDField)
+				t.skipf("the first listed item has no id (the response checks report it)")
 			}
-			t.readBack(coll, id, item, nil)
+			t.readBack(r, l.parents, id, l.items[0], nil)
 		}})
 	}
-	if coll.Create != nil {
-		add(&check{group: groupRead, op: op, skip: gone, writes: true, text: "the created item reads back the same", fn: func(t *T) {
-			cr := t.creation(coll)
-			if cr.err != "" {
-				t.skipf("no item was created to read back: %s", cr.err)
-			}
-			id := scalarString(cr.item[coll.IDField])
-			if id == "" {
-				t.skipf("the created item has no %s", coll.IDField)
-			}
-			t.readBack(coll, id, cr.item, cr.sent)
-		}})
+	notFound := notFoundStatuses(op)
+	text := "an unknown id gives " + statusList(notFound)
+	var labels []string
+	if notFound == nil {
+		text, labels = "the answer to an unknown id is observed (the document declares no 404 or 410 for it)", []string{labelObserve}
 	}
-	add(&check{group: groupRead, op: op, skip: gone, text: "an unknown id gives " + statusList(notFoundStatuses(op)), fn: func(t *T) {
-		r := s.validRequest(op, authKey)
-		r.path[coll.IDParam] = unknownID(coll)
-		ex := t.send(r)
-		t.expectStatus(ex, notFoundStatuses(op), statusList(notFoundStatuses(op))+": no item has this id")
+	add(&check{group: groupRead, op: op, skip: gone, labels: labels, text: text, fn: func(t *T) {
+		req := s.validRequest(op, authKey)
+		if why := t.parents(r, req); why != "" {
+			t.skipf("%s", why)
+		}
+		req.path[r.IDParam] = s.unknownIDFor(op, r.IDParam)
+		t.needValidPath(req)
+		ex := t.send(req)
+		if notFound == nil {
+			t.observe(fmt.Sprintf("answer of %s to an unknown id", op.ID), s.answer(ex))
+			return
+		}
+		t.expectStatus(ex, notFound, statusList(notFound)+": no item has this id")
 	}})
 }
 
 // readBack reads the item with id and compares it with what the run knows
-// of it: the fields sent (when it created it) must read back as sent, and
+// of it: the fields sent (when it wrote them) must read back as sent, and
 // every field both answers hold must be equal.
-func (t *T) readBack(coll *spec.Collection, id string, known, sent map[string]any) {
-	r := t.s.validRequest(coll.Read, authKey)
-	r.path[coll.IDParam] = id
-	ex := t.send(r)
-	t.expectStatus(ex, []int{http.StatusOK}, "200 with the item")
-	got, ok := decodeJSON(ex.Body).(map[string]any)
-	if !ok {
-		t.failf(ex, "200 with the item as a JSON object")
+func (t *T) readBack(r *spec.Resource, parents map[string]string, id string, known, sent map[string]any) {
+	read := r.Op(spec.KindRead)
+	ex, got := t.read(r, read, parents, id)
+	t.expectStatus(ex, successStatuses(read.Op), "200 with the item")
+	if got == nil {
+		t.failf(ex, "%s with the item as a JSON object", statusList(successStatuses(read.Op)))
 	}
 	var diffs []string
-	if v := scalarString(got[coll.IDField]); v != id {
-		diffs = append(diffs, fmt.Sprintf("%s is %s, want %s", coll.IDField, jsonText(got[coll.IDField], t.s.client.redact), id))
+	if v := idOfItem(r, got); v != id {
+		diffs = append(diffs, fmt.Sprintf("the id is %q, want %q", v, id))
 	}
-	for _, k := range slices.Sorted(maps.Keys(sent)) {
-		if v, ok := got[k]; !ok || !jsonEqual(v, sent[k]) {
-			diffs = append(diffs, fmt.Sprintf("%s is %s (sent %s)", k, describeField(got, k, t.s.client.redact), jsonText(sent[k], t.s.client.redact)))
-		}
-	}
-	for _, f := range coll.Fields {
-		if _, wasSent := sent[f.Name]; wasSent || f.Name == coll.IDField {
+	diffs = append(diffs, t.differences(answerSchema(read), got, sent, r.IDField)...)
+	props, _ := r.Item.Props()
+	for _, p := range props {
+		if _, wasSent := sent[p.Name]; wasSent || p.Name == r.IDField || p.Schema == nil {
 			continue
 		}
-		a, inKnown := known[f.Name]
-		b, inGot := got[f.Name]
-		if inKnown && inGot && !jsonEqual(a, b) {
-			diffs = append(diffs, fmt.Sprintf("%s is %s, was %s", f.Name, jsonText(b, t.s.client.redact), jsonText(a, t.s.client.redact)))
+		a, inKnown := known[p.Name]
+		b, inGot := got[p.Name]
+		if inKnown && inGot && !sameValue(p.Schema, b, a) {
+			diffs = append(diffs, fmt.Sprintf("%s is %s, was %s", p.Name, jsonText(b, t.s.client.redact), jsonText(a, t.s.client.redact)))
 		}
 	}
 	if len(diffs) > 0 {
@@ -98,60 +94,147 @@ func (t *T) readBack(coll *spec.Collection, id string, known, sent map[string]an
 	}
 }
 
+// read sends r's read of id and decodes the item it answers.
+func (t *T) read(r *spec.Resource, read *spec.ResourceOp, parents map[string]string, id string) (*Exchange, map[string]any) {
+	req := t.s.validRequest(read.Op, authKey)
+	for k, v := range parents {
+		req.path[k] = v
+	}
+	req.path[r.IDParam] = id
+	t.needValidPath(req)
+	ex := t.send(req)
+	return ex, itemOf(read, ex.Body)
+}
+
+// needValidPath skips the check when the ids the deployment gave make a
+// path its document refuses (an id "1" where the path wants a uuid): the
+// run sends no request the document does not describe.
+func (t *T) needValidPath(req *request) {
+	if p := t.s.pathProblem(req); p != "" {
+		t.observe(fmt.Sprintf("ids of %s the paths refuse", req.op.ID), p)
+		t.skipf("the ids the deployment gave make a path %s's document refuses: %s", req.op.ID, p)
+	}
+}
+
+// notFoundStatuses are the statuses op declares for an item that is not
+// there: 404, 410, or both; nil when it declares neither, and what an
+// unknown id gets is open.
 func notFoundStatuses(op *spec.Operation) []int {
-	if op.Response(http.StatusNotFound) != nil {
-		return []int{http.StatusNotFound}
+	var out []int
+	for _, st := range []int{http.StatusNotFound, http.StatusGone} {
+		if slices.ContainsFunc(op.Responses, func(r *spec.Response) bool { return r.Status == st }) {
+			out = append(out, st)
+		}
 	}
-	return []int{http.StatusNotFound, http.StatusGone}
+	return out
 }
 
-func unknownID(c *spec.Collection) string {
-	f := c.Field(c.IDField)
-	switch {
-	case c.IDType == "integer":
-		return unknownIntID
-	case f != nil && f.Schema != nil && strings.EqualFold(f.Schema.Format, "uuid"):
-		return unknownUUID
+// goneStatuses are the statuses a deleted item may get: those op declares
+// for an item not there, else any 4xx but a refusal of credentials or a
+// rate limit (the document leaves which open, not that it is gone).
+func goneStatuses(op *spec.Operation) []int {
+	if nf := notFoundStatuses(op); nf != nil {
+		return nf
 	}
-	return unknownString
+	var out []int
+	for st := 400; st < 500; st++ {
+		if st != http.StatusUnauthorized && st != http.StatusForbidden && st != http.StatusTooManyRequests && http.StatusText(st) != "" {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
-// listing is the run's first full page of a collection, shared by the
-// checks that need items: the read-back, the pagination population, the
-// order and pagination observations.
+// listing is the run's first full page of a resource, shared by the checks
+// that need items: the read-back, the pagination population, the order
+// and pagination observations. parents are the path parameters it was
+// listed under.
 type listing struct {
-	ex    *Exchange
-	items []map[string]any
-	err   string
+	ex      *Exchange
+	items   []map[string]any
+	parents map[string]string
+	err     string
 }
 
-func (t *T) listing(coll *spec.Collection) *listing {
+func (t *T) listing(r *spec.Resource) *listing {
 	s := t.s
 	s.mu.Lock()
-	l := s.listings[coll]
+	l := s.listings[r]
 	s.mu.Unlock()
 	if l != nil {
 		return l
 	}
-	r := s.validRequest(coll.List, authKey)
-	if coll.Limit != nil && coll.Limit.Max > 0 {
-		r.query.Set(coll.Limit.Param, strconv.FormatInt(coll.Limit.Max, 10))
+	l = t.list(r)
+	s.mu.Lock()
+	s.listings[r] = l
+	s.mu.Unlock()
+	return l
+}
+
+// list sends r's list, with the largest page the document allows.
+func (t *T) list(r *spec.Resource) *listing {
+	s := t.s
+	lo := r.Op(spec.KindList)
+	if lo == nil {
+		return &listing{err: "the document declares no list of " + r.Name}
 	}
-	ex, err := t.try(r)
-	l = &listing{ex: ex}
+	req := s.validRequest(lo.Op, authKey)
+	l := &listing{parents: map[string]string{}}
+	if why := t.parents(r, req); why != "" {
+		l.err = why
+		return l
+	}
+	for _, p := range r.ParentParams {
+		l.parents[p] = req.path[p]
+	}
+	if lim := r.List.Limit; lim != nil && lim.Max > 0 {
+		req.query.Set(lim.Param, strconv.FormatInt(lim.Max, 10))
+	}
+	ex, err := t.try(req)
+	l.ex = ex
 	switch {
 	case err != nil:
 		l.err = fmt.Sprintf("%s %s failed: %v", ex.Method, ex.URL, err)
-	case ex.Status != http.StatusOK:
+	case ex.Status < 200 || ex.Status > 299:
 		l.err = fmt.Sprintf("%s %s answered %d", ex.Method, ex.URL, ex.Status)
 	default:
 		var ok bool
-		if l.items, ok = items(ex); !ok {
-			l.err = fmt.Sprintf("%s %s did not answer a JSON array of objects", ex.Method, ex.URL)
+		if l.items, ok = listItems(r, ex); !ok {
+			l.err = fmt.Sprintf("%s %s did not answer %s", ex.Method, ex.URL, itemsPath(r))
 		}
 	}
-	s.mu.Lock()
-	s.listings[coll] = l
-	s.mu.Unlock()
 	return l
+}
+
+// parents fills the path parameters of req that name r's parents with the
+// ids of items the parents list (the first of each); it says why it could
+// not.
+func (t *T) parents(r *spec.Resource, req *request) string {
+	if len(r.ParentParams) == 0 {
+		return ""
+	}
+	own := r.ParentParams[len(r.ParentParams)-1]
+	if r.Parent == nil {
+		return fmt.Sprintf("%s is nested under {%s}, and the document declares no read of what it names", r.Path, own)
+	}
+	l := t.listing(r.Parent)
+	if l.err != "" {
+		return fmt.Sprintf("no %s to nest %s under: %s", r.Parent.Name, r.Name, l.err)
+	}
+	if len(l.items) == 0 {
+		return fmt.Sprintf("no %s to nest %s under: the list is empty", r.Parent.Name, r.Name)
+	}
+	id := idOfItem(r.Parent, l.items[0])
+	if id == "" {
+		return fmt.Sprintf("no %s to nest %s under: the first listed has no id", r.Parent.Name, r.Name)
+	}
+	// The parent's own parents, by position: a path may name them
+	// otherwise than the parent's path does.
+	for i, p := range r.Parent.ParentParams {
+		if i < len(r.ParentParams)-1 {
+			req.path[r.ParentParams[i]] = l.parents[p]
+		}
+	}
+	req.path[own] = id
+	return ""
 }

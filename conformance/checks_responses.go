@@ -1,10 +1,16 @@
 package conformance
 
+// The response checks judge every response the run saw, by the document
+// alone: a success by the status, media type and schema declared for it;
+// an error by the media type and schema the document declares for that
+// operation and status (or its default), and a status field by the HTTP
+// status. An error status the document does not declare is recorded, and
+// judged only by the check that expected another status: the document's
+// declared responses are what makes it wrong, never petctl's conventions.
+
 import (
-	"encoding/json"
 	"fmt"
-	"mime"
-	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,18 +29,21 @@ func (s *suite) responseChecks(add func(*check)) {
 					return strings.Join(ex.schemaProblems, "; ")
 				})
 			}})
+		if !declaresErrorBody(op) {
+			continue // no error of op has a format to judge
+		}
 		add(&check{group: groupResponses, op: op, always: true, labels: []string{labelShape},
-			text: "every error response is the Error body: application/json, code, message, status equal to the HTTP status", fn: func(t *T) {
+			text: "every error response has the media type and schema the document declares for its status", fn: func(t *T) {
 				var errs []*Exchange
 				for _, ex := range s.exchangesFor(op) {
-					if ex.Status >= 400 {
+					if ex.Status >= 400 && s.spec.ErrorFormat(op, ex.Status).Declared {
 						errs = append(errs, ex)
 					}
 				}
 				if len(errs) == 0 {
-					t.skipf("no error response of %s was seen", op.ID)
+					t.skipf("no error response of %s that the document declares a body for was seen", op.ID)
 				}
-				t.judgeAll(errs, "every error response is the Error body", func(ex *Exchange) string {
+				t.judgeAll(errs, "every error response is in the format the document declares for it", func(ex *Exchange) string {
 					return strings.Join(ex.shapeProblems, "; ")
 				})
 			}})
@@ -43,71 +52,62 @@ func (s *suite) responseChecks(add func(*check)) {
 
 // judge applies the response checks to an exchange when it arrives; the
 // "responses" checks at the end of the run report what they found. Each
-// departure is reported once, by the most specific check: an error body
-// that is not the Error shape is the error-shape check's, not the schema's.
+// departure is reported once, by the most specific check: an error body is
+// the error-shape check's, a success the schema check's.
 func (s *suite) judge(ex *Exchange) {
-	if ex.Status >= 400 {
-		ex.shapeProblems = errorShape(ex, s.client.redact)
+	op := ex.Op
+	switch {
+	case ex.Truncated:
+		ex.schemaProblems = []string{fmt.Sprintf("body: larger than %d bytes; not read in full", MaxBodyBytes)}
+	case s.removed(op):
+		// The operation is gone; the deprecation check expects 404 or 410.
+	case !op.Declares(ex.Status) && ex.Status >= 400:
+		// Not declared, so not wrong by the document: the check that
+		// expected another status says so, and the report records it.
+		ex.notes = append(ex.notes, fmt.Sprintf("status %d of %s, which the document does not declare", ex.Status, op.ID))
+	case ex.Status >= 400:
+		ex.shapeProblems = s.errorProblems(ex)
+	default:
+		for _, p := range s.val.Response(ex.httpReq, op, ex.Status, ex.Header, ex.Body) {
+			ex.schemaProblems = append(ex.schemaProblems, p.String())
+		}
 	}
-	ex.schemaProblems = s.schemaProblems(ex)
 }
 
-func (s *suite) schemaProblems(ex *Exchange) []string {
-	op := ex.Op
-	if ex.Truncated {
-		return []string{fmt.Sprintf("body: larger than %d bytes; not read in full", MaxBodyBytes)}
-	}
-	if s.removed(op) {
-		return nil // the operation is gone; the deprecation check expects 404 or 410
-	}
-	if (ex.Status == http.StatusTooManyRequests || ex.Status >= 500) && !op.Declares(ex.Status) {
-		// "Other status codes (for example for rate limiting or server
-		// failure): not shown": the checks that expect a status judge these.
-		return nil
+// errorProblems judges an error response by the format the document
+// declares for its operation and status: the media type, the schema, and
+// the field that carries the status, which must be the HTTP status.
+func (s *suite) errorProblems(ex *Exchange) []string {
+	f := s.spec.ErrorFormat(ex.Op, ex.Status)
+	if !f.Declared {
+		return nil // declared without a body: nothing to judge
 	}
 	var out []string
-	for _, p := range s.val.Response(ex.httpReq, op, ex.Status, ex.Header, ex.Body) {
-		if ex.Status >= 400 && len(ex.shapeProblems) > 0 && p.Where != "status" {
-			continue
-		}
+	for _, p := range s.val.Response(ex.httpReq, ex.Op, ex.Status, ex.Header, ex.Body) {
 		out = append(out, p.String())
 	}
+	if len(out) > 0 || !spec.IsJSON(f.MediaType) {
+		return out
+	}
+	obj, _ := decodeJSON(ex.Body).(map[string]any)
+	path := f.StatusField()
+	if v := at(obj, path); v != nil && scalarString(v) != strconv.Itoa(ex.Status) {
+		out = append(out, fmt.Sprintf("%s is %s, want %d (the HTTP status)", strings.Join(path, "."), jsonText(v, s.client.redact), ex.Status))
+	}
 	return out
 }
 
-// errorShape checks an error response: application/json with code (a
-// non-empty string), message (a string) and status (an integer equal to
-// the HTTP status).
-func errorShape(ex *Exchange, redact func(string) string) []string {
-	ct := ex.Header.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || !strings.EqualFold(mt, spec.JSON) {
-		return []string{fmt.Sprintf("Content-Type is %q, want application/json", ct)}
+// declaresErrorBody reports whether op declares a body for an error: a
+// 4xx or 5xx response (exact, by range or default) with content.
+func declaresErrorBody(op *spec.Operation) bool {
+	resps := op.Responses
+	if op.Default != nil {
+		resps = append(slices.Clone(resps), op.Default)
 	}
-	obj, ok := decodeJSON(ex.Body).(map[string]any)
-	if !ok {
-		if len(strings.TrimSpace(string(ex.Body))) == 0 {
-			return []string{"the body is empty, want the Error object"}
+	for _, r := range resps {
+		if len(r.MediaTypes) > 0 && (r.Status >= 400 || r.Status == 0) {
+			return true
 		}
-		return []string{"the body is not a JSON object"}
 	}
-	var out []string
-	switch code, ok := obj["code"].(string); {
-	case !ok:
-		out = append(out, fmt.Sprintf("code is %s, want a string", describeField(obj, "code", redact)))
-	case code == "":
-		out = append(out, "code is empty")
-	}
-	if _, ok := obj["message"].(string); !ok {
-		out = append(out, fmt.Sprintf("message is %s, want a string", describeField(obj, "message", redact)))
-	}
-	n, ok := obj["status"].(json.Number)
-	i, err := strconv.ParseInt(string(n), 10, 64)
-	switch {
-	case !ok || err != nil:
-		out = append(out, fmt.Sprintf("status is %s, want the integer %d", describeField(obj, "status", redact), ex.Status))
-	case i != int64(ex.Status):
-		out = append(out, fmt.Sprintf("status is %d, want %d (the HTTP status)", i, ex.Status))
-	}
-	return out
+	return false
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,8 +26,11 @@ const (
 	MaxBodyBytes = 4 << 20
 	// maxRedirects is how many same-origin GET redirects are followed.
 	maxRedirects = 3
-	// maxRetries is how many times a 429 with Retry-After is waited out for one request.
+	// maxRetries is how many times a 429 is waited out for one request.
 	maxRetries = 3
+	// firstBackoff is the first wait for a 429 that gives no Retry-After;
+	// each next one is twice as long.
+	firstBackoff = time.Second
 	// DefaultRetryAfterMax bounds one wait for a 429's Retry-After.
 	DefaultRetryAfterMax = 10 * time.Second
 	// DefaultRetryBudget bounds the waits for 429s of a whole run.
@@ -41,9 +45,21 @@ type request struct {
 	body  []byte // sent as application/json unless contentType says otherwise
 	// contentType overrides the body's media type ("" means application/json).
 	contentType string
-	auth        authMode
+	// header holds header parameters the operation requires.
+	header [][2]string
+	auth   authMode
+	// alt is the security alternative whose credentials it carries
+	// (with auth saying which version of them).
+	alt spec.Requirement
 	// recordName is the name the body gives the record it may create.
 	recordName string
+	// unmade says why the run could not make the request valid (a body
+	// it cannot send, one the schema refuses): a check that needs it
+	// valid is skipped with the reason.
+	unmade string
+	// broken says why no request to the operation can be made as the
+	// document describes it: every check that sends one is skipped.
+	broken string
 }
 
 // Exchange is one request of the run and the response it got, as the
@@ -70,10 +86,15 @@ type Exchange struct {
 	// followed ("" when there was none).
 	Redirect string
 
+	// Auth is the credential the request carried.
+	Auth authMode
+
 	// schemaProblems and shapeProblems are the response checks' verdicts,
-	// computed when the response arrived.
+	// computed when the response arrived; notes are what they record of
+	// it (an error status the document does not declare).
 	schemaProblems []string
 	shapeProblems  []string
+	notes          []string
 
 	httpReq *http.Request
 }
@@ -83,37 +104,40 @@ type Exchange struct {
 // redirects that stay on --url's origin and waits out 429 responses that
 // say how long.
 type client struct {
-	base          *url.URL
-	http          *http.Client
-	key           string
+	base   *url.URL
+	http   *http.Client
+	creds  *credentials
+	tokens *tokens
+	// extras are the named values no scheme takes, sent with every request.
+	extras        []place
 	timeout       time.Duration
 	retryAfterMax time.Duration
 	// budget is what is left of the run's time for waiting out 429s.
 	budgetMu sync.Mutex
 	budget   time.Duration
 	sleep    func(context.Context, time.Duration) error
-	// forms are the spellings of key (see redact); secrets replaces them
-	// wherever they are, for a key that is not short.
-	secrets *strings.Replacer
-	forms   []string
-	short   bool
+	// secrets are what the output never shows (see redact).
+	secrets *redactor
 }
 
-func newClient(base *url.URL, key string, timeout, retryAfterMax, budget time.Duration) *client {
+func newClient(base *url.URL, creds *credentials, timeout, retryAfterMax, budget time.Duration) *client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 4
 	tr.ResponseHeaderTimeout = timeout
 	c := &client{
 		base:          base,
-		key:           key,
+		creds:         creds,
+		tokens:        &tokens{byKey: map[tokenKey]string{}, granted: map[tokenKey][]string{}},
 		timeout:       timeout,
 		retryAfterMax: retryAfterMax,
 		budget:        budget,
 		sleep:         sleepCtx,
-		forms:         secretForms(key),
-		short:         shortKey(key),
+		secrets:       &redactor{},
 	}
-	c.secrets = newSecretReplacer(c.forms)
+	creds.register(c.secrets)
+	if creds.oauth != nil {
+		creds.oauth.base, creds.oauth.http = base, newTokenHTTP(timeout)
+	}
 	c.http = &http.Client{
 		Transport: tr,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
@@ -165,6 +189,9 @@ func (c *client) do(ctx context.Context, r *request) (*Exchange, error) {
 	target := c.url(r)
 	ex := &Exchange{Op: r.op, Method: r.op.Method, URL: c.redact(redactURL(target)), ReqBody: r.body}
 	headers := c.credentials(r)
+	for _, h := range r.header {
+		headers = append(headers, sentHeader{h[0], h[1], ""})
+	}
 	if r.body != nil {
 		ct := r.contentType
 		if ct == "" {
@@ -172,7 +199,9 @@ func (c *client) do(ctx context.Context, r *request) (*Exchange, error) {
 		}
 		headers = append(headers, sentHeader{"Content-Type", ct, ""})
 	}
-	headers = append(headers, sentHeader{"Accept", spec.JSON, ""})
+	if a := accept(r.op); a != "" {
+		headers = append(headers, sentHeader{"Accept", a, ""})
+	}
 	for _, h := range headers {
 		ex.ReqHeader = append(ex.ReqHeader, [2]string{h.name, h.display()})
 	}
@@ -182,17 +211,21 @@ func (c *client) do(ctx context.Context, r *request) (*Exchange, error) {
 		if err != nil {
 			return ex, err
 		}
-		wait, ok := retryAfter(res.Header.Get("Retry-After"), time.Now())
-		if res.StatusCode == http.StatusTooManyRequests && ok {
-			ex.RateLimited = c.mayWait(wait, attempt)
-		}
-		if res.StatusCode == http.StatusTooManyRequests && ok && ex.RateLimited == "" {
-			drain(res)
-			if err := c.sleep(ctx, wait); err != nil {
-				return ex, describeTransportError(ctx, err, c.timeout)
+		if res.StatusCode == http.StatusTooManyRequests {
+			// Without Retry-After the deployment says to come back later,
+			// not when: a bounded backoff, 1 s, 2 s, 4 s.
+			wait, ok := retryAfter(res.Header.Get("Retry-After"), time.Now())
+			if !ok {
+				wait = firstBackoff << attempt
 			}
-			ex.Waited += wait
-			continue
+			if ex.RateLimited = c.mayWait(wait, attempt, ok); ex.RateLimited == "" {
+				drain(res)
+				if err := c.sleep(ctx, wait); err != nil {
+					return ex, describeTransportError(ctx, err, c.timeout)
+				}
+				ex.Waited += wait
+				continue
+			}
 		}
 		ex.httpReq = req
 		ex.Status = res.StatusCode
@@ -284,17 +317,22 @@ func (c *cancelOnClose) Close() error {
 }
 
 // mayWait says why a 429's wait of d cannot be waited out, and takes d
-// from the run's budget when it can.
-func (c *client) mayWait(d time.Duration, attempt int) string {
+// from the run's budget when it can. asked tells a wait the 429's
+// Retry-After asks for from the run's own backoff.
+func (c *client) mayWait(d time.Duration, attempt int, asked bool) string {
 	c.budgetMu.Lock()
 	defer c.budgetMu.Unlock()
+	what := "Retry-After asks for"
+	if !asked {
+		what = "no Retry-After; the backoff would wait"
+	}
 	switch {
 	case attempt >= maxRetries:
 		return fmt.Sprintf("still 429 after waiting %d times", maxRetries)
 	case d > c.retryAfterMax:
-		return fmt.Sprintf("Retry-After asks for %s, more than --retry-after-max %s", d, c.retryAfterMax)
+		return fmt.Sprintf("%s %s, more than --retry-after-max %s", what, d, c.retryAfterMax)
 	case d > c.budget:
-		return fmt.Sprintf("Retry-After asks for %s, more than the %s left of the run's --retry-budget", d, c.budget)
+		return fmt.Sprintf("%s %s, more than the %s left of the run's --retry-budget", what, d, c.budget)
 	}
 	c.budget -= d
 	return ""
@@ -354,6 +392,25 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 		return d, true
 	}
 	return 0, false
+}
+
+// accept is the Accept header of a request to op: the media types its
+// responses declare, in the document's order; "" (none sent) when it
+// declares none.
+func accept(op *spec.Operation) string {
+	var types []string
+	resps := op.Responses
+	if op.Default != nil {
+		resps = append(slices.Clone(resps), op.Default)
+	}
+	for _, r := range resps {
+		for _, mt := range r.MediaTypes {
+			if !slices.Contains(types, mt) {
+				types = append(types, mt)
+			}
+		}
+	}
+	return strings.Join(types, ", ")
 }
 
 // redactURL hides user info in a URL.

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -22,7 +23,7 @@ import (
 // pass, every operation is exercised, and what the run created is listed.
 func TestEngineConforms(t *testing.T) {
 	t.Parallel()
-	o := runAgainst(t, nil, nil, func(c *conformance.Config) { c.RequireCoverage = true })
+	o := runAgainst(t, storeOrdersAnswered, nil, func(c *conformance.Config) { c.RequireCoverage = true })
 	if f := o.failed(); len(f) > 0 || !o.res.OK() {
 		t.Fatalf("failed checks: %q\n%s", f, o.out)
 	}
@@ -36,8 +37,8 @@ func TestEngineConforms(t *testing.T) {
 		t.Fatal("the run lists no created records")
 	}
 	for _, r := range o.res.Created {
-		if !strings.HasPrefix(r.Name, "petctl-conform-test-") || r.ID == "" {
-			t.Errorf("created record %+v: want a name petctl-conform-test-N and an id", r)
+		if !regexp.MustCompile(`^petctl conform test [A-J]+$`).MatchString(r.Name) || r.ID == "" {
+			t.Errorf("created record %+v: want a name 'petctl conform test N' (N in letters) and an id", r)
 		}
 		if !strings.Contains(o.out, r.Name) {
 			t.Errorf("the console report does not list %s", r.Name)
@@ -66,10 +67,11 @@ func TestEngineConforms(t *testing.T) {
 }
 
 // TestRequireCoverage: an operation not exercised fails the run only with
-// --require-coverage, and the report says why it was not exercised.
+// --require-coverage, as the coverage check, which says why it was not
+// exercised; the counts of the header, the summary and the result agree.
 func TestRequireCoverage(t *testing.T) {
 	t.Parallel()
-	base := serve(t, petstore(t))
+	base := serve(t, petstore(t, storeOrdersAnswered))
 	readOnly := func(c *conformance.Config) { c.ReadOnly = true }
 	o := conform(t, base, readOnly)
 	if !o.res.OK() {
@@ -77,21 +79,49 @@ func TestRequireCoverage(t *testing.T) {
 	}
 	o = conform(t, base, readOnly, func(c *conformance.Config) { c.RequireCoverage = true })
 	if f := o.failed(); len(f) != 1 || !strings.Contains(f[0], "coverage") {
-		t.Fatalf("failed = %q, want the coverage node alone", f)
+		t.Fatalf("failed = %q, want the coverage check alone", f)
 	}
-	if !strings.Contains(o.res.Report.SpecReports[len(o.res.Report.SpecReports)-1].Failure.Message, "createPet (--read-only") {
-		t.Errorf("the coverage failure does not say createPet was skipped by --read-only")
+	if _, msg := o.state(t, "coverage the document"); !strings.Contains(msg, "1 of 4 operations of the document were not: createPet (--read-only") {
+		t.Errorf("the coverage failure does not say createPet was skipped by --read-only: %q", msg)
 	}
-	// The console names the failure, and counts the checks the header announced.
-	if !strings.Contains(o.out, "FAIL --require-coverage: 1 of 4 operations of the document were not exercised: createPet (--read-only") {
-		t.Errorf("the console does not name the coverage failure:\n%s", o.out)
+	// The console names the failure in the summary's list, and counts the
+	// checks the header announced.
+	for _, want := range []string{
+		"FAIL coverage · the document: every operation of the document is exercised (--require-coverage)",
+		"  failed:\n    coverage (1)\n      the document: every operation of the document is exercised (--require-coverage)",
+	} {
+		if !strings.Contains(o.out, want) {
+			t.Errorf("the console lacks %q:\n%s", want, o.out)
+		}
 	}
 	n := o.res.Passed + o.res.Failed + o.res.Skipped
-	if o.res.Failed != 0 || o.res.OK() {
-		t.Errorf("%d checks failed, OK %t: want no check failed, and the run failed on the coverage requirement", o.res.Failed, o.res.OK())
+	if o.res.Failed != 1 || o.res.OK() {
+		t.Errorf("%d checks failed, OK %t: want the coverage check failed, and the run with it", o.res.Failed, o.res.OK())
 	}
-	if !strings.Contains(o.out, fmt.Sprintf("  checks   %d ", n)) || !strings.Contains(o.out, fmt.Sprintf("FAIL %d checks: ", n)) {
+	if !strings.Contains(o.out, fmt.Sprintf("  checks   %d ", n)) || !strings.Contains(o.out, fmt.Sprintf("FAIL %d checks: %d passed, 1 failed, %d skipped", n, o.res.Passed, o.res.Skipped)) {
 		t.Errorf("the header and the summary do not both count %d checks:\n%s", n, o.out)
+	}
+}
+
+// TestServeUnconfigured: petctl serve as it starts, without an answer
+// configured for GET /store/orders (whose payload the document does not
+// show), answers it 501: every check passes, and the operation is not
+// exercised, saying why, so --require-coverage fails on it alone.
+func TestServeUnconfigured(t *testing.T) {
+	t.Parallel()
+	o := runAgainst(t, nil, nil, nil)
+	if f := o.failed(); len(f) > 0 || !o.res.OK() {
+		t.Fatalf("failed checks: %q\n%s", f, o.out)
+	}
+	if r := o.res.NotExercised["listStoreOrders"]; !strings.Contains(r, "501 ×") {
+		t.Errorf("listStoreOrders not exercised: %q, want the 501 answers named", r)
+	}
+	if len(o.res.NotExercised) != 1 {
+		t.Errorf("not exercised: %v, want listStoreOrders alone", o.res.NotExercised)
+	}
+	o = runAgainst(t, nil, nil, func(c *conformance.Config) { c.RequireCoverage = true })
+	if f := o.failed(); len(f) != 1 || !strings.Contains(f[0], "coverage") {
+		t.Errorf("failed = %q, want the coverage check alone", f)
 	}
 }
 
@@ -209,7 +239,7 @@ func TestUsageAndReach(t *testing.T) {
 	}{
 		{"no url", conformance.Config{APIKey: testKey}, true, "--url is required"},
 		{"ftp url", conformance.Config{BaseURL: "ftp://x/v1", APIKey: testKey}, true, "want an http or https URL"},
-		{"no key", conformance.Config{BaseURL: base}, true, "no API key"},
+		{"no key", conformance.Config{BaseURL: base}, true, "no API key or other credential"},
 		{"bad label filter", conformance.Config{BaseURL: base, APIKey: testKey, LabelFilter: "auth &&"}, true, `--label-filter "auth &&": Unexpected EOF.`},
 		{"filter selects nothing", conformance.Config{BaseURL: base, APIKey: testKey, LabelFilter: "auht"}, true, "selects none of the"},
 		{"read-only skips all it selects", conformance.Config{BaseURL: base, APIKey: testKey, LabelFilter: "create", ReadOnly: true}, true, "--read-only skips all"},

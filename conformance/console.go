@@ -51,10 +51,19 @@ func (s *suite) reportSpec(r types.SpecReport) {
 	p := painter(s.cfg.Color)
 	w := s.cfg.Out
 	name := r.FullText()
-	if t != nil {
-		name = t.name()
-	} else if c != nil {
-		name = c.group + " · " + c.op.String() + ": " + c.text
+	if c != nil {
+		name = c.name()
+	}
+	if c != nil && c.op != nil && !c.always && r.State == types.SpecStateSkipped {
+		reason := r.Failure.Message
+		if reason == "" {
+			reason = s.notRunReason()
+		}
+		s.mu.Lock()
+		if !slices.Contains(s.skipped[c.op], reason) {
+			s.skipped[c.op] = append(s.skipped[c.op], reason)
+		}
+		s.mu.Unlock()
 	}
 	switch {
 	case r.State.Is(types.SpecStateFailureStates):
@@ -128,9 +137,7 @@ func (s *suite) printSummary(res *Result) {
 	}
 	fmt.Fprintf(w, "\n%s %d checks: %d passed, %d failed, %d skipped in %s; %d requests\n",
 		verdict, res.Passed+res.Failed+res.Skipped, res.Passed, res.Failed, res.Skipped, roundDuration(res.Duration), res.Requests)
-	for _, f := range res.SuiteFailures {
-		fmt.Fprintf(w, "%s %s\n", p.paint("31;1", "FAIL"), f)
-	}
+	s.printFailures(res)
 	if res.Interrupted {
 		fmt.Fprintf(w, "  stopped: %s; the checks after it did not run\n", res.StopReason)
 	}
@@ -158,8 +165,8 @@ func (s *suite) printSummary(res *Result) {
 	s.mu.Lock()
 	var ops []string
 	for _, op := range s.spec.Operations {
-		if n := s.sent[op]; n > 0 {
-			ops = append(ops, fmt.Sprintf("%s %d", op.ID, n))
+		if s.answered[op] > 0 {
+			ops = append(ops, fmt.Sprintf("%s %d", op.ID, s.sent[op]))
 		}
 	}
 	s.mu.Unlock()
@@ -170,9 +177,12 @@ func (s *suite) printSummary(res *Result) {
 	if len(res.Created) > 0 {
 		var names []string
 		for _, r := range res.Created {
-			if r.ID != "" {
+			switch {
+			case r.ID != "" && r.Deleted:
+				names = append(names, fmt.Sprintf("%s (id %s, deleted by the run)", r.Name, r.ID))
+			case r.ID != "":
 				names = append(names, fmt.Sprintf("%s (id %s)", r.Name, r.ID))
-			} else {
+			default:
 				names = append(names, r.Name)
 			}
 		}
@@ -187,6 +197,42 @@ func (s *suite) printSummary(res *Result) {
 	for _, f := range []struct{ kind, path string }{{"JUnit", s.cfg.JUnitReport}, {"JSON", s.cfg.JSONReport}} {
 		if f.path != "" {
 			fmt.Fprintf(w, "  %s report: %s\n", f.kind, f.path)
+		}
+	}
+}
+
+// printFailures lists every failed check of the run, grouped by the group
+// of checks, each with what went wrong: the messages above give each in
+// full, as it happened; this list leaves none out.
+func (s *suite) printFailures(res *Result) {
+	w := s.cfg.Out
+	var groups []string
+	byGroup := map[string][]string{}
+	for _, sr := range res.Report.SpecReports {
+		if sr.LeafNodeType != types.NodeTypeIt || !sr.State.Is(types.SpecStateFailureStates) {
+			continue
+		}
+		g := "checks"
+		if len(sr.ContainerHierarchyTexts) > 1 {
+			g = sr.ContainerHierarchyTexts[1]
+		}
+		if _, ok := byGroup[g]; !ok {
+			groups = append(groups, g)
+		}
+		line := checkName(sr)
+		if i := strings.Index(line, " · "); i >= 0 {
+			line = line[i+len(" · "):]
+		}
+		byGroup[g] = append(byGroup[g], line+"\n        "+gist(sr.Failure.Message))
+	}
+	if len(groups) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  failed:")
+	for _, g := range groups {
+		fmt.Fprintf(w, "    %s (%d)\n", g, len(byGroup[g]))
+		for _, l := range byGroup[g] {
+			fmt.Fprintf(w, "      %s\n", l)
 		}
 	}
 }

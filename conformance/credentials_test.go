@@ -76,13 +76,14 @@ func TestCredentialsStayOnOrigin(t *testing.T) {
 	}
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
-			c := newClient(base, key, 5*time.Second, time.Second, time.Minute)
+			c := newClient(base, keyOnly(key), 5*time.Second, time.Second, time.Minute)
 			defer c.close()
 			sc := k.scheme
 			sc.Name = "k"
 			get := func(path string) *Exchange {
 				t.Helper()
-				r := &request{op: securedBy(&sc, &spec.Operation{ID: "op", Method: http.MethodGet, Path: path}), auth: authKey}
+				op := securedBy(&sc, &spec.Operation{ID: "op", Method: http.MethodGet, Path: path})
+				r := &request{op: op, alt: op.Requirements[0], auth: authKey}
 				c.credentialQuery(r)
 				ex, err := c.do(t.Context(), r)
 				if err != nil {
@@ -139,6 +140,11 @@ func TestSameOrigin(t *testing.T) {
 			t.Errorf("sameOrigin(%s, %s) = %t, want %t", tc.a, tc.b, got, tc.want)
 		}
 	}
+}
+
+// keyOnly is the credentials of a run given an API key alone.
+func keyOnly(key string) *credentials {
+	return newCredentials(Config{APIKey: key})
 }
 
 // securedBy makes op require sc alone, as spec.Parse would for a document

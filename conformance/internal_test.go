@@ -57,11 +57,11 @@ func TestCurlRepeatsTheRequest(t *testing.T) {
 	}))
 	defer hs.Close()
 	base, _ := url.Parse(hs.URL + "/v1")
-	c := newClient(base, key, 5*time.Second, time.Second, time.Minute)
+	c := newClient(base, keyOnly(key), 5*time.Second, time.Second, time.Minute)
 	s := &suite{client: c}
 	bearer := &spec.Scheme{Name: "bearer", Kind: spec.SchemeBearer, In: "header", Param: "Authorization"}
 	op := securedBy(bearer, &spec.Operation{ID: "createPet", Method: http.MethodPost, Path: "/pets"})
-	r := &request{op: op, query: url.Values{"q": {"it's"}}, body: []byte(`{"name":"O'Hara $x"}`)}
+	r := &request{op: op, alt: op.Requirements[0], query: url.Values{"q": {"it's"}}, body: []byte(`{"name":"O'Hara $x"}`)}
 	ex, err := c.do(t.Context(), r)
 	if err != nil {
 		t.Fatal(err)
@@ -104,31 +104,49 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
-func TestErrorShape(t *testing.T) {
+// TestErrorProblems: an error response is judged by the media type and
+// schema its document declares for the operation and status (or the
+// default), and the field that carries the status by the HTTP status;
+// a status declared without a body is not judged.
+func TestErrorProblems(t *testing.T) {
+	doc, err := spec.Load("../fixtures/styles/errors.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, err := doc.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := url.Parse("http://127.0.0.1:1/errs")
+	s := newSuite(Config{APIKey: "k", Timeout: time.Second}, base, doc, val)
+	const problem = "application/problem+json"
 	tests := []struct {
+		op, path    string
+		status      int
 		ctype, body string
 		want        string // a problem it must report; "" for none
 	}{
-		{"application/json", `{"code":"x","message":"m","status":404}`, ""},
-		{"application/json; charset=utf-8", `{"code":"x","message":"","status":404,"extra":1}`, ""},
-		{"text/html", `<h1>404</h1>`, "Content-Type"},
-		{"application/problem+json", `{"code":"x","message":"m","status":404}`, "Content-Type"},
-		{"application/json", ``, "empty"},
-		{"application/json", `[]`, "not a JSON object"},
-		{"application/json", `{"message":"m","status":404}`, "code is missing"},
-		{"application/json", `{"code":"","message":"m","status":404}`, "code is empty"},
-		{"application/json", `{"code":7,"message":"m","status":404}`, "code is 7"},
-		{"application/json", `{"code":"x","status":404}`, "message is missing"},
-		{"application/json", `{"code":"x","message":"m"}`, "status is missing"},
-		{"application/json", `{"code":"x","message":"m","status":"404"}`, `status is "404"`},
-		{"application/json", `{"code":"x","message":"m","status":404.5}`, "status is 404.5"},
-		{"application/json", `{"code":"x","message":"m","status":400}`, "status is 400, want 404"},
+		{"problemJSON", "/problems/1", 404, problem, `{"type":"about:blank","title":"Not Found","status":404}`, ""},
+		{"problemJSON", "/problems/1", 404, "application/json", `{"type":"about:blank","title":"Not Found","status":404}`, "Content-Type"},
+		{"problemJSON", "/problems/1", 404, problem, `{"type":"about:blank","title":"Not Found","status":400}`, "status is 400, want 404"},
+		{"problemJSON", "/problems/1", 404, problem, `{"code":"not_found","message":"m","status":404}`, "body"},
+		{"problemJSON", "/problems/1", 503, problem, `{"type":"about:blank","title":"Unavailable","status":503}`, ""},
+		{"nestedError", "/nested", 500, "application/json", `{"error":{"code":500,"message":"m"}}`, ""},
+		{"nestedError", "/nested", 500, "application/json", `{"error":{"code":404,"message":"m"}}`, "error.code is 404, want 500"},
+		{"nestedError", "/nested", 500, "application/json", `{"code":"internal","message":"m","status":500}`, "error"},
+		{"plainText", "/text", 404, "text/plain", `no such thing`, ""},
+		{"plainText", "/text", 404, "application/json", `{"code":"not_found","message":"m","status":404}`, "Content-Type"},
+		{"otherNames", "/other", 422, "application/json", `{"errorCode":"VALIDATION_FAILED","errorMessage":"m","httpStatus":422,"timestamp":"2026-01-01T00:00:00Z","traceId":"00000000-0000-4000-8000-000000000001"}`, ""},
+		{"otherNames", "/other", 409, "application/json", `{"code":"conflict","message":"m","status":409}`, "body"},
+		{"noErrorBody", "/silent", 401, "text/html", `<h1>no</h1>`, ""},
 	}
 	for _, tc := range tests {
-		ex := &Exchange{Status: 404, Header: http.Header{"Content-Type": {tc.ctype}}, Body: []byte(tc.body)}
-		got := strings.Join(errorShape(ex, func(s string) string { return s }), "; ")
+		op := doc.Operation(tc.op)
+		req, _ := http.NewRequest(op.Method, "http://127.0.0.1:1/errs"+tc.path, nil)
+		ex := &Exchange{Op: op, Status: tc.status, Header: http.Header{"Content-Type": {tc.ctype}}, Body: []byte(tc.body), httpReq: req}
+		got := strings.Join(s.errorProblems(ex), "; ")
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
-			t.Errorf("%s %s: problems %q, want %q", tc.ctype, tc.body, got, tc.want)
+			t.Errorf("%s %d %s %s: problems %q, want %q", tc.op, tc.status, tc.ctype, tc.body, got, tc.want)
 		}
 	}
 }
@@ -190,7 +208,7 @@ func TestClientBounds(t *testing.T) {
 	}))
 	defer hs.Close()
 	base, _ := url.Parse(hs.URL + "/v1")
-	c := newClient(base, "k", 5*time.Second, time.Second, time.Minute)
+	c := newClient(base, keyOnly("k"), 5*time.Second, time.Second, time.Minute)
 	c.sleep = func(_ context.Context, d time.Duration) error {
 		t.Errorf("the client waited %s", d)
 		return nil

@@ -41,23 +41,6 @@ func scalarString(v any) string {
 	return ""
 }
 
-// items decodes a JSON array of objects; ok is false when the body is not one.
-func items(ex *Exchange) ([]map[string]any, bool) {
-	arr, ok := decodeJSON(ex.Body).([]any)
-	if !ok {
-		return nil, false
-	}
-	out := make([]map[string]any, 0, len(arr))
-	for _, it := range arr {
-		obj, ok := it.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		out = append(out, obj)
-	}
-	return out, true
-}
-
 // jsonEqual compares decoded JSON values, numbers by value.
 func jsonEqual(a, b any) bool {
 	switch x := a.(type) {

@@ -218,7 +218,7 @@ func TestShortKeyEchoedHidden(t *testing.T) {
 	if !strings.Contains(texts["JUnit report"], "curl -sS -i &#39;"+base+"/pets/") {
 		t.Errorf("the JUnit report lacks the failure's request with its path intact")
 	}
-	if got := strings.Count(o.out, "warning: the API key is shorter than 8 characters"); got != 1 {
+	if got := strings.Count(o.out, "warning: the secret shown as $PETCTL_API_KEY is shorter than 8 characters"); got != 1 {
 		t.Errorf("%d warnings about the short key, want 1:\n%s", got, o.out)
 	}
 }

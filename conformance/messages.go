@@ -7,6 +7,7 @@ package conformance
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -62,7 +63,7 @@ func (s *suite) excerpt(ex *Exchange) string {
 	// Redact before cutting: a cut through the key would leave a part of
 	// it. Redacting the whole body would cost up to MaxBodyBytes a message.
 	body := ex.Body
-	if n := excerptBytes + 16*len(s.client.key) + 64; len(body) > n {
+	if n := excerptBytes + 2*s.client.secrets.longest() + 64; len(body) > n {
 		body = body[:n]
 	}
 	text := s.client.redact(strings.ToValidUTF8(string(body), "?"))
@@ -89,8 +90,8 @@ func (s *suite) excerpt(ex *Exchange) string {
 	return fmt.Sprintf("%s (%s)", text, size)
 }
 
-// curl renders the request as a command a person can paste: the key is
-// $PETCTL_API_KEY, expanded by the shell.
+// curl renders the request as a command a person can paste: each secret is
+// its variable ($PETCTL_API_KEY, $PETCTL_BEARER, …), expanded by the shell.
 func (s *suite) curl(ex *Exchange) string {
 	parts := []string{"curl", "-sS", "-i"}
 	if ex.Method != http.MethodGet {
@@ -98,6 +99,11 @@ func (s *suite) curl(ex *Exchange) string {
 	}
 	parts = append(parts, shellQuote(ex.URL))
 	for _, h := range ex.ReqHeader {
+		if h[0] == "Authorization" && h[1] == basicShown {
+			// curl encodes user:password itself.
+			parts = append(parts, "-u", `"$`+EnvBasic+`"`)
+			continue
+		}
 		parts = append(parts, "-H", shellQuote(h[0]+": "+h[1]))
 	}
 	if ex.ReqBody != nil {
@@ -110,16 +116,28 @@ func (s *suite) curl(ex *Exchange) string {
 	return strings.Join(parts, " ")
 }
 
-const keyVar = "$PETCTL_API_KEY"
+// secretVar is a variable that stands for a secret in messages.
+var secretVar = regexp.MustCompile(`\$PETCTL_[A-Z0-9_]+`)
 
-// shellQuote single-quotes s for a POSIX shell, leaving $PETCTL_API_KEY
-// outside the quotes so the shell expands it.
+// shellQuote single-quotes s for a POSIX shell, leaving the variables that
+// stand for secrets ($PETCTL_API_KEY) outside the quotes so the shell
+// expands them.
 func shellQuote(s string) string {
-	segs := strings.Split(s, keyVar)
-	for i, seg := range segs {
+	var b strings.Builder
+	quote := func(seg string) {
 		if seg != "" {
-			segs[i] = "'" + strings.ReplaceAll(seg, "'", `'\''`) + "'"
+			b.WriteString("'" + strings.ReplaceAll(seg, "'", `'\''`) + "'")
 		}
 	}
-	return strings.Join(segs, `"`+keyVar+`"`)
+	done := 0
+	for _, m := range secretVar.FindAllStringIndex(s, -1) {
+		quote(s[done:m[0]])
+		b.WriteString(`"` + s[m[0]:m[1]] + `"`)
+		done = m[1]
+	}
+	quote(s[done:])
+	if b.Len() == 0 {
+		return "''"
+	}
+	return b.String()
 }

@@ -1,15 +1,17 @@
 package conformance
 
-// Keeping the API key out of everything a run shows. Text built from a
-// response (a header, a body field, an error) may hold the key whenever a
-// deployment or a proxy echoes it, so the key is redacted where text
-// leaves the run: failure and skip messages, the console writers, the
+// Keeping the credentials out of everything a run shows. Text built from a
+// response (a header, a body field, an error) may hold a credential
+// whenever a deployment or a proxy echoes it, so every secret of the run
+// (the key, a bearer token, a password, an apiKey given by name, the OAuth
+// 2 client secret and the access tokens fetched with it) is redacted where
+// text leaves the run: failure and skip messages, the console writers, the
 // reports and the errors Run returns; and before text is cut, so a cut
 // never leaves a part of it.
 //
-// A short key is a word that unrelated text holds by chance ("pets" in
+// A short secret is a word that unrelated text holds by chance ("pets" in
 // /v1/pets or petstore.yaml). Replacing it there would mangle the output
-// and show where the key is, so a short key is replaced only where it
+// and show where the secret is, so a short one is replaced only where it
 // stands alone: where it was sent (a header value, a query parameter's
 // value, a cookie's value) and where a deployment echoes it whole.
 
@@ -19,16 +21,18 @@ import (
 	"encoding/xml"
 	"io"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/onsi/ginkgo/v2/types"
 )
 
-// minKeyLength is the length, in characters, from which a key is
+// minKeyLength is the length, in characters, from which a secret is
 // redacted wherever it appears; a shorter one only where it stands alone,
 // and the run warns that it is short.
 const minKeyLength = 8
@@ -38,34 +42,121 @@ func shortKey(key string) bool {
 	return key != "" && utf8.RuneCountInString(key) < minKeyLength
 }
 
-// redact replaces the key in s (a URL with a query key, a body, a header
-// or an error that echoes it), in any of the spellings a message or a
-// report can hold, with the variable a person would use: everywhere, or
-// for a short key where it stands alone. Every way out of a run (failure
-// and skip messages, the console, the reports, the errors Run returns)
-// goes through it.
-func (c *client) redact(s string) string {
-	switch {
-	case len(c.forms) == 0:
-		return s
-	case c.short:
-		return c.redactAlone(s)
-	}
-	return c.secrets.Replace(s)
+// secret is one value the output must never show, and the shell variable
+// that stands for it in messages ("$PETCTL_API_KEY"), so that a curl
+// command a person pastes sends it.
+type secret struct {
+	variable string
+	// forms are its spellings, the longest first (see secretForms).
+	forms []string
+	short bool
 }
 
-// redactAlone replaces the spellings of the key that stand alone in s.
-func (c *client) redactAlone(s string) string {
+// redactor replaces the run's secrets: the credentials given, and the
+// access tokens fetched during the run.
+type redactor struct {
+	mu      sync.RWMutex
+	secrets []secret
+	// long replaces the spellings of the secrets that are not short.
+	long *strings.Replacer
+}
+
+// add makes value a secret shown as variable; a value already known, or
+// empty, changes nothing.
+func (r *redactor) add(value, variable string) {
+	if value == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.secrets {
+		if slices.Contains(s.forms, value) {
+			return // one secret given twice (the key as the bearer token too)
+		}
+	}
+	r.secrets = append(r.secrets, secret{variable: variable, forms: secretForms(value), short: shortKey(value)})
+	// The longest spelling of any secret first: a replacer tries its
+	// patterns in order, and one secret may hold another.
+	type pair struct{ form, variable string }
+	var pairs []pair
+	for _, s := range r.secrets {
+		if s.short {
+			continue
+		}
+		for _, f := range s.forms {
+			pairs = append(pairs, pair{f, s.variable})
+		}
+	}
+	sort.SliceStable(pairs, func(i, j int) bool { return len(pairs[i].form) > len(pairs[j].form) })
+	var args []string
+	for _, p := range pairs {
+		args = append(args, p.form, p.variable)
+	}
+	r.long = nil
+	if len(args) > 0 {
+		r.long = strings.NewReplacer(args...)
+	}
+}
+
+// shortOnes are the secrets shorter than minKeyLength.
+func (r *redactor) shortOnes() []secret {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []secret
+	for _, s := range r.secrets {
+		if s.short {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// longest is the length of the longest secret, for cutting text with room
+// for its spellings.
+func (r *redactor) longest() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	n := 0
+	for _, s := range r.secrets {
+		for _, f := range s.forms {
+			n = max(n, len(f))
+		}
+	}
+	return n
+}
+
+// redact replaces the secrets in s (a URL with a query key, a body, a
+// header or an error that echoes one), in any of the spellings a message
+// or a report can hold, with the variable a person would use: everywhere,
+// or for a short secret where it stands alone. Every way out of a run
+// (failure and skip messages, the console, the reports, the errors Run
+// returns) goes through it.
+func (c *client) redact(s string) string {
+	r := c.secrets
+	r.mu.RLock()
+	long := r.long
+	r.mu.RUnlock()
+	if long != nil {
+		s = long.Replace(s)
+	}
+	for _, sec := range r.shortOnes() {
+		s = redactAlone(s, sec)
+	}
+	return s
+}
+
+// redactAlone replaces the spellings of sec that stand alone in s.
+func redactAlone(s string, sec secret) string {
 	var b strings.Builder
 	done := 0
 	for i := 0; i < len(s); i++ {
 		if !utf8.RuneStart(s[i]) {
 			continue
 		}
-		for _, f := range c.forms { // the longest first
+		for _, f := range sec.forms { // the longest first
 			if strings.HasPrefix(s[i:], f) && !joinedBefore(s, i) && !joinedAfter(s, i+len(f)) {
 				b.WriteString(s[done:i])
-				b.WriteString(keyVar)
+				b.WriteString(sec.variable)
 				done = i + len(f)
 				i = done - 1
 				break
@@ -117,14 +208,19 @@ func joinedAfter(s string, i int) bool {
 }
 
 // trimPartialKey drops the end of s when it is the start of a spelling
-// of the key (for a short key, one that stands alone): s was cut from a
-// longer text, maybe through the key.
+// of a secret (for a short one, one that stands alone): s was cut from a
+// longer text, maybe through a secret.
 func (c *client) trimPartialKey(s string) string {
-	for _, f := range c.forms {
-		for n := min(len(f)-1, len(s)); n > 0; n-- {
-			if strings.HasSuffix(s, f[:n]) && !(c.short && joinedBefore(s, len(s)-n)) {
-				s = s[:len(s)-n]
-				break
+	c.secrets.mu.RLock()
+	secrets := slices.Clone(c.secrets.secrets)
+	c.secrets.mu.RUnlock()
+	for _, sec := range secrets {
+		for _, f := range sec.forms {
+			for n := min(len(f)-1, len(s)); n > 0; n-- {
+				if strings.HasSuffix(s, f[:n]) && !(sec.short && joinedBefore(s, len(s)-n)) {
+					s = s[:len(s)-n]
+					break
+				}
 			}
 		}
 	}
@@ -169,17 +265,6 @@ func secretForms(key string) []string {
 	return out
 }
 
-func newSecretReplacer(forms []string) *strings.Replacer {
-	if len(forms) == 0 {
-		return nil
-	}
-	var pairs []string
-	for _, f := range forms {
-		pairs = append(pairs, f, keyVar)
-	}
-	return strings.NewReplacer(pairs...)
-}
-
 // redactingWriter is the console's last guard: whatever a line was built
 // from, the key does not reach the terminal. A line is one Write.
 type redactingWriter struct {
@@ -216,9 +301,6 @@ func (c *client) redactError(err error) error {
 // scrubReport redacts every text of the report that may hold words of a
 // response: failure messages, report entries, captured output, events.
 func (c *client) scrubReport(r types.Report) types.Report {
-	if len(c.forms) == 0 {
-		return r
-	}
 	r.SpecialSuiteFailureReasons = c.redactAll(r.SpecialSuiteFailureReasons)
 	specs := make(types.SpecReports, len(r.SpecReports))
 	for i, sr := range r.SpecReports {

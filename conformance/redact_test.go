@@ -34,7 +34,7 @@ func TestRedactShortKey(t *testing.T) {
 		{"long-key-123", "@1long-key-123", "@1$PETCTL_API_KEY"},
 	}
 	for _, tc := range tests {
-		c := newClient(base, tc.key, time.Second, time.Second, time.Second)
+		c := newClient(base, keyOnly(tc.key), time.Second, time.Second, time.Second)
 		if got := c.redact(tc.in); got != tc.want {
 			t.Errorf("key %q: redact(%q) = %q, want %q", tc.key, tc.in, got, tc.want)
 		}
@@ -54,7 +54,7 @@ func TestTrimPartialShortKey(t *testing.T) {
 		{"long-key-123", "xxlong-ke", "xx"},
 	}
 	for _, tc := range tests {
-		c := newClient(base, tc.key, time.Second, time.Second, time.Second)
+		c := newClient(base, keyOnly(tc.key), time.Second, time.Second, time.Second)
 		if got := c.trimPartialKey(tc.in); got != tc.want {
 			t.Errorf("key %q: trimPartialKey(%q) = %q, want %q", tc.key, tc.in, got, tc.want)
 		}

@@ -6,9 +6,6 @@ package conformance
 
 import (
 	"fmt"
-	"maps"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -21,24 +18,25 @@ func (s *suite) result(d time.Duration) *Result {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	res := &Result{
-		Report:       s.client.scrubReport(stripStacks(s.final)),
+		Report:       s.client.scrubReport(stripLocations(s.final)),
 		Requests:     s.requests,
 		Waited:       s.waited,
 		Created:      append([]Record(nil), s.created...),
 		Observations: append([]Observation(nil), s.observations...),
-		NotExercised: s.notExercised(s.final),
+		NotExercised: s.notExercised(),
 		Duration:     d,
 	}
 	for _, sr := range s.final.SpecReports {
+		if sr.LeafNodeType != types.NodeTypeIt {
+			continue // the reporting nodes are not checks
+		}
 		switch {
 		case sr.State.Is(types.SpecStateInterrupted | types.SpecStateAborted):
 			res.Interrupted = true
 			res.Failed++
-		case sr.State.Is(types.SpecStateFailureStates) && sr.LeafNodeType != types.NodeTypeIt:
-			res.SuiteFailures = append(res.SuiteFailures, s.client.redact(sr.Failure.Message))
 		case sr.State.Is(types.SpecStateFailureStates):
 			res.Failed++
-		case sr.LeafNodeType != types.NodeTypeIt:
+			res.FailedChecks = append(res.FailedChecks, checkName(sr))
 		case sr.State.Is(types.SpecStatePassed):
 			res.Passed++
 		default:
@@ -59,14 +57,25 @@ func (s *suite) result(d time.Duration) *Result {
 	return res
 }
 
-// stripStacks drops Go stack traces from the report: they locate petctl's
-// code, not the deployment's departure, which the messages describe.
-func stripStacks(r types.Report) types.Report {
+// stripLocations drops the places in petctl's code from the report (Go
+// stack traces, file and line of each check and failure): they locate
+// petctl, not the deployment's departure, which the messages describe.
+func stripLocations(r types.Report) types.Report {
 	specs := make(types.SpecReports, len(r.SpecReports))
 	for i, sr := range r.SpecReports {
-		sr.Failure.Location.FullStackTrace = ""
-		sr.Failure.FailureNodeLocation.FullStackTrace = ""
-		sr.LeafNodeLocation.FullStackTrace = ""
+		sr.Failure.Location = types.CodeLocation{}
+		sr.Failure.FailureNodeLocation = types.CodeLocation{}
+		sr.LeafNodeLocation = types.CodeLocation{}
+		sr.ContainerHierarchyLocations = nil
+		if sr.ReportEntries != nil {
+			entries := make(types.ReportEntries, len(sr.ReportEntries))
+			for j, e := range sr.ReportEntries {
+				e.Location = types.CodeLocation{}
+				entries[j] = e
+			}
+			sr.ReportEntries = entries
+		}
+		sr.SpecEvents = nil // they locate petctl's nodes, and say nothing of the deployment
 		specs[i] = sr
 	}
 	r.SpecReports = specs
@@ -83,83 +92,6 @@ func (s *suite) notRunReason() string {
 		return "not run: --fail-fast stopped the run at the first failure"
 	}
 	return "not run"
-}
-
-// notExercised names the operations no request reached, with why: the
-// reasons given at plan time (--read-only, the label filter), else those
-// the checks gave when they skipped, else that no check sends one.
-func (s *suite) notExercised(report types.Report) map[string]string {
-	out := map[string]string{}
-	for _, op := range s.spec.Operations {
-		if s.sent[op] > 0 {
-			continue
-		}
-		var planned, ran []string
-		for _, c := range s.checks {
-			if c.op == op && !c.always && c.skip != "" && !slices.Contains(planned, c.skip) {
-				planned = append(planned, c.skip)
-			}
-		}
-		for _, sr := range report.SpecReports {
-			if sr.State == types.SpecStateSkipped && slices.Contains(sr.Labels(), opLabel(op)) && !slices.Contains(sr.Labels(), groupResponses) {
-				r := sr.Failure.Message
-				if r == "" {
-					r = s.notRunReason()
-				}
-				if !slices.Contains(ran, r) {
-					ran = append(ran, r)
-				}
-			}
-		}
-		reasons := planned
-		if n := s.lost[op]; n > 0 {
-			reasons = append(reasons, fmt.Sprintf("its %d requests got no answer", n))
-		}
-		if len(reasons) == 0 {
-			reasons = ran
-		}
-		if len(reasons) == 0 {
-			reasons = []string{"no check sends a request to it"}
-		}
-		sort.Strings(reasons)
-		out[op.ID] = strings.Join(reasons, "; ")
-	}
-	return out
-}
-
-// coverage is a ReportAfterSuite node: it records which operations were
-// exercised and the records created, and fails the run when
-// --require-coverage is set and an operation was not exercised.
-func (s *suite) coverage(report types.Report) {
-	s.mu.Lock()
-	exercised := map[string]int{}
-	for _, op := range s.spec.Operations {
-		if n := s.sent[op]; n > 0 {
-			exercised[op.ID] = n
-		}
-	}
-	missing := s.notExercised(report)
-	created := append([]Record{}, s.created...)
-	s.mu.Unlock()
-	entry("run", map[string]any{
-		"base URL":     redactURL(s.base.String()),
-		"document":     s.spec.Source,
-		"run id":       s.cfg.RunID,
-		"now":          s.now.Format(time.RFC3339),
-		"label filter": s.cfg.LabelFilter,
-		"read-only":    s.cfg.ReadOnly,
-	})
-	entry("operations exercised (requests)", exercised)
-	entry("operations not exercised", missing)
-	entry("records created", created)
-	if s.cfg.RequireCoverage && len(missing) > 0 {
-		var parts []string
-		for _, id := range slices.Sorted(maps.Keys(missing)) {
-			parts = append(parts, fmt.Sprintf("%s (%s)", id, missing[id]))
-		}
-		s.fail(fmt.Sprintf("--require-coverage: %d of %d operations of the document were not exercised: %s",
-			len(missing), len(s.spec.Operations), strings.Join(parts, ", ")), 0)
-	}
 }
 
 // probeReport is the report of a run that stopped at the probe: one
@@ -206,12 +138,7 @@ func (s *suite) writeReports(report types.Report) error {
 		}
 	}
 	if s.cfg.JUnitReport != "" {
-		err := reporters.GenerateJUnitReportWithConfig(report, s.cfg.JUnitReport, reporters.JunitReportConfig{
-			OmitTimelinesForSpecState: types.SpecStatePassed | types.SpecStateSkipped,
-			OmitCapturedStdOutErr:     true,
-			OmitLeafNodeType:          true,
-		})
-		if err != nil {
+		if err := writeJUnit(report, s.cfg.JUnitReport); err != nil {
 			return fmt.Errorf("--junit-report: %v", unwrapPathError(err))
 		}
 	}

@@ -37,9 +37,28 @@ type Config struct {
 	// BaseURL is the deployment's base URL with its version prefix
 	// ("https://staging.example.com/v1").
 	BaseURL string
-	// APIKey is sent as the operations' security schemes require. It is
+	// APIKey is sent as the operations' apiKey schemes require, and as the
+	// bearer token of an http bearer scheme when Bearer is empty. It is
 	// never printed: requests show it as $PETCTL_API_KEY.
 	APIKey string
+	// Bearer is the token of http bearer schemes, and of oauth2 and
+	// openIdConnect ones when no client credentials are given.
+	Bearer string
+	// Basic is "user:password" for http basic schemes.
+	Basic string
+	// Headers, Cookies and Query are credentials given by name: an apiKey
+	// scheme that travels under that name takes it; any other goes with
+	// every request to --url's origin (a gateway's key, a tenant header).
+	Headers, Cookies, Query []NamedValue
+	// OAuth2ClientID and OAuth2ClientSecret fetch access tokens with the
+	// client credentials grant, from the scheme's tokenUrl (an
+	// openIdConnect scheme's token_endpoint) or TokenURL, with the scopes
+	// each operation requires.
+	OAuth2ClientID, OAuth2ClientSecret string
+	TokenURL                           string
+	// RecordNamePrefix starts the text the run writes in the free-text
+	// fields of the records it creates; empty means DefaultRecordNamePrefix.
+	RecordNamePrefix string
 	// Spec is the document to check against; nil means the embedded Petstore.
 	Spec *spec.Spec
 	// Validator is Spec's validator when the caller built it already, to
@@ -66,6 +85,9 @@ type Config struct {
 	Now time.Time
 	// RequireCoverage fails the run when an operation of the document was not exercised.
 	RequireCoverage bool
+	// Profile records, after the checks, what the deployment does where
+	// the document leaves behaviour open (Result.Profile; see profile.go).
+	Profile bool
 	// RunID names the records the run creates; empty means a random one.
 	RunID string
 	// JUnitReport and JSONReport are files to write the report to.
@@ -104,9 +126,8 @@ type Result struct {
 	Report types.Report
 	// Passed, Failed and Skipped count the checks.
 	Passed, Failed, Skipped int
-	// SuiteFailures are the failures of the run as a whole, not of a
-	// check: the --require-coverage requirement not met.
-	SuiteFailures []string
+	// FailedChecks name the checks that failed, in the order they ran.
+	FailedChecks []string
 	// Requests counts the requests sent; Waited is the time spent waiting
 	// out 429 responses.
 	Requests int
@@ -115,6 +136,8 @@ type Result struct {
 	Created []Record
 	// Observations are what the deployment did where the description leaves it open.
 	Observations []Observation
+	// Profile is the deployment's profile, when Config.Profile asked for it.
+	Profile *Profile
 	// NotExercised names the operations no request reached, with why.
 	NotExercised map[string]string
 	// Interrupted is set when the run was stopped before its end;
@@ -125,13 +148,15 @@ type Result struct {
 }
 
 // OK reports whether every check passed.
-func (r *Result) OK() bool { return r.Failed == 0 && len(r.SuiteFailures) == 0 && !r.Interrupted }
+func (r *Result) OK() bool { return r.Failed == 0 && !r.Interrupted }
 
 // Record is a record the run created.
 type Record struct {
-	Name  string `json:"name"`  // petctl-conform-<runid>-N
+	Name  string `json:"name"`  // the text of its free-text fields: "petctl conform <run id in letters> <N in letters>"
 	ID    string `json:"id"`    // as the deployment returned it; empty when it returned none
 	Check string `json:"check"` // the check whose request created it
+	// Deleted is set when the run deleted it again.
+	Deleted bool `json:"deleted,omitempty"`
 }
 
 // Observation is what the deployment does where the description is open.
@@ -141,7 +166,11 @@ type Observation struct {
 	Value string
 }
 
-var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`)
+var (
+	runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`)
+	// A prefix of letters and spaces keeps the invented text conservative.
+	prefixPattern = regexp.MustCompile(`^[A-Za-z]+( [A-Za-z]+)*$`)
+)
 
 // prepared is a validated configuration.
 type prepared struct {
@@ -165,8 +194,46 @@ func validate(cfg Config) (*prepared, error) {
 		u.RawPath = ""
 		p.base = u
 	}
-	if strings.ContainsAny(cfg.APIKey, " \t\r\n") {
-		problems = append(problems, "the API key contains white space, which a credential cannot carry")
+	for _, c := range []struct{ what, v string }{{"the API key", cfg.APIKey}, {"--bearer", cfg.Bearer}, {"--basic", cfg.Basic}} {
+		if strings.ContainsAny(c.v, " \t\r\n") {
+			problems = append(problems, c.what+" contains white space, which a credential cannot carry")
+		}
+	}
+	if cfg.Basic != "" && !strings.Contains(cfg.Basic, ":") {
+		problems = append(problems, "--basic: want USER:PASSWORD")
+	}
+	for _, h := range cfg.Headers {
+		switch {
+		case !validToken(h.Name):
+			problems = append(problems, fmt.Sprintf("--header %q: want 'Name: value' with a header name", h.Name))
+		case strings.EqualFold(h.Name, "Authorization"):
+			problems = append(problems, "--header Authorization: give the credential with --bearer or --basic, so the refusal checks can vary it")
+		case strings.ContainsAny(h.Value, "\r\n"):
+			problems = append(problems, fmt.Sprintf("--header %s: the value holds a line break", h.Name))
+		}
+	}
+	for _, set := range []struct {
+		flag string
+		vs   []NamedValue
+	}{{"--cookie", cfg.Cookies}, {"--query", cfg.Query}} {
+		for _, v := range set.vs {
+			if v.Name == "" || strings.ContainsAny(v.Name, "=;& \t\r\n") || strings.ContainsAny(v.Value, ";\r\n") {
+				problems = append(problems, fmt.Sprintf("%s %q: want name=value", set.flag, v.Name+"="))
+			}
+		}
+	}
+	if (cfg.OAuth2ClientID == "") != (cfg.OAuth2ClientSecret == "") {
+		problems = append(problems, "--oauth2-client-id and --oauth2-client-secret go together")
+	}
+	if cfg.TokenURL != "" {
+		if u, err := url.Parse(cfg.TokenURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			problems = append(problems, fmt.Sprintf("--token-url %q: want an http or https URL", redactURL(cfg.TokenURL)))
+		} else if cfg.OAuth2ClientID == "" {
+			problems = append(problems, "--token-url needs --oauth2-client-id and --oauth2-client-secret")
+		}
+	}
+	if cfg.RecordNamePrefix != "" && (!prefixPattern.MatchString(cfg.RecordNamePrefix) || len(cfg.RecordNamePrefix) > 40) {
+		problems = append(problems, fmt.Sprintf("--record-name-prefix %q: want 1 to 40 letters, words separated by one space (a deployment stricter than its document takes letters and spaces)", cfg.RecordNamePrefix))
 	}
 	if cfg.Timeout < 0 {
 		problems = append(problems, fmt.Sprintf("--timeout %s: want a positive duration", cfg.Timeout))
@@ -222,7 +289,24 @@ func validate(cfg Config) (*prepared, error) {
 		_, _ = rand.Read(b[:])
 		p.cfg.RunID = hex.EncodeToString(b[:])
 	}
+	if p.cfg.RecordNamePrefix == "" {
+		p.cfg.RecordNamePrefix = DefaultRecordNamePrefix
+	}
 	return p, nil
+}
+
+// validToken reports whether s is an HTTP token (RFC 9110 §5.6.2), as a
+// header name must be.
+func validToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r > 126 || r <= 32 || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // labelFilterReason is the last line of Ginkgo's message, without its markup.
@@ -255,8 +339,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, &UsageError{Err: err}
 		}
 	}
-	if cfg.APIKey == "" && slices.ContainsFunc(doc.Operations, (*spec.Operation).Secured) {
-		return nil, &UsageError{Err: errors.New("no API key: give --api-key or set PETCTL_API_KEY")}
+	if newCredentials(cfg).none() && slices.ContainsFunc(doc.Operations, (*spec.Operation).Secured) {
+		return nil, &UsageError{Err: errors.New("no API key or other credential, and the document's operations require them: give --api-key (or PETCTL_API_KEY), --bearer, --basic, --header, --cookie, --query or --oauth2-client-id and --oauth2-client-secret")}
 	}
 	if err := ginkgoVetoes(); err != nil {
 		return nil, &UsageError{Err: err}
@@ -273,6 +357,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	s := newSuite(cfg, p.base, doc, val)
 	defer s.client.close()
+	if cfg.RequireCoverage {
+		if err := s.uncoverable(); err != nil {
+			return nil, err
+		}
+	}
 	s.plan(p.filter)
 	if s.selected == 0 {
 		return nil, &UsageError{Err: fmt.Errorf("--label-filter %q selects none of the %d checks (labels: %s)", cfg.LabelFilter, len(s.checks), strings.Join(s.labelList(), ", "))}
@@ -287,10 +376,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	s.warnShortKey()
-	s.warnBasePath()
 	start := time.Now()
 	ctx, cancel := context.WithTimeoutCause(ctx, cfg.Deadline, &deadlineError{cfg.Deadline})
 	defer cancel()
+	if err := s.fetchTokens(ctx); err != nil {
+		return nil, err
+	}
 	if err := s.probe(ctx); err != nil {
 		// CI keeps the reports of a failed job: they must parse, and say why.
 		if werr := s.writeReports(s.probeReport(err, start)); werr != nil {
@@ -298,13 +389,36 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		return nil, err
 	}
+	s.warnBasePath()
 	res := s.run(ctx)
+	if cfg.Profile {
+		res.Profile = s.profile(ctx, res)
+	}
 	if err := s.writeReports(res.Report); err != nil {
 		s.printSummary(res)
 		return res, err
 	}
 	s.printSummary(res)
+	if err := s.wrongBase(); err != nil {
+		return res, err
+	}
 	return res, nil
+}
+
+// uncoverable is the usage error of a run that --require-coverage would
+// fail before it starts: an operation whose security the run has no
+// credential for.
+func (s *suite) uncoverable() error {
+	var parts []string
+	for _, op := range s.spec.Operations {
+		if m := s.access[op].missing; m != "" {
+			parts = append(parts, fmt.Sprintf("%s (%s)", op.ID, m))
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return &UsageError{Err: fmt.Errorf("--require-coverage: %d of %d operations cannot be exercised: %s", len(parts), len(s.spec.Operations), strings.Join(parts, ", "))}
 }
 
 // deadlineError is why a run whose Config.Deadline passed stopped.

@@ -98,7 +98,7 @@ func (s *suite) register() {
 						l++
 					}
 					forOp := inGroup[k:l]
-					ginkgo.Describe(op.String(), func() {
+					ginkgo.Describe(forOp[0].subject(), func() {
 						for _, c := range forOp {
 							ginkgo.It(c.text, ginkgo.Label(c.labels...), func(ctx ginkgo.SpecContext) {
 								s.runCheck(ctx, c)
@@ -112,7 +112,6 @@ func (s *suite) register() {
 		}
 	})
 	ginkgo.ReportAfterEach(s.reportSpec)
-	ginkgo.ReportAfterSuite("coverage", s.coverage)
 	ginkgo.ReportAfterSuite("petctl report", func(r ginkgo.Report) {
 		s.mu.Lock()
 		s.final = r

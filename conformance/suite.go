@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -23,11 +24,14 @@ const (
 	groupAuth        = "auth"
 	groupCreate      = "create"
 	groupRead        = "read"
+	groupStateful    = "stateful"
 	groupPagination  = "pagination"
 	groupFilters     = "filters"
 	groupDeprecation = "deprecation"
 	groupObserve     = "observe"
 	groupResponses   = "responses"
+	groupAccess      = "access"
+	groupCoverage    = "coverage"
 )
 
 // Labels besides the groups and the operation ids.
@@ -56,19 +60,36 @@ type suite struct {
 	// runnable counts the selected checks the plan does not skip.
 	runnable int
 
-	mu           sync.Mutex
-	exchanges    []*Exchange
-	sent         map[*spec.Operation]int
-	lost         map[*spec.Operation]int // requests that got no answer
+	// access is how the run meets each operation's security.
+	access map[*spec.Operation]access
+	// resources names the resource and the kind of each operation that
+	// has one (spec.Resources, the inference serve uses).
+	resources map[*spec.Operation]resourceRef
+
+	mu        sync.Mutex
+	exchanges []*Exchange
+	sent      map[*spec.Operation]int
+	// answered counts the answers that were not 5xx: an operation that
+	// only ever answered 5xx (501 Not Implemented) is not exercised.
+	answered map[*spec.Operation]int
+	// notServed counts, by status, the answers to requests with the
+	// credentials that were server errors or refused them.
+	notServed map[*spec.Operation]map[int]int
+	lost      map[*spec.Operation]int // requests that got no answer
+	// skipped are the reasons the checks of each operation were skipped
+	// for, as they ran.
+	skipped      map[*spec.Operation][]string
 	requests     int
 	created      []Record
 	observations []Observation
+	observedOnce map[string]bool
 	seq          int
 	waited       time.Duration
-	listings     map[*spec.Collection]*listing
-	creations    map[*spec.Collection]*creation
-	populations  map[*spec.Collection]string // "" when there are enough items
-	populated    map[*spec.Collection]bool
+	listings     map[*spec.Resource]*listing
+	creations    map[*spec.Resource]*creation
+	lifecycles   map[*spec.Resource]*lifecycle
+	populations  map[*spec.Resource]string // "" when there are enough items
+	populated    map[*spec.Resource]bool
 	final        types.Report
 
 	// redirected marks the operations whose redirect to another origin
@@ -83,21 +104,40 @@ func newSuite(cfg Config, base *url.URL, doc *spec.Spec, val *spec.Validator) *s
 	if now.IsZero() {
 		now = time.Now()
 	}
+	creds := newCredentials(cfg)
 	s := &suite{
-		cfg:         cfg,
-		base:        base,
-		spec:        doc,
-		val:         val,
-		client:      newClient(base, cfg.APIKey, cfg.Timeout, cfg.RetryAfterMax, cfg.RetryBudget),
-		now:         now.UTC(),
-		sent:        map[*spec.Operation]int{},
-		lost:        map[*spec.Operation]int{},
-		listings:    map[*spec.Collection]*listing{},
-		creations:   map[*spec.Collection]*creation{},
-		populations: map[*spec.Collection]string{},
-		populated:   map[*spec.Collection]bool{},
-		redirected:  map[*spec.Operation]bool{},
-		byText:      map[string]*check{},
+		cfg:          cfg,
+		base:         base,
+		spec:         doc,
+		val:          val,
+		client:       newClient(base, creds, cfg.Timeout, cfg.RetryAfterMax, cfg.RetryBudget),
+		now:          now.UTC(),
+		access:       map[*spec.Operation]access{},
+		resources:    map[*spec.Operation]resourceRef{},
+		sent:         map[*spec.Operation]int{},
+		answered:     map[*spec.Operation]int{},
+		notServed:    map[*spec.Operation]map[int]int{},
+		lost:         map[*spec.Operation]int{},
+		skipped:      map[*spec.Operation][]string{},
+		observedOnce: map[string]bool{},
+		listings:     map[*spec.Resource]*listing{},
+		creations:    map[*spec.Resource]*creation{},
+		lifecycles:   map[*spec.Resource]*lifecycle{},
+		populations:  map[*spec.Resource]string{},
+		populated:    map[*spec.Resource]bool{},
+		redirected:   map[*spec.Operation]bool{},
+		byText:       map[string]*check{},
+	}
+	s.client.extras = creds.extras(doc)
+	for _, op := range doc.Operations {
+		s.access[op] = creds.accessFor(op)
+	}
+	for _, r := range doc.Resources {
+		for _, ro := range r.Ops {
+			if _, ok := s.resources[ro.Op]; !ok {
+				s.resources[ro.Op] = resourceRef{r, ro}
+			}
+		}
 	}
 	s.cfg.Out = redactingWriter{w: cfg.Out, redact: s.client.redact}
 	s.cfg.Err = redactingWriter{w: cfg.Err, redact: s.client.redact}
@@ -140,21 +180,26 @@ func (s *suite) catalogue() []*check {
 		out = append(out, c)
 	}
 	s.authChecks(add)
-	for _, coll := range s.spec.Collections {
-		s.createChecks(coll, add)
+	for _, r := range s.spec.Resources {
+		s.createChecks(r, add)
 	}
-	for _, coll := range s.spec.Collections {
-		s.readChecks(coll, add)
+	for _, r := range s.spec.Resources {
+		s.readChecks(r, add)
 	}
-	for _, coll := range s.spec.Collections {
-		s.paginationChecks(coll, add)
+	for _, r := range s.spec.Resources {
+		s.statefulChecks(r, add)
 	}
-	for _, coll := range s.spec.Collections {
-		s.filterChecks(coll, add)
+	for _, r := range s.spec.Resources {
+		s.paginationChecks(r, add)
+	}
+	for _, r := range s.spec.Resources {
+		s.filterChecks(r, add)
 	}
 	s.deprecationChecks(add)
 	s.observeChecks(add)
 	s.responseChecks(add)
+	s.accessChecks(add)
+	s.coverageCheck(add)
 	return out
 }
 
@@ -170,8 +215,12 @@ func (s *suite) labelList() []string {
 
 var labelUnsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
-// opLabel is an operation id usable as a Ginkgo label.
+// opLabel is an operation id usable as a Ginkgo label; "document" for the
+// checks of the whole run.
 func opLabel(op *spec.Operation) string {
+	if op == nil {
+		return "document"
+	}
 	l := strings.Trim(labelUnsafe.ReplaceAllString(op.ID, "-"), "-")
 	if l == "" {
 		l = "operation"
@@ -200,12 +249,22 @@ func (s *suite) exchangesFor(op *spec.Operation) []*Exchange {
 	return out
 }
 
-// nextName is the name of the next record the run may create.
-func (s *suite) nextName() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seq++
-	return fmt.Sprintf("petctl-conform-%s-%d", s.cfg.RunID, s.seq)
+// resourceRef is an operation's resource and its kind there.
+type resourceRef struct {
+	res *spec.Resource
+	ro  *spec.ResourceOp
+}
+
+// resourceOf returns op's resource and its kind there; nil for an
+// operation on none.
+func (s *suite) resourceOf(op *spec.Operation) (*spec.Resource, *spec.ResourceOp) {
+	ref := s.resources[op]
+	return ref.res, ref.ro
+}
+
+// resourceOp returns op's kind on its resource, or nil.
+func (s *suite) resourceOp(op *spec.Operation) *spec.ResourceOp {
+	return s.resources[op].ro
 }
 
 // removed reports whether op's removal date has passed (by --now or the clock).
@@ -220,22 +279,29 @@ func safe(op *spec.Operation) bool {
 // dateText is how dates read in check names and messages.
 const dateText = "2 January 2006"
 
-// probe checks that the deployment answers at all, before any check runs.
+// probe checks that the deployment answers at all, before any check runs,
+// and that --url is where the document's operations are: a deployment
+// where every probe answers 404, even without credentials, is at another
+// base URL, and the run would only report a departure per check.
 func (s *suite) probe(ctx context.Context) error {
-	var op *spec.Operation
+	var ops []*spec.Operation
 	for _, o := range s.spec.Operations {
-		if o.Method == http.MethodGet && !strings.Contains(o.Path, "{") && !o.Unpublished {
-			op = o
-			break
+		if o.Method == http.MethodGet && !strings.Contains(o.Path, "{") && !o.Unpublished && s.access[o].missing == "" {
+			ops = append(ops, o)
 		}
 	}
-	if op == nil {
-		op = &spec.Operation{ID: "probe", Method: http.MethodGet, Path: "/"}
+	if len(ops) == 0 {
+		ops = []*spec.Operation{{ID: "probe", Method: http.MethodGet, Path: "/"}}
 	}
-	r := s.validRequest(op, authKey)
-	s.client.credentialQuery(r)
-	ex, err := s.client.do(ctx, r)
-	s.requests++
+	send := func(op *spec.Operation, mode authMode) (*Exchange, error) {
+		r := s.validRequest(op, mode)
+		s.client.credentialQuery(r)
+		ex, err := s.client.do(ctx, r)
+		s.requests++
+		s.waited += ex.Waited
+		return ex, err
+	}
+	ex, err := send(ops[0], authKey)
 	// A status line arrived: the deployment is reachable, and a body that
 	// fails to arrive is for the checks to report, not exit 3.
 	if err != nil && ex.Status == 0 {
@@ -245,19 +311,61 @@ func (s *suite) probe(ctx context.Context) error {
 		return &UnreachableError{URL: s.client.redact(redactURL(s.base.String())), Err: s.client.redactError(err)}
 	}
 	if ex.Status == http.StatusUnauthorized || ex.Status == http.StatusForbidden {
-		fmt.Fprintf(s.cfg.Err, "warning: the deployment answered %d to %s %s with the API key given; the checks that need the key will fail\n", ex.Status, op.Method, ex.URL)
+		fmt.Fprintf(s.cfg.Err, "warning: the deployment answered %d to %s %s with the credentials given; the checks that need them will fail\n", ex.Status, ex.Method, ex.URL)
 	}
 	if ex.Redirect != "" {
-		fmt.Fprintf(s.cfg.Err, "warning: the deployment answered %d to %s %s, a redirect %s\n", ex.Status, op.Method, ex.URL, ex.Redirect)
+		fmt.Fprintf(s.cfg.Err, "warning: the deployment answered %d to %s %s, a redirect %s\n", ex.Status, ex.Method, ex.URL, ex.Redirect)
 	}
-	return nil
+	if ex.Status != http.StatusNotFound || ops[0].ID == "probe" {
+		return nil
+	}
+	n := 2
+	if ex, err := send(ops[0], authNone); err != nil || ex.Status != http.StatusNotFound {
+		return nil
+	}
+	for _, op := range ops[1:min(len(ops), 5)] {
+		if ex, err := send(op, authKey); err != nil || ex.Status != http.StatusNotFound {
+			return nil
+		}
+		n++
+	}
+	return s.notHere(n)
 }
 
-// warnShortKey says once that a short key is easy to guess and that the
-// output hides it only where it stands alone (see redact).
+// wrongBase is the usage error of a run in which every answer was 404.
+func (s *suite) wrongBase() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.exchanges) == 0 {
+		return nil
+	}
+	for _, ex := range s.exchanges {
+		if ex.Status != http.StatusNotFound {
+			return nil
+		}
+	}
+	return s.notHere(len(s.exchanges))
+}
+
+// notHere says that --url is not where the document's operations are.
+func (s *suite) notHere(n int) error {
+	msg := fmt.Sprintf("is the base URL right? every operation answered 404 (%d requests to %s)", n, redactURL(s.base.String()))
+	switch bp := s.spec.BasePath; {
+	case bp != "" && !strings.HasSuffix(s.base.Path, bp):
+		msg += fmt.Sprintf("; the document's base path is %s, which --url does not end with", bp)
+	case bp != "":
+		msg += fmt.Sprintf("; the document's base path is %s", bp)
+	case len(s.spec.Servers) > 0:
+		msg += fmt.Sprintf("; the document's servers: %s", strings.Join(s.spec.Servers, ", "))
+	}
+	return &UsageError{Err: errors.New(msg)}
+}
+
+// warnShortKey says once per short secret that it is easy to guess and
+// that the output hides it only where it stands alone (see redact).
 func (s *suite) warnShortKey() {
-	if shortKey(s.cfg.APIKey) {
-		fmt.Fprintf(s.cfg.Err, "warning: the API key is shorter than %d characters: easy to guess, and hidden in the output only where it stands alone, not inside longer words or paths\n", minKeyLength)
+	for _, sec := range s.client.secrets.shortOnes() {
+		fmt.Fprintf(s.cfg.Err, "warning: the secret shown as %s is shorter than %d characters: easy to guess, and hidden in the output only where it stands alone, not inside longer words or paths\n", sec.variable, minKeyLength)
 	}
 }
 

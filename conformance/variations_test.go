@@ -68,6 +68,83 @@ func TestLegitimateVariations(t *testing.T) {
 			observe: map[string]string{"answer to status=petctl-conform-unknown": "200 with 0 items"},
 		},
 		{
+			name: "an unknown status filter ignored",
+			wrap: func(h http.Handler) http.Handler {
+				return editRequest(h, func(r *http.Request) bool {
+					return is("GET", "/v1/pets")(r) && r.URL.Query().Get("status") == "petctl-conform-unknown"
+				}, func(r *http.Request) {
+					q := r.URL.Query()
+					q.Del("status")
+					r.URL.RawQuery = q.Encode()
+				})
+			},
+			observe: map[string]string{"answer to status=petctl-conform-unknown": "200 with 100 items: ignored"},
+		},
+		{
+			name: "a limit out of range ignored",
+			wrap: func(h http.Handler) http.Handler {
+				return editRequest(h, func(r *http.Request) bool {
+					return is("GET", "/v1/pets")(r) && (r.URL.Query().Get("limit") == "0" || r.URL.Query().Get("limit") == "abc")
+				}, func(r *http.Request) {
+					q := r.URL.Query()
+					q.Del("limit")
+					r.URL.RawQuery = q.Encode()
+				})
+			},
+			observe: map[string]string{"answer to limit=0": "200 with 20 items", "answer to limit=abc": "200 with 20 items"},
+		},
+		{
+			// A gateway that refuses credentials before getPet is reached
+			// sends no deprecation headers; they are recorded, not required.
+			name: "getPet's refusals without deprecation headers",
+			wrap: func(h http.Handler) http.Handler {
+				return editResponse(h, isPrefix("GET", "/v1/pets/"), func(_ *http.Request, res *recorded) {
+					if res.status == 401 {
+						res.header.Del("Deprecation")
+						res.header.Del("Sunset")
+					}
+				})
+			},
+			observe: map[string]string{"Deprecation on the refusals of credentials of getPet": "absent from all 4 responses"},
+		},
+		{
+			// Stricter than its document: no digits in a name. The run's
+			// names are letters and spaces.
+			name: "names without digits only",
+			wrap: func(h http.Handler) http.Handler {
+				return editResponse(h, is("POST", "/v1/pets"), func(r *http.Request, res *recorded) {
+					var obj map[string]any
+					if json.Unmarshal(readBody(r), &obj) == nil && strings.ContainsAny(fmt.Sprint(obj["name"]), "0123456789") {
+						res.status, res.body = 400, errorBody(400, "validation_failed")
+					}
+				})
+			},
+		},
+		{
+			name: "a 429 without Retry-After, backed off",
+			wrap: func(h http.Handler) http.Handler {
+				var once sync.Once
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					limited := false
+					if is("GET", "/v1/pets")(r) {
+						once.Do(func() { limited = true })
+					}
+					if limited {
+						w.Header().Set("Content-Type", "application/json")
+						w.WriteHeader(429)
+						_, _ = w.Write(errorBody(429, "rate_limited"))
+						return
+					}
+					h.ServeHTTP(w, r)
+				})
+			},
+			check: func(t *testing.T, o outcome) {
+				if o.res.Waited != time.Second {
+					t.Errorf("waited %s for the 429 without Retry-After, want the first backoff, 1s", o.res.Waited)
+				}
+			},
+		},
+		{
 			name: "fields beyond the schemas",
 			wrap: func(h http.Handler) http.Handler {
 				return editResponse(h, isPrefix("", "/v1/pets"), func(_ *http.Request, res *recorded) {

@@ -25,8 +25,9 @@ type collection struct {
 	def  *spec.Resource
 	data *store.Collection
 	// schema is the item schema compiled exactly as the response validator
-	// compiles it (nil when it could not be), which records are held to;
-	// proveComposition compares response schemas with it.
+	// compiles it, on the first record (nil when it cannot be), which
+	// records are held to; proveComposition compares response schemas
+	// with its hash.
 	schema *spec.ResponseSchema
 	// defaults are values for fields a create request leaves out, checked
 	// at start-up and decoded afresh for each record.
@@ -68,8 +69,8 @@ func (s *Server) describeRecord(def *spec.Resource) func(raw []byte, compiled er
 	return func(raw []byte, compiled error) error {
 		ps := s.val.Record(def.Item, raw)
 		if len(ps) == 0 {
-			if compiled == nil {
-				return nil
+			if compiled == nil || errors.Is(compiled, spec.ErrNotCompiled) {
+				return nil // the validator alone decides
 			}
 			ps = spec.Problems{{Reason: compiled.Error()}}
 		}

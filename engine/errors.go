@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -40,6 +38,8 @@ const (
 	CodeUnsupportedContentEncoding Code = "unsupported_content_encoding"
 	CodeMalformedContentEncoding   Code = "malformed_content_encoding"
 	CodeStoreFull                  Code = "store_full"
+	CodeInsufficientScope          Code = "insufficient_scope"
+	CodeSchemeUnsupported          Code = "security_scheme_unsupported"
 )
 
 // codeStatus is the one table from code to HTTP status.
@@ -69,6 +69,8 @@ var codeStatus = map[Code]int{
 	CodeUnsupportedContentEncoding: http.StatusUnsupportedMediaType,
 	CodeMalformedContentEncoding:   http.StatusBadRequest,
 	CodeStoreFull:                  http.StatusInsufficientStorage,
+	CodeInsufficientScope:          http.StatusForbidden,
+	CodeSchemeUnsupported:          http.StatusNotImplemented,
 }
 
 // Codes returns every code the engine can answer with, for documentation checks.
@@ -87,6 +89,9 @@ type Error struct {
 	// status overrides the code's status (injected faults carry the
 	// configured one).
 	status int
+	// renamed is petctl's code when Code is a configured one in its place
+	// (errorCodes): the status is that code's.
+	renamed Code
 }
 
 // Errorf builds an Error with a formatted message.
@@ -101,26 +106,34 @@ func (e *Error) Status() int {
 	if e.status != 0 {
 		return e.status
 	}
-	if s, ok := codeStatus[e.Code]; ok {
+	code := e.Code
+	if e.renamed != "" {
+		code = e.renamed
+	}
+	if s, ok := codeStatus[code]; ok {
 		return s
 	}
 	return http.StatusInternalServerError
 }
 
-// Body is the API's Error body: {code, message, status}, status equal to the HTTP status.
+// Body is petctl's own error body {code, message, status}, status equal to
+// the HTTP status: what the admin endpoints answer. Answers of the API are
+// written in the document's format instead (see renderError).
 func (e *Error) Body() []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // "<API_KEY>" reads better than "\u003cAPI_KEY\u003e"
-	err := enc.Encode(struct {
-		Code    Code   `json:"code"`
-		Message string `json:"message"`
-		Status  int    `json:"status"`
-	}{e.Code, e.Message, e.Status()})
-	if err != nil { // cannot happen: strings and an int always marshal
-		panic(err)
+	own := spec.ErrorFormat{MediaType: spec.JSON}
+	return own.Body(spec.ErrorFields{Status: e.Status(), Code: string(e.Code), Message: e.Message})
+}
+
+// statusUnder is the status e answers a request of op with: a request that
+// breaks op's contract (every code of status 400) gets the status op
+// declares for that, 400 or 422 (spec.Operation.ValidationStatus); any
+// other error, and a status set by configuration, its own.
+func (e *Error) statusUnder(op *spec.Operation) int {
+	st := e.Status()
+	if op != nil && e.status == 0 && st == http.StatusBadRequest {
+		return op.ValidationStatus()
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return st
 }
 
 // OptionError is one problem with the Options given to New, with the key

@@ -186,19 +186,66 @@ func TestStartupErrors(t *testing.T) {
 	}
 }
 
-func TestErrorSchemaMustAcceptErrorBody(t *testing.T) {
-	doc := strings.Replace(petstoreDoc(t), `        status:
+// TestErrorBodyProof: start-up refuses an error schema only when petctl
+// can build no valid body for it, in one line naming the operations, the
+// statuses and the problem; an error schema of another shape than
+// petctl's is filled by meaning instead.
+func TestErrorBodyProof(t *testing.T) {
+	const status = `        status:
           type: integer
-          description: The HTTP status code.`, `        status:
+          description: The HTTP status code.`
+	tests := []struct {
+		name    string
+		replace [2]string
+		wantErr []string // the lines of the error; none when the document starts
+		want404 string   // the 404 body, when it starts
+	}{
+		{"status as text", [2]string{status, `        status:
+          type: string`}, nil, `{"code":"route_not_found","message":"no operation is declared at /v1/nope; the paths are /v1/pets, /v1/pets/{petId}, /v1/store/orders","status":"Not Found"}`},
+		{"a code no text fits", [2]string{`        code:
+          type: string`, `        code:
           type: string
-          description: The HTTP status code.`, 1)
-	s, err := spec.Parse([]byte(doc), "bad-error.yaml")
-	if err != nil {
-		t.Fatal(err)
+          minLength: 5
+          maxLength: 2`}, []string{
+			"spec bad-error.yaml: answers outside every operation (an unknown path, 405) and 4 more operations: answers with status 400, 401, 403, 404, 405, 410, 413, 415, 431, 500, 501, 507 cannot be written as the document declares them (application/json): field 'code': minLength: got 2, want 5",
+		}, ""},
+		{"a header petctl does not send", [2]string{`      description: The request has missing or invalid parameters or body fields.
+`, `      description: The request has missing or invalid parameters or body fields.
+      headers:
+        X-Request-Id: {required: true, schema: {type: string}}
+`}, []string{
+			"spec bad-error.yaml: listPets (GET /pets) and 2 more operations: answers with status 400 cannot be written as the document declares them: it requires the header X-Request-Id, which petctl does not send",
+		}, ""},
+		{"the challenge of a 401", [2]string{`      description: The API key is missing or invalid.
+`, `      description: The API key is missing or invalid.
+      headers:
+        WWW-Authenticate: {required: true, schema: {type: string}}
+`}, nil, `{"code":"route_not_found","message":"no operation is declared at /v1/nope; the paths are /v1/pets, /v1/pets/{petId}, /v1/store/orders","status":404}`},
 	}
-	_, err = New(Options{Spec: s, Keys: []string{"k"}})
-	if err == nil || !strings.Contains(err.Error(), "error schema") {
-		t.Fatalf("err = %v, want the error schema refused", err)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := strings.Replace(petstoreDoc(t), tc.replace[0], tc.replace[1], 1)
+			if doc == petstoreDoc(t) {
+				t.Fatal("the document is unchanged")
+			}
+			s, err := spec.Parse([]byte(doc), "bad-error.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := Options{Spec: s, Keys: []string{testKey}}
+			if tc.wantErr != nil {
+				_, err = New(o)
+				if want := strings.Join(tc.wantErr, "\n"); err == nil || err.Error() != want {
+					t.Fatalf("err = %v, want\n%s", err, want)
+				}
+				return
+			}
+			env := start(t, o, "Authorization", "Bearer ")
+			r := rawGet(t, env.base+"/nope")
+			if r.status != 404 || string(r.body) != tc.want404 {
+				t.Errorf("404: %d %s, want %s", r.status, r.body, tc.want404)
+			}
+		})
 	}
 }
 

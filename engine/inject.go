@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 )
@@ -94,7 +95,7 @@ func (s *Server) wait(ctx context.Context, o *operation) (drawn, waited time.Dur
 	if o == nil || o.delay == nil {
 		return 0, 0
 	}
-	d := s.dice.between(o.delay.Min, o.delay.Max)
+	d := o.delay.draw(s.dice)
 	if d <= 0 {
 		return 0, 0
 	}
@@ -110,9 +111,54 @@ func (s *Server) wait(ctx context.Context, o *operation) (drawn, waited time.Dur
 	return d, time.Since(began)
 }
 
+// draw draws a delay: evenly between Min and Max, or along the
+// distribution the percentiles shape.
+func (d Delay) draw(dc *dice) time.Duration {
+	if len(d.Percentiles) == 0 {
+		return dc.between(d.Min, d.Max)
+	}
+	u := dc.float()
+	lo := Percentile{Q: 0, D: d.Min}
+	for i := 0; i <= len(d.Percentiles); i++ {
+		hi := Percentile{Q: 1, D: d.Max}
+		if i < len(d.Percentiles) {
+			hi = d.Percentiles[i]
+		}
+		if u <= hi.Q {
+			frac := (u - lo.Q) / (hi.Q - lo.Q)
+			return lo.D + time.Duration(frac*float64(hi.D-lo.D))
+		}
+		lo = hi
+	}
+	return d.Max
+}
+
+// checkPercentiles says what is wrong with the percentiles, or "".
+func (d Delay) checkPercentiles() string {
+	prev := Percentile{Q: 0, D: d.Min}
+	for _, p := range d.Percentiles {
+		switch {
+		case p.Q <= prev.Q || p.Q >= 1:
+			return fmt.Sprintf("percentiles must increase between 0 and 100: p%g follows p%g", p.Q*100, prev.Q*100)
+		case p.D < prev.D || p.D > d.Max:
+			return fmt.Sprintf("p%g %s: want a delay from %s to %s that no lower percentile exceeds", p.Q*100, p.D, prev.D, d.Max)
+		}
+		prev = p
+	}
+	return ""
+}
+
 func (d Delay) String() string {
-	if d.Min == d.Max {
+	if d.Min == d.Max && len(d.Percentiles) == 0 {
 		return d.Min.String()
 	}
-	return fmt.Sprintf("%s..%s", d.Min, d.Max)
+	s := fmt.Sprintf("%s..%s", d.Min, d.Max)
+	if len(d.Percentiles) > 0 {
+		parts := make([]string, len(d.Percentiles))
+		for i, p := range d.Percentiles {
+			parts[i] = fmt.Sprintf("p%g %s", p.Q*100, p.D)
+		}
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return s
 }

@@ -289,7 +289,10 @@ func TestExpectContinueRefusedClosesAtOnce(t *testing.T) {
 			if _, err := br.ReadByte(); err != io.EOF {
 				t.Errorf("after the answer: %v, want EOF", err)
 			}
-			if d := time.Since(start); d > time.Second {
+			// Half the read time-out tells "closed at once" from "waited
+			// for the time-out" on a loaded 2-core machine, where a second
+			// is not always enough to answer.
+			if d := time.Since(start); d > readTimeout/2 {
 				t.Errorf("the connection ended after %v, want at once (the read time-out is %v)", d, readTimeout)
 			}
 		})

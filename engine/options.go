@@ -35,9 +35,14 @@ const (
 // Options configure a Server.
 type Options struct {
 	Spec *spec.Spec // required
-	// Keys are the accepted API keys; OpenAuth accepts any non-empty token instead.
+	// Keys are the development credentials, accepted by every security
+	// scheme Auth does not restrict (see AuthOptions); OpenAuth accepts any
+	// non-empty credential instead.
 	Keys     []string
 	OpenAuth bool
+	// Auth gives schemes their own credentials and configures the
+	// authorization server of oauth2 and openIdConnect schemes.
+	Auth AuthOptions
 	// Fixtures seed the store; see FixtureFile.
 	Fixtures []FixtureFile
 	// MaxBodyBytes bounds request bodies (413 beyond).
@@ -83,6 +88,19 @@ type Options struct {
 	// Faults make an operation fail at a rate (by operationId; "*" for every
 	// operation without its own entry).
 	Faults map[string]Fault
+	// ErrorFields map the fields of the document's error schemas by
+	// meaning (spec.ErrorMeanings) to a dot-separated path, for names
+	// petctl cannot read (errors.fields; see spec.FieldMap). New sets them
+	// on Spec.
+	ErrorFields map[string]string
+	// Headers are added to the answers of an operation (by operationId)
+	// and, under "*", to every answer, where the answer has no such header
+	// already: what a deployment always sends that the document does not
+	// declare (see headers.go).
+	Headers map[string]map[string]string
+	// ErrorCodes send another code in place of one of petctl's (see
+	// docs/errors.md): petctl's code -> the code sent.
+	ErrorCodes map[string]string
 	// Seed makes injected latency and faults, and generated records,
 	// repeatable.
 	Seed int64
@@ -138,6 +156,7 @@ func DefaultOptions() Options {
 		LingerTime:      DefaultLingerTime,
 		StoreMaxRecords: DefaultStoreMaxRecords,
 		StoreMaxBytes:   DefaultStoreMaxBytes,
+		Auth:            AuthOptions{TokenLifetime: DefaultTokenLifetime},
 	}
 }
 
@@ -163,6 +182,7 @@ func (o Options) withDefaults() Options {
 	orDefault(&o.LingerTime, d.LingerTime)
 	orDefault(&o.StoreMaxRecords, d.StoreMaxRecords)
 	orDefault(&o.StoreMaxBytes, d.StoreMaxBytes)
+	orDefault(&o.Auth.TokenLifetime, d.Auth.TokenLifetime)
 	return o
 }
 
@@ -193,9 +213,22 @@ type Stub struct {
 	Body json.RawMessage
 }
 
-// Delay is a fixed latency (Min == Max) or a range to draw from.
+// Delay is a fixed latency (Min == Max) or a range to draw from: evenly,
+// or shaped by Percentiles, so that a mock answers with the latency
+// measured on a deployment (petctl conform --profile-out).
 type Delay struct {
 	Min, Max time.Duration
+	// Percentiles, in increasing order, say that the share Q of answers
+	// takes at most D; a delay is drawn along straight lines from Min (at
+	// 0) through each point to Max (at 1).
+	Percentiles []Percentile
+}
+
+// Percentile is one point of a latency distribution: the share Q (between
+// 0 and 1) of answers that take at most D.
+type Percentile struct {
+	Q float64
+	D time.Duration
 }
 
 // Fault makes an operation fail with Status at Rate (0..1).
@@ -246,6 +279,10 @@ func (s *Server) checkOptions(o Options) error {
 			errs = append(errs, keyError(key, "%s is longer than the limit of %s", d.Max, MaxInjectedLatency))
 		case d.Max >= o.Timeouts.Write:
 			errs = append(errs, keyError(key, "%s reaches the write time-out (server.timeouts.write %s): the answer would never arrive", d, o.Timeouts.Write))
+		default:
+			if why := d.checkPercentiles(); why != "" {
+				errs = append(errs, keyError(key, "%s", why))
+			}
 		}
 	}
 	for _, id := range sortedKeys(o.Faults) {
@@ -259,6 +296,8 @@ func (s *Server) checkOptions(o Options) error {
 			errs = append(errs, keyError(key, "status %d: want an error status, 400 to 599", f.Status))
 		}
 	}
+	errs = append(errs, s.checkHeaders(o.Headers)...)
+	errs = append(errs, s.checkErrorCodes(o.ErrorCodes)...)
 	if o.Generate < 0 {
 		// Worded "generate: ..." as it always was.
 		errs = append(errs, &OptionError{Key: "fixtures.generate", Err: fmt.Errorf("%d: want 0 or more records", o.Generate), lead: "generate: "})

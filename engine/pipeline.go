@@ -38,6 +38,10 @@ type call struct {
 // checks", in order, then the operation; then the answer is validated
 // against the document, written and logged.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.auth.serves(r.URL.Path) { // the token endpoint, JWKS and discovery
+		s.serveOAuth(w, r)
+		return
+	}
 	if strings.HasPrefix(r.URL.Path, AdminPrefix) {
 		s.serveAdmin(w, r)
 		return
@@ -89,6 +93,8 @@ func (s *Server) answer(c *call) (res *response) {
 			res.set(h[0], h[1])
 		}
 	}
+	s.renameCode(res)
+	s.addHeaders(c, res)
 	if len(c.notes) > 0 {
 		res.notes = append(c.notes, res.notes...)
 	}
@@ -157,10 +163,7 @@ func (s *Server) decodeQuery(c *call) *response {
 
 // authenticate checks the operation's security requirements.
 func (s *Server) authenticate(c *call) *response {
-	if f := s.auth.check(c.r, c.o.op); f != "" {
-		return s.auth.unauthorized(c.r, c.o, f)
-	}
-	return nil
+	return s.auth.check(c.r, c.o.op)
 }
 
 // singleValues refuses a scalar query parameter given more than once: the

@@ -9,28 +9,30 @@ import (
 	"github.com/petctl/petctl/spec"
 )
 
-// keyNames are where requests carry API keys by the document's own word.
-// params are the lower-cased names of every apiKey scheme, whatever its
-// place, so that a key put in the query by mistake is not logged either;
-// headers are Authorization and the apiKey header names; cookies the
-// apiKey cookie names.
+// keyNames are where requests carry credentials by the document's own
+// word, read from where spec.Scheme says each scheme takes its credential.
+// params are the lower-cased names of every scheme's parameter, whatever
+// its place, so that a key put in the query by mistake is not logged
+// either; headers are Authorization and the apiKey header names; cookies
+// the apiKey cookie names.
 func keyNames(s *spec.Spec) (params, headers, cookies []string) {
 	headers = []string{"Authorization"}
-	for _, sc := range s.SecuritySchemes {
-		if sc == nil || !strings.EqualFold(sc.Type, "apiKey") || sc.Name == "" {
+	for _, sc := range s.Schemes {
+		if sc.Param == "" {
 			continue
 		}
-		if n := strings.ToLower(sc.Name); !slices.Contains(params, n) {
+		if n := strings.ToLower(sc.Param); !slices.Contains(params, n) {
 			params = append(params, n)
 		}
-		switch sc.In {
-		case "header":
-			headers = append(headers, sc.Name)
-		case "cookie":
-			cookies = append(cookies, sc.Name)
+		switch {
+		case sc.In == "header" && !slices.ContainsFunc(headers, func(h string) bool { return strings.EqualFold(h, sc.Param) }):
+			headers = append(headers, sc.Param)
+		case sc.In == "cookie" && !slices.Contains(cookies, sc.Param):
+			cookies = append(cookies, sc.Param)
 		}
 	}
 	slices.Sort(params)
+	slices.Sort(cookies)
 	return params, headers, cookies
 }
 
@@ -49,8 +51,15 @@ func (s *Server) scrub(r *http.Request, msg string) string {
 	for _, h := range s.keyHeaders {
 		for _, v := range r.Header.Values(h) {
 			add(v)
-			if _, token, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+			if scheme, token, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
 				add(token)
+				if strings.EqualFold(scheme, "Basic") {
+					// The password can be quoted decoded, too.
+					if user, password, f := basicCredential(v); f == "" {
+						add(user + ":" + password)
+						add(password)
+					}
+				}
 			}
 		}
 	}

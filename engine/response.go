@@ -26,6 +26,8 @@ type response struct {
 	// proven marks a body built from stored records under an operation
 	// whose composition start-up proved valid.
 	proven bool
+	// err is the error an error answer was built from, nil for others.
+	err *Error
 	// for the log
 	problem string
 	auth    authFailure
@@ -38,10 +40,15 @@ type response struct {
 	// bodyCut is set when the request body was read in part: the client
 	// was sending it, and the rest may be on its way.
 	bodyCut bool
+	// format is the document's format err was written in (see
+	// renderError); nil until then, and for other answers.
+	format *spec.ErrorFormat
 }
 
+// errorResponse answers with e: petctl's own body until finish writes it
+// in the document's format for the operation and status (renderError).
 func errorResponse(e *Error) *response {
-	res := &response{status: e.Status(), body: e.Body(), problem: e.Message}
+	res := &response{status: e.Status(), body: e.Body(), problem: e.Message, err: e}
 	if e.Code == CodeUnsupportedContentEncoding {
 		res.set("Accept-Encoding", acceptEncoding)
 	}
@@ -98,9 +105,12 @@ func (s *Server) checkResponse(r *http.Request, res *response) {
 	switch {
 	case res.op != nil && res.op.Declares(res.status):
 		ps = s.val.Response(r, res.op, res.status, res.header, res.body)
+	case res.format != nil:
+		// An error outside the operation's contract (no route, a 405, a
+		// status it does not declare) is held to the format it was written in.
+		ps = s.val.ErrorBody(res.format, res.body)
 	case res.status >= 400:
-		// Answers outside an operation's contract (no route, 405, 413, 415,
-		// 431) are still the API's Error body.
+		// A configured answer the operation does not declare is the Error body.
 		ps = s.val.Schema(s.errorSchema, res.body)
 	case res.status == http.StatusNoContent && res.body == nil:
 		// OPTIONS and CORS preflight answers have no body to validate.
@@ -113,14 +123,14 @@ func (s *Server) checkResponse(r *http.Request, res *response) {
 	}
 	violation := describeProblems(ps)
 	s.log.Error("response failed validation", "method", r.Method, "path", r.URL.Path, "status", res.status, "violation", violation)
-	keep := res.header
+	keep, op := res.header, res.op
 	*res = *errorResponse(Errorf(CodeResponseInvalid, "petctl produced a %d response that does not match the document (%s); this is a petctl bug", res.status, violation))
 	for _, k := range []string{"Deprecation", "Sunset", "Link"} {
 		if v := keep.Get(k); v != "" {
 			res.set(k, v)
 		}
 	}
-	res.set("Content-Type", spec.JSON)
+	s.renderError(r, op, res) // start-up proved the 500 fits (proveErrorBodies)
 	res.check = violation
 	res.badResponse = true
 }
@@ -194,10 +204,12 @@ func writeArray(w io.Writer, items [][]byte) error {
 	return err
 }
 
-// finish completes an answer and writes it: a Content-Type, the check
-// against the document, CORS headers, the configured latency; then the log
-// line, and the rest of a request body the answer did not read.
+// finish completes an answer and writes it: an error in the document's
+// format, a Content-Type, the check against the document, CORS headers,
+// the configured latency; then the log line, and the rest of a request
+// body the answer did not read.
 func (s *Server) finish(w http.ResponseWriter, c *call, res *response) {
+	s.renderError(c.r, res.op, res)
 	if res.hasBody() && res.header.Get("Content-Type") == "" {
 		res.set("Content-Type", spec.JSON)
 	}

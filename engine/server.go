@@ -1,7 +1,8 @@
 // Package engine serves an OpenAPI document as a stateful, validating HTTP
 // server: collections inferred from the paths, an in-memory store seeded
-// from fixtures, bearer authentication, and every request and every response
-// checked against the document.
+// from fixtures, every OpenAPI security scheme enforced (petctl is the
+// authorization server of oauth2 and openIdConnect schemes), and every
+// request and every response checked against the document.
 package engine
 
 import (
@@ -34,7 +35,7 @@ type Server struct {
 	plan        *Plan
 	cascade     bool
 	data        *store.Store // the records of colls
-	errorSchema *base.Schema
+	errorSchema *base.Schema // the most common; configured error answers are held to it
 	log         *slog.Logger
 	quiet       bool // no line per request
 	logBuffer   *LogBuffer
@@ -57,6 +58,10 @@ type Server struct {
 	// keyHeaders and keyCookies carry keys too (see keyNames and scrub).
 	keyParams              []string
 	keyHeaders, keyCookies []string
+	// extraHeaders are the configured headers of answers outside every
+	// operation; codes are the configured error codes (see errorcodes.go).
+	extraHeaders [][2]string
+	codes        map[Code]Code
 }
 
 // opKind is what the engine does for an operation.
@@ -95,8 +100,10 @@ type operation struct {
 	list *spec.ListShape
 	// made is the answer of an action, made once on first use (see actions.go).
 	made *madeAnswer
-	// headers are added to every response of the operation (deprecation).
-	headers [][2]string
+	// headers are added to every response of the operation (deprecation);
+	// extraHeaders are the configured ones, added where absent.
+	headers      [][2]string
+	extraHeaders [][2]string
 	// scalarQuery are the query parameters that take one value.
 	scalarQuery []string
 	// proven is set when start-up proved that every success response the
@@ -105,8 +112,6 @@ type operation struct {
 	proven bool
 	// stub is the configured answer of an operation the store cannot serve.
 	stub *response
-	// advice is what a 401 says: where the key goes, and the challenges.
-	advice advice
 	// delay and fault are what Latency and Faults inject; nil for none.
 	delay *Delay
 	fault *Fault
@@ -162,26 +167,16 @@ func New(o Options) (*Server, error) {
 	if s.cors, err = newCORS(o.CORS); err != nil {
 		errs = append(errs, err)
 	}
-	keys, err := newKeyring(o.Keys, o.OpenAuth)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	if len(o.Keys) == 0 && !o.OpenAuth && anySecured(o.Spec.Operations) {
-		errs = append(errs, wholeError("auth.keys", errors.New("no API key: give at least one, or use open authentication")))
-	}
 	if s.val, err = o.Spec.NewValidator(); err != nil {
 		return nil, errors.Join(append(errs, err)...)
 	}
 	if s.plain {
 		s.val = s.val.Plain()
 	}
-	s.auth = &authenticator{keys: keys, schemes: o.Spec.SecuritySchemes}
-	if err := s.auth.unsupported(o.Spec.Operations); err != nil {
+	if s.auth, err = newAuthenticator(o, s.router, s.now, s.log); err != nil {
 		errs = append(errs, err)
 	}
-	if err := s.checkErrorSchema(); err != nil {
-		errs = append(errs, wholeError("spec", err))
-	}
+	s.errorSchema = s.spec.ErrorSchema()
 	for _, r := range s.router.routes {
 		if strings.HasPrefix(s.spec.BasePath+r.template+"/", AdminPrefix) {
 			errs = append(errs, wholeError("spec", fmt.Errorf("spec %s: path %s%s is under %s, which petctl reserves for its admin endpoints", s.spec.Source, s.spec.BasePath, r.template, AdminPrefix)))
@@ -211,35 +206,14 @@ func New(o Options) (*Server, error) {
 	if err := s.loadFixtures(files); err != nil {
 		errs = append(errs, err)
 	}
+	s.assignInjections(o.Latency, o.Faults)
+	if err := s.prepareErrors(o.ErrorFields); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	s.assignInjections(o.Latency, o.Faults)
 	return s, nil
-}
-
-func anySecured(ops []*spec.Operation) bool {
-	for _, op := range ops {
-		if op.Secured() {
-			return true
-		}
-	}
-	return false
-}
-
-// checkErrorSchema proves at start-up that the document's error schema
-// accepts the body every petctl error has, so an error answer can never be
-// the response that fails validation.
-func (s *Server) checkErrorSchema() error {
-	s.errorSchema = s.spec.ErrorSchema()
-	if s.errorSchema == nil {
-		return nil
-	}
-	sample := Errorf(CodeInternal, "sample").Body()
-	if ps := s.val.Schema(s.errorSchema, sample); len(ps) > 0 {
-		return fmt.Errorf("spec %s: its error schema does not accept petctl's error body {code, message, status}: %s", s.spec.Source, describeProblems(ps))
-	}
-	return nil
 }
 
 // prepareOperations plans the document and prepares the store's
@@ -259,12 +233,16 @@ func (s *Server) prepareOperations(overrides map[string]spec.Override) error {
 		if !ok {
 			continue
 		}
-		compiled, err := s.val.CompileRecordSchema(def.Item)
+		// Compiled on the first record, not here: see LazyResponseSchema.
+		notCompiled := func(err error) {
+			s.log.Warn("item schema not compiled; records are validated the slow way", "collection", def.Key, "error", err.Error())
+		}
+		compiled, err := s.val.LazyRecordSchema(def.Item, notCompiled)
 		if s.plain {
 			compiled, err = nil, nil // records are checked by the validator alone
 		}
 		if err != nil {
-			s.log.Warn("item schema not compiled; records are validated the slow way", "collection", def.Key, "error", err.Error())
+			notCompiled(err)
 			compiled = nil
 		}
 		c.schema = compiled
@@ -303,7 +281,6 @@ func (s *Server) prepareOperations(overrides map[string]spec.Override) error {
 			}
 		}
 		o.headers = s.deprecationHeaders(op)
-		o.advice = newAdvice(s.spec, op)
 		if o.coll != nil && !s.plain {
 			o.proven = proveComposition(o)
 		}

@@ -1,14 +1,20 @@
 package spec
 
 import (
+	"bytes"
 	"encoding/json"
+	"math"
 	"mime"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // ErrorFields are what an error answer says, whatever its format.
@@ -35,30 +41,157 @@ type ErrorFormat struct {
 	plan     *fieldPlan
 }
 
-// FieldMap names, by meaning, the fields of an error schema whose names
-// petctl cannot read: "status", "code", "message", "title", "instance"
-// and "time", each mapped to a dot-separated path ("error.httpCode").
+// FieldMap names, by meaning (one of ErrorMeanings), the fields of an
+// error schema whose names petctl cannot read, each mapped to a
+// dot-separated path ("error.httpCode").
 type FieldMap map[string]string
 
 // Body writes e in the format. The result is valid against the schema
-// whenever the plan could be proved valid at start-up (see ProveBody).
+// whenever the plan could be proved valid at start-up (see
+// Validator.ErrorBody). Objects keep the schema's order of fields, and <, >
+// and & are written as they are ("<API_KEY>" reads better than
+// "\u003cAPI_KEY\u003e").
 func (f *ErrorFormat) Body(e ErrorFields) []byte {
+	var v any
 	if f.Schema == nil {
-		b, _ := json.Marshal(struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-			Status  int    `json:"status"`
-		}{e.Code, e.Message, e.Status})
-		return b
+		if !isJSON(f.MediaType) {
+			return []byte(e.Message) // a text type that declares no schema
+		}
+		v = orderedObject{{"code", e.Code}, {"message", e.Message}, {"status", json.Number(strconv.Itoa(e.Status))}}
+	} else {
+		v = f.plan.value(e)
 	}
-	v := f.plan.value(e)
 	if !isJSON(f.MediaType) {
 		if s, ok := v.(string); ok {
 			return []byte(s)
 		}
 	}
-	b, _ := json.Marshal(v)
+	b, err := encodeJSON(v)
+	if err != nil { // a value the plan could not encode: the check before it leaves says so
+		return []byte("null")
+	}
 	return b
+}
+
+// ErrorMeanings are the meanings a FieldMap may name.
+var ErrorMeanings = []string{"status", "code", "message", "title", "type", "instance", "time"}
+
+// Slots returns the fields the format fills from the error, by meaning:
+// the dot-separated path of each ("error.code"). petctl's own format
+// fills code, message and status.
+func (f *ErrorFormat) Slots() map[string]string {
+	out := map[string]string{}
+	if f.Schema == nil {
+		if isJSON(f.MediaType) {
+			out["code"], out["message"], out["status"] = "code", "message", "status"
+		}
+		return out
+	}
+	f.plan.slots("", out)
+	return out
+}
+
+func (p *fieldPlan) slots(path string, out map[string]string) {
+	if p == nil {
+		return
+	}
+	if p.meaning != "" {
+		out[p.meaning] = path
+	}
+	for _, np := range p.props {
+		sub := np.name
+		if path != "" {
+			sub = path + "." + np.name
+		}
+		np.plan.slots(sub, out)
+	}
+	p.items.slots(path+"[]", out)
+}
+
+// ErrorBody validates an error body written by f against f's schema, as a
+// response the operation does not declare is held to the document (an
+// unknown path, a 405, a status the operation leaves out).
+func (v *Validator) ErrorBody(f *ErrorFormat, body []byte) Problems {
+	if f.Schema == nil || f.Schema.lib == nil {
+		return nil
+	}
+	doc := body
+	if !isJSON(f.MediaType) && (f.Schema.Type() == "string" || !json.Valid(body)) {
+		doc, _ = encodeJSON(string(body)) // Body wrote the text as it is
+	}
+	return v.Schema(f.Schema.lib, doc)
+}
+
+// CompileErrorFormat compiles f's schema as a response body schema, as
+// the response validator does; it returns why that fails, nil when it
+// does not or f has no schema. A format whose schema does not compile
+// cannot pass that check, whatever its body.
+func (v *Validator) CompileErrorFormat(f *ErrorFormat) error {
+	if f.Schema == nil || f.Schema.lib == nil {
+		return nil
+	}
+	_, err := v.CompileResponseSchema(f.Schema.lib)
+	return err
+}
+
+// orderedObject is a JSON object whose fields keep their order.
+type orderedObject []namedValue
+
+type namedValue struct {
+	name  string
+	value any
+}
+
+// encodeJSON is json.Marshal without the escaping of <, > and &, and with
+// the fields of an orderedObject in their order.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := writeJSON(&buf, enc, v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeJSON appends v to buf, through enc for what is not a plan's own
+// object or array.
+func writeJSON(buf *bytes.Buffer, enc *json.Encoder, v any) error {
+	switch t := v.(type) {
+	case orderedObject:
+		buf.WriteByte('{')
+		for i, nv := range t {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeJSON(buf, enc, nv.name); err != nil {
+				return err
+			}
+			buf.WriteByte(':')
+			if err := writeJSON(buf, enc, nv.value); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+		return nil
+	case []any:
+		buf.WriteByte('[')
+		for i, e := range t {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeJSON(buf, enc, e); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+		return nil
+	}
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1) // the newline Encode ends with
+	return nil
 }
 
 // fieldPlan is how one schema's value is made: a slot filled from the
@@ -66,6 +199,7 @@ func (f *ErrorFormat) Body(e ErrorFields) []byte {
 type fieldPlan struct {
 	meaning string // "", or one of the FieldMap meanings
 	schema  *Schema
+	pattern jsonschema.Regexp // the schema's pattern, compiled; nil without one
 	fixed   any
 	props   []namedPlan
 	items   *fieldPlan
@@ -81,9 +215,9 @@ func (p *fieldPlan) value(e ErrorFields) any {
 	case p == nil:
 		return nil
 	case p.props != nil:
-		obj := make(map[string]any, len(p.props))
-		for _, np := range p.props {
-			obj[np.name] = np.plan.value(e)
+		obj := make(orderedObject, len(p.props))
+		for i, np := range p.props {
+			obj[i] = namedValue{np.name, np.plan.value(e)}
 		}
 		return obj
 	case p.items != nil:
@@ -95,14 +229,24 @@ func (p *fieldPlan) value(e ErrorFields) any {
 }
 
 // slot gives the error's value for the field's meaning, fitted to the
-// field's schema: an enum picks its nearest member, a length is cut, a
-// pattern that refuses the text falls back to the field's fixed value.
+// field's schema: an enum picks its nearest member, a length is cut; a
+// const, a bound, a pattern or a format that refuses the value falls back
+// to the field's fixed value, which the schema accepts.
 func (p *fieldPlan) slot(e ErrorFields) any {
 	s := p.schema
+	if s.HasConst {
+		return p.fixed
+	}
 	var text string
 	switch p.meaning {
 	case "status":
 		if t := s.Type(); t == "integer" || t == "number" {
+			if len(s.Enum) > 0 {
+				return nearestEnum(s.Enum, "", e.Status)
+			}
+			if !fitsNumber(s, float64(e.Status)) {
+				return p.fixed
+			}
 			return json.Number(strconv.Itoa(e.Status))
 		}
 		text = strconv.Itoa(e.Status)
@@ -123,12 +267,53 @@ func (p *fieldPlan) slot(e ErrorFields) any {
 		return nearestEnum(s.Enum, text, e.Status)
 	}
 	text = fitLength(text, s.MinLength, s.MaxLength)
-	if s.Pattern != "" {
-		if re, err := compilePattern(s.Pattern); err != nil || !re.MatchString(text) {
-			return p.fixed
-		}
+	if (p.pattern != nil && !p.pattern.MatchString(text)) || !fitsFormat(s.Format, text) {
+		return p.fixed
 	}
 	return text
+}
+
+// neverMatches is a pattern no text matches.
+type neverMatches struct{}
+
+func (neverMatches) MatchString(string) bool { return false }
+func (neverMatches) String() string          { return "" }
+
+// fitsNumber reports whether n keeps the schema's bounds.
+func fitsNumber(s *Schema, n float64) bool {
+	switch {
+	case s.Minimum != nil && n < *s.Minimum, s.Maximum != nil && n > *s.Maximum,
+		s.ExclusiveMinimum != nil && n <= *s.ExclusiveMinimum, s.ExclusiveMaximum != nil && n >= *s.ExclusiveMaximum:
+		return false
+	case s.MultipleOf != nil && *s.MultipleOf > 0:
+		q := n / *s.MultipleOf
+		return q == math.Trunc(q)
+	}
+	return true
+}
+
+// fitsFormat reports whether an error's text is valid for a string
+// format: the formats its texts may meet are checked; one no error text
+// can be (an email, a base64 byte string) never fits, and a format the
+// validator does not assert always does.
+func fitsFormat(format, text string) bool {
+	switch format {
+	case "":
+		return true
+	case "date-time":
+		_, err := time.Parse(time.RFC3339, text)
+		return err == nil
+	case "uri", "url", "iri":
+		u, err := url.Parse(text)
+		return err == nil && u.IsAbs()
+	case "uri-reference", "iri-reference":
+		_, err := url.Parse(text)
+		return err == nil
+	case "date", "time", "email", "idn-email", "hostname", "idn-hostname", "ipv4", "ipv6", "uuid",
+		"uri-template", "json-pointer", "relative-json-pointer", "regex", "duration", "byte", "binary":
+		return false
+	}
+	return true
 }
 
 // nearestEnum picks the enum member that names the error best: one equal
@@ -202,6 +387,13 @@ func buildPlan(s *Schema, problem bool, fields FieldMap, path string, depth int)
 		return p
 	}
 	p.fixed = (&Values{Direction: InResponse}).Value(s, "")
+	if s.Pattern != "" {
+		if re, err := compilePattern(s.Pattern); err == nil {
+			p.pattern = re
+		} else {
+			p.pattern = neverMatches{} // the validator cannot compile it either: the fixed value is all there is
+		}
+	}
 	for meaning, at := range fields {
 		if at == path && path != "" {
 			p.meaning = meaning
@@ -303,10 +495,38 @@ func (s *Spec) ErrorFormat(op *Operation, status int) *ErrorFormat {
 			r = op.Default
 		}
 		if r != nil && len(r.MediaTypes) > 0 {
-			return s.errorFormat(s.schema(r.Schema), errorMediaType(r.MediaTypes), true)
+			mt := errorMediaType(r.MediaTypes)
+			lib := r.Schema
+			if !isJSON(mt) {
+				lib = mediaSchema(op, r, mt)
+			}
+			return s.errorFormat(s.schema(lib), mt, true)
 		}
 	}
 	return s.commonErrorFormat()
+}
+
+// mediaSchema is the schema r declares for a media type other than JSON
+// (Response keeps the JSON one): a text error's maxLength or pattern.
+func mediaSchema(op *Operation, r *Response, mediaType string) *base.Schema {
+	if op.PathItem == nil {
+		return nil
+	}
+	o := op.PathItem.GetOperations().GetOrZero(strings.ToLower(op.Method))
+	if o == nil || o.Responses == nil {
+		return nil
+	}
+	lib := o.Responses.Default
+	if r.Code != "default" && o.Responses.Codes != nil {
+		lib = o.Responses.Codes.GetOrZero(r.Code)
+	}
+	if lib == nil || lib.Content == nil {
+		return nil
+	}
+	if m := lib.Content.GetOrZero(mediaType); m != nil && m.Schema != nil {
+		return m.Schema.Schema()
+	}
+	return nil
 }
 
 // commonErrorFormat is the format most of the document's 4xx responses
@@ -394,4 +614,30 @@ func (o *Operation) ValidationStatus() int {
 
 func (o *Operation) declaresExactly(status int) bool {
 	return slices.ContainsFunc(o.Responses, func(r *Response) bool { return r.Status == status })
+}
+
+// StatusField is the path of the field that carries the HTTP status in an
+// error of this format ("status", "error.code"), by the same reading of the
+// schema that fills it; nil when no field does.
+func (f *ErrorFormat) StatusField() []string {
+	if f.Schema == nil {
+		return []string{"status"}
+	}
+	return f.plan.find("status", nil)
+}
+
+// find is the path of the first slot of the plan with meaning m.
+func (p *fieldPlan) find(m string, at []string) []string {
+	if p == nil {
+		return nil
+	}
+	if p.meaning == m {
+		return at
+	}
+	for _, np := range p.props {
+		if found := np.plan.find(m, append(slices.Clip(at), np.name)); found != nil {
+			return found
+		}
+	}
+	return nil
 }

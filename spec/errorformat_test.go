@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -27,9 +28,9 @@ func TestErrorFormats(t *testing.T) {
 		mediaType string
 		want      string // the body, or a JSON fragment of it
 	}{
-		{"problemJSON", 404, "application/problem+json", `{"detail":"pets: no item has petId 7","instance":"/errs/problems/7","status":404,"title":"Not Found","type":"about:blank"}`},
-		{"problemJSON", 401, "application/problem+json", `"status":401,"title":"Unauthorized"`},
-		{"nestedError", 404, JSON, `{"error":{"code":404,"message":"pets: no item has petId 7","reason":"not_found","status":"Not Found"}}`},
+		{"problemJSON", 404, "application/problem+json", `{"type":"about:blank","title":"Not Found","status":404,"detail":"pets: no item has petId 7","instance":"/errs/problems/7"}`},
+		{"problemJSON", 401, "application/problem+json", `"title":"Unauthorized","status":401`},
+		{"nestedError", 404, JSON, `{"error":{"code":404,"status":"Not Found","message":"pets: no item has petId 7","reason":"not_found"}}`},
 		{"plainText", 401, "text/plain", `pets: no item has petId 7`},
 		{"plainText", 404, "text/plain", `pets: no item has petId 7`},
 		{"otherNames", 422, JSON, `"errorCode":"NOT_FOUND","errorMessage":"pets: no item has petId 7","httpStatus":422,"timestamp":"2030-01-02T03:04:05Z"`},
@@ -99,5 +100,75 @@ paths:
 	want := `{"code":"route_not_found","message":"no","status":404}`
 	if body := string(f.Body(ErrorFields{Status: 404, Code: "route_not_found", Message: "no"})); f.Schema != nil || body != want {
 		t.Errorf("body %s, want %s", body, want)
+	}
+}
+
+// TestErrorBodyFitsSchema: a field's value is fitted to its schema (a text
+// type's maxLength, a status out of bounds, a format the text breaks, a
+// const), fields keep the schema's order, and <, > and & are written as
+// they are.
+func TestErrorBodyFitsSchema(t *testing.T) {
+	s, err := Parse([]byte(`openapi: 3.1.0
+info: {title: t, version: '1'}
+paths:
+  /x:
+    get:
+      operationId: getX
+      responses:
+        '200': {description: ok}
+        '404':
+          description: Not found.
+          content:
+            text/plain:
+              schema: {type: string, maxLength: 12}
+        default:
+          description: Error.
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [status, message, instance, kind, when]
+                properties:
+                  status: {type: integer, minimum: 100, maximum: 299}
+                  message: {type: string}
+                  instance: {type: string, format: uri}
+                  kind: {type: string, const: failure}
+                  when: {type: string, format: date}
+`), "fit.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := s.Operation("getX")
+	e := ErrorFields{Code: "not_found", Message: "send it as <API_KEY> & more", Instance: "/x", Now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
+	tests := []struct {
+		status    int
+		mediaType string
+		want      string
+	}{
+		{404, "text/plain", "send it as <"},
+		{400, JSON, `{"status":100,"message":"send it as <API_KEY> & more","instance":"https://example.com/0","kind":"failure","when":"2025-01-01"}`},
+	}
+	for _, tc := range tests {
+		f := s.ErrorFormat(op, tc.status)
+		e.Status = tc.status
+		body := f.Body(e)
+		if f.MediaType != tc.mediaType || string(body) != tc.want {
+			t.Errorf("%d: %s %s, want %s %s", tc.status, f.MediaType, body, tc.mediaType, tc.want)
+		}
+		r := httptest.NewRequest(op.Method, "http://x/x", nil)
+		if ps := v.Response(r, op, tc.status, http.Header{"Content-Type": {f.MediaType}}, body); len(ps) > 0 {
+			t.Errorf("%d: %s is not valid: %v", tc.status, body, ps)
+		}
+	}
+	if got, want := fmt.Sprint(s.ErrorFormat(op, 400).Slots()), "map[code:kind instance:instance message:message status:status]"; got != want {
+		t.Errorf("slots %s, want %s", got, want)
+	}
+	own := ErrorFormat{MediaType: JSON}
+	if got, want := string(own.Body(e)), `{"code":"not_found","message":"send it as <API_KEY> & more","status":400}`; got != want {
+		t.Errorf("petctl's own body %s, want %s", got, want)
 	}
 }

@@ -87,6 +87,8 @@ type Response struct {
 	// examples), decoded; HasExample says whether there is one.
 	Example    any
 	HasExample bool
+	// RequiredHeaders are the headers it declares required.
+	RequiredHeaders []string
 }
 
 // Secured reports whether the operation requires any authentication.
@@ -228,6 +230,9 @@ func readResponse(code string, r *v3.Response) *Response {
 	if r.Headers != nil {
 		for h := r.Headers.First(); h != nil; h = h.Next() {
 			resp.Headers = append(resp.Headers, h.Key())
+			if h.Value() != nil && h.Value().Required {
+				resp.RequiredHeaders = append(resp.RequiredHeaders, h.Key())
+			}
 		}
 	}
 	return resp
@@ -278,6 +283,12 @@ func mediaExample(content *orderedmap.Map[string, *v3.MediaType]) (any, bool) {
 // isJSON reports whether a media type is JSON: application/json, a +json
 // type (application/problem+json), or text/json, as some documents say.
 func isJSON(mediaType string) bool {
+	return IsJSON(mediaType)
+}
+
+// IsJSON reports whether a media type is one petctl reads as JSON:
+// application/json, a +json type (application/problem+json), or text/json.
+func IsJSON(mediaType string) bool {
 	mt := strings.ToLower(strings.TrimSpace(strings.SplitN(mediaType, ";", 2)[0]))
 	return mt == JSON || mt == "text/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 }

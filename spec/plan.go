@@ -3,8 +3,10 @@ package spec
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
+	"sync"
 )
 
 // ObjectPlan is a quick acceptance test for records against a compiled item
@@ -25,6 +27,20 @@ import (
 type ObjectPlan struct {
 	props    []propPlan // by field position
 	required []int      // positions that must be present
+	// lazy, when set, is the plan of a schema not compiled yet: it is
+	// made on the first Accepts (see LazyResponseSchema).
+	lazy *lazyRecordPlan
+}
+
+type lazyRecordPlan struct {
+	once  sync.Once
+	build func() *ObjectPlan
+	plan  *ObjectPlan
+}
+
+func (l *lazyRecordPlan) get() *ObjectPlan {
+	l.once.Do(func() { l.plan = l.build() })
+	return l.plan
 }
 
 type propPlan struct {
@@ -41,9 +57,22 @@ var annotations = map[string]bool{
 
 // Plan returns the quick test for records given as values by position,
 // names[i] naming position i; nil when the schema is outside the shape it
-// handles.
+// handles. For a schema not compiled yet (LazyResponseSchema) that is
+// decided on the plan's first Accepts, which until then costs nothing.
 func (rs *ResponseSchema) Plan(names []string) *ObjectPlan {
-	if rs == nil || len(rs.rendered) == 0 {
+	if rs == nil {
+		return nil
+	}
+	if rs.compile != nil {
+		names = slices.Clone(names)
+		return &ObjectPlan{lazy: &lazyRecordPlan{build: func() *ObjectPlan { return rs.plan(names) }}}
+	}
+	return rs.plan(names)
+}
+
+// plan is Plan once the schema is compiled.
+func (rs *ResponseSchema) plan(names []string) *ObjectPlan {
+	if rs.ready() != nil || len(rs.rendered) == 0 {
 		return nil
 	}
 	var root map[string]any
@@ -160,6 +189,9 @@ func (rs *ResponseSchema) propPlan(s map[string]any) (propPlan, bool) {
 // decodeStrict gives them), checked as the float64 encoding/json decodes
 // them to, which is what the validator sees, or that float64 itself.
 func (p *ObjectPlan) Accepts(vals []any, has []bool) bool {
+	if p != nil && p.lazy != nil {
+		p = p.lazy.get()
+	}
 	if p == nil || len(vals) != len(p.props) || len(has) != len(p.props) {
 		return false
 	}
@@ -239,7 +271,7 @@ type objectPlan struct {
 // wholePlan returns a plan over the rendered schema's properties; nil
 // when the schema is outside the plan's shape.
 func (rs *ResponseSchema) wholePlan() *objectPlan {
-	if rs == nil || len(rs.rendered) == 0 {
+	if rs == nil || rs.ready() != nil || len(rs.rendered) == 0 {
 		return nil
 	}
 	var root struct {
@@ -253,7 +285,7 @@ func (rs *ResponseSchema) wholePlan() *objectPlan {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	plan := rs.Plan(names)
+	plan := rs.plan(names)
 	if plan == nil {
 		return nil
 	}

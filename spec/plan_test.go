@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -210,5 +211,78 @@ func TestObjectPlanPetstore(t *testing.T) {
 	}
 	if p.Accepts(vals, []bool{true, false, true, true}) {
 		t.Error("a pet without its required name accepted")
+	}
+}
+
+// TestLazyResponseSchema: a schema compiled on first use costs nothing
+// until then, and then decides as the schema compiled at once does; one
+// that does not compile says so once, and Validate leaves the verdict to
+// the caller (ErrNotCompiled).
+func TestLazyResponseSchema(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Collections[0]
+	eager, err := v.CompileResponseSchema(c.ItemSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy, err := v.LazyResponseSchema(c.ItemSchema, func(err error) { t.Errorf("onError(%v) for a schema that compiles", err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"id", "name", "categoryId", "status"}
+	plan := lazy.Plan(names)
+	if lazy.compiled != nil || plan == nil {
+		t.Fatalf("compiled %v, plan %v: want nothing compiled and a plan to come", lazy.compiled != nil, plan)
+	}
+	if lazy.Hash != eager.Hash {
+		t.Errorf("hash %d, want %d", lazy.Hash, eager.Hash)
+	}
+	vals := []any{json.Number("1"), "Rex", json.Number("3"), "sold"}
+	if !plan.Accepts(vals, []bool{true, true, true, true}) || lazy.compiled == nil {
+		t.Error("the plan did not compile the schema and accept a valid pet")
+	}
+	for _, doc := range []string{`{"id":1,"name":"Rex","categoryId":3}`, `{"id":1,"categoryId":3}`, `{"id":"1","name":"Rex","categoryId":3}`, `[]`} {
+		var d any
+		if err := json.Unmarshal([]byte(doc), &d); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := lazy.Validate(d) == nil, eager.Validate(d) == nil; got != want {
+			t.Errorf("%s: lazy valid %v, eager %v", doc, got, want)
+		}
+	}
+
+	bad, err := Parse([]byte(`openapi: 3.1.0
+info: {title: t, version: '1'}
+paths: {}
+components:
+  schemas:
+    Bad: {type: object, properties: {n: {type: string, pattern: '(?<'}}}
+`), "bad.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bv, err := bad.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	rs, err := bv.LazyResponseSchema(bad.Model.Components.Schemas.GetOrZero("Bad").Schema(), func(error) { calls++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := rs.Validate(map[string]any{"n": "x"}); !errors.Is(err, ErrNotCompiled) {
+			t.Errorf("Validate: %v, want ErrNotCompiled", err)
+		}
+	}
+	if rs.Plan(names).Accepts(vals, []bool{true, true, true, true}) || calls != 1 {
+		t.Errorf("plan accepted, or onError called %d times: want no plan, one call", calls)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	validator "github.com/pb33f/libopenapi-validator"
@@ -59,6 +60,40 @@ type Validator struct {
 	opts    *config.ValidationOptions
 	version float32
 	memo    *requestMemo // nil: every request is validated in full
+	// renders is shared by a validator and its Plain copy: they share
+	// the library's model and schema cache.
+	renders *firstUses
+}
+
+// firstUses serializes the calls into libopenapi-validator that may render
+// a schema. libopenapi v0.40.1 renders a schema for validation by setting
+// fields on the shared model (DynamicValue.MarshalYAMLInlineWithContext), so
+// two renders at once race, even of different operations that share a
+// component. A schema is rendered on its first use only (lazySchemaCache);
+// after the first call for a key has finished, the validator's schema cache
+// answers and later calls run concurrently.
+type firstUses struct {
+	mu   sync.Mutex
+	done sync.Map // keys whose first call has finished
+}
+
+// do runs fn, alone among first uses unless key has been used before.
+func (f *firstUses) do(key any, fn func()) {
+	if _, ok := f.done.Load(key); ok {
+		fn()
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn()
+	f.done.Store(key, struct{}{})
+}
+
+// alone runs fn alone among first uses: a compile always renders.
+func (f *firstUses) alone(fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn()
 }
 
 // NewValidator builds the validator once; it is safe for concurrent use.
@@ -92,6 +127,7 @@ func (s *Spec) NewValidator() (*Validator, error) {
 		schemas: schema_validation.NewSchemaValidator(opts...),
 		opts:    config.NewValidationOptions(opts...),
 		version: helpers.VersionToFloat(s.Model.Version),
+		renders: &firstUses{},
 	}
 	val.memo = newRequestMemo(val, s.Operations)
 	return val, nil
@@ -171,7 +207,9 @@ func (v *Validator) RequestDecoded(r *http.Request, op *Operation, doc any) Prob
 }
 
 func (v *Validator) request(r *http.Request, op *Operation, key requestKey, kind memoKind) Problems {
-	ok, errs := v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
+	var ok bool
+	var errs []*verrors.ValidationError
+	v.renders.do(op, func() { ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path) })
 	if ok {
 		if kind != memoNone {
 			v.memo.accept(key)
@@ -219,7 +257,11 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 		Body:       io.NopCloser(bytes.NewReader(body)),
 		Request:    r,
 	}
-	ok, errs := v.v.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(r, res, op.PathItem, op.Path)
+	var ok bool
+	var errs []*verrors.ValidationError
+	v.renders.do(responseUse{resp, mt}, func() {
+		ok, errs = v.v.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(r, res, op.PathItem, op.Path)
+	})
 	if ok {
 		return nil
 	}
@@ -235,7 +277,9 @@ func (v *Validator) Schema(schema *base.Schema, doc []byte) Problems {
 	if len(trimmed) == 0 {
 		return Problems{{Where: "body", Reason: "empty"}}
 	}
-	ok, errs := v.schemas.ValidateSchemaBytesWithVersion(schema, doc, v.version)
+	var ok bool
+	var errs []*verrors.ValidationError
+	v.renders.do(schema, func() { ok, errs = v.schemas.ValidateSchemaBytesWithVersion(schema, doc, v.version) })
 	if ok {
 		return nil
 	}
@@ -250,29 +294,39 @@ func (v *Validator) Schema(schema *base.Schema, doc []byte) Problems {
 // libopenapi-validator compiles it to validate a response body: the same
 // rendering (response direction), options, formats and OpenAPI version.
 type ResponseSchema struct {
-	compiled *jsonschema.Schema
 	// Hash identifies the schema's content: two schemas with the same hash
 	// accept the same documents.
 	Hash uint64
-	// rendered is the JSON the validator compiled, and formats the format
-	// checkers it was given: what Plan reads.
+	// compile, when set, compiles the schema on first use (see
+	// LazyResponseSchema); once guards it and err keeps its failure.
+	compile func() (*ResponseSchema, error)
+	once    sync.Once
+	err     error
+	// compiled is the schema; rendered is the JSON the validator compiled,
+	// and formats the format checkers it was given: what Plan reads.
+	compiled *jsonschema.Schema
 	rendered []byte
 	formats  map[string]func(any) error
 }
+
+// ErrNotCompiled marks a Validate that could not run because the schema
+// did not compile: the schema has no verdict, and the caller decides the
+// slower way (libopenapi-validator on the document).
+var ErrNotCompiled = errors.New("the schema did not compile")
 
 // CompileResponseSchema compiles schema as a response body schema.
 func (v *Validator) CompileResponseSchema(schema *base.Schema) (*ResponseSchema, error) {
 	return v.compileSchema(schema, schema_validation.SchemaValidationPurposeResponseBody)
 }
 
-// CompileRecordSchema compiles an item schema as a response body schema:
-// what records are held to, since every answer that carries one is
+// LazyRecordSchema is LazyResponseSchema for an item schema: records are
+// held to it as a response body, since every answer that carries one is
 // validated as a response.
-func (v *Validator) CompileRecordSchema(s *Schema) (*ResponseSchema, error) {
+func (v *Validator) LazyRecordSchema(s *Schema, onError func(error)) (*ResponseSchema, error) {
 	if s == nil {
 		return nil, errors.New("no schema")
 	}
-	return v.CompileResponseSchema(s.lib)
+	return v.LazyResponseSchema(s.lib, onError)
 }
 
 // Record validates a JSON document (a record, a part of one) against a
@@ -284,17 +338,58 @@ func (v *Validator) Record(s *Schema, doc []byte) Problems {
 	return v.Schema(s.lib, doc)
 }
 
+// LazyResponseSchema is CompileResponseSchema put off until the schema is
+// first used (Validate, or a plan's Accepts): its Hash is known at once.
+// Compiling every item schema of a document of a few hundred kilobytes
+// takes seconds at start-up, most of them for collections a mock session
+// never stores into. onError is told, once, when the schema turns out not
+// to compile; Validate then returns an error that wraps ErrNotCompiled.
+// The error is for a schema that cannot be compiled at all (none given).
+func (v *Validator) LazyResponseSchema(schema *base.Schema, onError func(error)) (*ResponseSchema, error) {
+	if schema == nil || schema.GoLow() == nil {
+		return nil, errors.New("no schema")
+	}
+	rs := &ResponseSchema{Hash: schema.GoLow().Hash()}
+	rs.compile = func() (*ResponseSchema, error) {
+		c, err := v.CompileResponseSchema(schema)
+		if err != nil && onError != nil {
+			onError(err)
+		}
+		return c, err
+	}
+	return rs, nil
+}
+
+// ready compiles a lazy schema the first time it is needed; it returns why
+// the schema did not compile, or nil.
+func (rs *ResponseSchema) ready() error {
+	rs.once.Do(func() {
+		if rs.compile == nil {
+			return
+		}
+		c, err := rs.compile()
+		if err != nil {
+			rs.err = err
+			return
+		}
+		rs.compiled, rs.rendered, rs.formats = c.compiled, c.rendered, c.formats
+	})
+	return rs.err
+}
+
 // compileSchema compiles schema as the validator does for purpose.
 func (v *Validator) compileSchema(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose) (*ResponseSchema, error) {
 	if schema == nil || schema.GoLow() == nil {
 		return nil, errors.New("no schema")
 	}
-	c, err := schema_validation.CompileSchemaForValidation(schema, purpose, v.opts, v.version)
+	var c *schema_validation.CompiledValidationSchema
+	var err error
+	v.renders.alone(func() { c, err = schema_validation.CompileSchemaForValidation(schema, purpose, v.opts, v.version) })
 	if err != nil {
 		return nil, err
 	}
 	if c == nil || c.CompiledSchema == nil {
-		return nil, errors.New("the schema did not compile")
+		return nil, ErrNotCompiled
 	}
 	return &ResponseSchema{compiled: c.CompiledSchema, Hash: schema.GoLow().Hash(), rendered: c.RenderedJSON, formats: v.opts.Formats}, nil
 }
@@ -302,6 +397,9 @@ func (v *Validator) compileSchema(schema *base.Schema, purpose schema_validation
 // Validate checks a decoded document (as encoding/json decodes into any)
 // the way the response validator does, and returns the first violation.
 func (rs *ResponseSchema) Validate(doc any) error {
+	if err := rs.ready(); err != nil {
+		return fmt.Errorf("%w: %v", ErrNotCompiled, err)
+	}
 	if doc == nil {
 		return errors.New("null, but the schema does not allow null")
 	}
@@ -381,4 +479,11 @@ func fieldPath(se *verrors.SchemaValidationFailure) string {
 		p = strings.Join(se.InstancePath, ".")
 	}
 	return p
+}
+
+// responseUse is the key of a response body's first validation: one
+// schema per declared response and media type.
+type responseUse struct {
+	resp      *Response
+	mediaType string
 }

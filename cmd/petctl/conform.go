@@ -17,7 +17,19 @@ type conformOptions struct {
 	url             string
 	apiKey          string
 	apiKeySet       bool
+	bearer          string
+	basic           string
+	headers         []string
+	cookies         []string
+	query           []string
+	clientID        string
+	clientSecret    string
+	tokenURL        string
+	recordPrefix    string
 	specPath        string
+	strict          bool
+	serverVars      []string
+	refFolders      []string
 	junitReport     string
 	jsonReport      string
 	labelFilter     string
@@ -31,6 +43,10 @@ type conformOptions struct {
 	now             string
 	requireCoverage bool
 	runID           string
+	// profileOut, compare and apiKeyB are the profile and drift flags (drift.go).
+	profileOut string
+	compare    string
+	apiKeyB    string
 }
 
 func newConformCmd(a *app, runF func(*conformOptions) error) *cobra.Command {
@@ -39,12 +55,19 @@ func newConformCmd(a *app, runF func(*conformOptions) error) *cobra.Command {
 		Use:   "conform",
 		Short: "Check a deployment of the API against the spec",
 		Long: `Check a deployment against the spec (the embedded Petstore by default): auth on
-every operation, the Error body of every error, pagination bounds, filters,
-create and read back, deprecation headers, and every response against the
-spec's schemas. Where the description leaves behaviour open, what the
-deployment does is recorded in the report, not judged.
+every operation, every error in the format the spec declares for it,
+pagination bounds, filters, create, read, update and delete of a record,
+deprecation headers, and every response against the spec's schemas. Where
+the description leaves behaviour open, what the deployment does is recorded
+in the report, not judged.
 
-The key comes from --api-key or PETCTL_API_KEY; it is never printed.
+Credentials, for every kind of security scheme: --api-key (PETCTL_API_KEY),
+--bearer (PETCTL_BEARER), --basic USER:PASSWORD (PETCTL_BASIC), --header,
+--cookie and --query by name, and OAuth 2 client credentials
+(--oauth2-client-id, --oauth2-client-secret or PETCTL_OAUTH2_CLIENT_SECRET).
+They go to the origin of --url only (the client secret to the token
+endpoint only) and are never printed. An operation whose scheme has no
+credential given is skipped, saying which flag would give it.
 Exit status: 0 every check passed, 1 a check failed or the run stopped early
 (--deadline, an interrupt), 2 a usage, configuration or spec error, 3 the
 target could not be reached at all.`,
@@ -63,8 +86,20 @@ target could not be reached at all.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.url, "url", "", "base URL of the deployment, with its version prefix (https://staging.example.com/v1)")
-	f.StringVar(&opts.apiKey, "api-key", "", "API key (default: $PETCTL_API_KEY)")
+	f.StringVar(&opts.apiKey, "api-key", "", "API key, for apiKey schemes and http bearer (default: $PETCTL_API_KEY)")
+	f.StringVar(&opts.bearer, "bearer", "", "bearer token for http bearer, oauth2 and openIdConnect schemes (default: $PETCTL_BEARER)")
+	f.StringVar(&opts.basic, "basic", "", "USER:PASSWORD for http basic schemes (default: $PETCTL_BASIC)")
+	f.StringArrayVar(&opts.headers, "header", nil, "'Name: value': the credential of the apiKey scheme in that header, else sent with every request (repeatable)")
+	f.StringArrayVar(&opts.cookies, "cookie", nil, "name=value: the credential of the apiKey scheme in that cookie, else sent with every request (repeatable)")
+	f.StringArrayVar(&opts.query, "query", nil, "name=value: the credential of the apiKey scheme in that query parameter, else sent with every request (repeatable)")
+	f.StringVar(&opts.clientID, "oauth2-client-id", "", "OAuth 2 client id: tokens are fetched with the client credentials grant, with the scopes each operation requires")
+	f.StringVar(&opts.clientSecret, "oauth2-client-secret", "", "OAuth 2 client secret (default: $PETCTL_OAUTH2_CLIENT_SECRET)")
+	f.StringVar(&opts.tokenURL, "token-url", "", "token endpoint, instead of the document's tokenUrl (or openIdConnect discovery)")
+	f.StringVar(&opts.recordPrefix, "record-name-prefix", conformance.DefaultRecordNamePrefix, "letters and spaces that start the text of the records the run creates")
 	f.StringVar(&opts.specPath, "spec", "", "OpenAPI document to check against (default: the embedded Petstore)")
+	f.BoolVar(&opts.strict, "strict", false, "refuse documents with the quirks of generated ones instead of warning, as petctl serve --strict does")
+	f.StringArrayVar(&opts.serverVars, "server-variable", nil, "NAME=VALUE: the value of a {variable} of the document's server URLs (repeatable)")
+	f.StringArrayVar(&opts.refFolders, "ref-folder", nil, "a local folder, besides the document's own, that its $refs may read (repeatable)")
 	f.StringVar(&opts.junitReport, "junit-report", "", "write a JUnit XML report to this file")
 	f.StringVar(&opts.jsonReport, "json-report", "", "write a JSON report (Ginkgo's format) to this file")
 	f.StringVar(&opts.labelFilter, "label-filter", "", "run only the checks whose labels match (Ginkgo syntax: 'auth || pagination', '!write')")
@@ -77,35 +112,85 @@ target could not be reached at all.`,
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print every check with its requests, not only failures")
 	f.StringVar(&opts.now, "now", "", "judge deprecation and removal dates as of this date (2031-01-01 or RFC 3339; default: the clock)")
 	f.BoolVar(&opts.requireCoverage, "require-coverage", false, "fail when an operation of the spec was not exercised")
-	f.StringVar(&opts.runID, "run-id", "", "name the records the run creates petctl-conform-<run-id>-N (default: random)")
+	f.StringVar(&opts.runID, "run-id", "", "the run's id, written in letters in the records it creates (default: random)")
+	addProfileFlags(f, opts)
 	return cmd
 }
 
 func conformRun(a *app, opts *conformOptions) error {
 	var problems []error
 	cfg := conformance.Config{
-		BaseURL:         opts.url,
-		APIKey:          opts.apiKey,
-		LabelFilter:     opts.labelFilter,
-		ReadOnly:        opts.readOnly,
-		FailFast:        opts.failFast,
-		Timeout:         opts.timeout,
-		Deadline:        opts.deadline,
-		RetryAfterMax:   opts.retryAfterMax,
-		RetryBudget:     opts.retryBudget,
-		RequireCoverage: opts.requireCoverage,
-		RunID:           opts.runID,
-		JUnitReport:     opts.junitReport,
-		JSONReport:      opts.jsonReport,
-		Verbose:         opts.verbose,
-		Color:           isTerminal(a.out) && a.getenv("NO_COLOR") == "" && a.getenv("TERM") != "dumb",
-		Out:             a.out,
-		Err:             a.err,
+		BaseURL:            opts.url,
+		APIKey:             opts.apiKey,
+		LabelFilter:        opts.labelFilter,
+		ReadOnly:           opts.readOnly,
+		FailFast:           opts.failFast,
+		Timeout:            opts.timeout,
+		Deadline:           opts.deadline,
+		RetryAfterMax:      opts.retryAfterMax,
+		RetryBudget:        opts.retryBudget,
+		RequireCoverage:    opts.requireCoverage,
+		RunID:              opts.runID,
+		Bearer:             opts.bearer,
+		Basic:              opts.basic,
+		OAuth2ClientID:     opts.clientID,
+		OAuth2ClientSecret: opts.clientSecret,
+		TokenURL:           opts.tokenURL,
+		RecordNamePrefix:   opts.recordPrefix,
+		JUnitReport:        opts.junitReport,
+		JSONReport:         opts.jsonReport,
+		Verbose:            opts.verbose,
+		Color:              isTerminal(a.out) && a.getenv("NO_COLOR") == "" && a.getenv("TERM") != "dumb",
+		Out:                a.out,
+		Err:                a.err,
 	}
 	if !opts.apiKeySet {
-		cfg.APIKey = a.getenv("PETCTL_API_KEY")
+		cfg.APIKey = a.getenv(conformance.EnvAPIKey)
 	} else if opts.apiKey == "" {
 		problems = append(problems, errors.New("--api-key is empty"))
+	}
+	// Secrets from the environment, where CI keeps them out of process lists.
+	for _, e := range []struct {
+		v   *string
+		env string
+	}{{&cfg.Bearer, conformance.EnvBearer}, {&cfg.Basic, conformance.EnvBasic}, {&cfg.OAuth2ClientSecret, conformance.EnvClientSecret}} {
+		if *e.v == "" {
+			*e.v = a.getenv(e.env)
+		}
+	}
+	for _, h := range opts.headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok {
+			problems = append(problems, fmt.Errorf("--header %q: want 'Name: value'", h))
+			continue
+		}
+		cfg.Headers = append(cfg.Headers, conformance.NamedValue{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
+	}
+	for _, set := range []struct {
+		flag string
+		in   []string
+		out  *[]conformance.NamedValue
+	}{{"--cookie", opts.cookies, &cfg.Cookies}, {"--query", opts.query, &cfg.Query}} {
+		for _, v := range set.in {
+			name, value, ok := strings.Cut(v, "=")
+			if !ok {
+				problems = append(problems, fmt.Errorf("%s %q: want name=value", set.flag, v))
+				continue
+			}
+			*set.out = append(*set.out, conformance.NamedValue{Name: name, Value: value})
+		}
+	}
+	load := spec.LoadOptions{Strict: opts.strict, RefFolders: opts.refFolders}
+	for _, v := range opts.serverVars {
+		name, value, ok := strings.Cut(v, "=")
+		if !ok || name == "" {
+			problems = append(problems, fmt.Errorf("--server-variable %q: want NAME=VALUE", v))
+			continue
+		}
+		if load.ServerVariables == nil {
+			load.ServerVariables = map[string]string{}
+		}
+		load.ServerVariables[name] = value
 	}
 	if opts.timeout <= 0 {
 		problems = append(problems, fmt.Errorf("--timeout %s: want a positive duration such as 10s", opts.timeout))
@@ -126,10 +211,14 @@ func conformRun(a *app, opts *conformOptions) error {
 		}
 		cfg.Now = t.UTC()
 	}
+	problems = append(problems, profileFlagProblems(a, opts)...)
 	if len(problems) > 0 {
 		return usageError(errors.Join(problems...))
 	}
-	s, err := spec.Load(opts.specPath)
+	// The document is read as petctl serve reads it: split over files,
+	// server variables filled, the quirks of generated documents served
+	// with a warning (refused with --strict).
+	s, err := spec.LoadWith(opts.specPath, load)
 	if err != nil {
 		return usageError(err)
 	}
@@ -137,7 +226,14 @@ func conformRun(a *app, opts *conformOptions) error {
 		fmt.Fprintln(a.err, "warning:", w)
 	}
 	cfg.Spec = s
+	if opts.compare != "" {
+		return compareRun(a, opts, cfg)
+	}
+	cfg.Profile = opts.profileOut != ""
 	res, err := conformance.Run(a.ctx, cfg)
+	if err := writeProfile(a, opts.profileOut, res); err != nil {
+		return err
+	}
 	var ue *conformance.UsageError
 	var unreachable *conformance.UnreachableError
 	switch {
@@ -150,14 +246,13 @@ func conformRun(a *app, opts *conformOptions) error {
 	case res.Interrupted:
 		return failure(fmt.Errorf("%s: stopped after %d of %d checks (%d failed, %d skipped)", res.StopReason, res.Passed+res.Failed, res.Passed+res.Failed+res.Skipped, res.Failed, res.Skipped))
 	case !res.OK():
-		var parts []string
-		if res.Failed > 0 || len(res.SuiteFailures) == 0 {
-			parts = append(parts, fmt.Sprintf("%d of %d checks failed (%d skipped)", res.Failed, res.Passed+res.Failed, res.Skipped))
+		msg := fmt.Sprintf("%d of %d checks failed (%d skipped)", res.Failed, res.Passed+res.Failed, res.Skipped)
+		if len(res.FailedChecks) == 1 {
+			msg += ": " + res.FailedChecks[0]
+		} else {
+			msg += "; the summary above lists them"
 		}
-		for _, f := range res.SuiteFailures {
-			parts = append(parts, oneLine(f))
-		}
-		return failure(errors.New(strings.Join(parts, "; ")))
+		return failure(errors.New(msg))
 	}
 	return nil
 }

@@ -18,8 +18,12 @@ import (
 // the deployment does not know.
 func TestConformServe(t *testing.T) {
 	const key = "conform-cli-key-77aa"
-	base, _ := startServe(t, map[string]string{"PETCTL_API_KEY": key})
 	dir := t.TempDir()
+	// GET /store/orders answered, as a deployment configures it: serve
+	// answers it 501 otherwise, which --require-coverage counts.
+	config := filepath.Join(dir, "petctl.yaml")
+	os.WriteFile(config, []byte("responses:\n  listStoreOrders:\n    status: 200\n    body: []\n"), 0o600)
+	base, _ := startServe(t, map[string]string{"PETCTL_API_KEY": key}, "--config", config)
 	junit, jsonReport := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "out", "report.json")
 
 	start := time.Now()
@@ -91,6 +95,14 @@ func TestConformExitCodes(t *testing.T) {
 		{"no url", append([]string{"conform"}, key...), exitUsage, "--url is required"},
 		{"relative url", append([]string{"conform", "--url", "/v1"}, key...), exitUsage, "--url"},
 		{"no key", []string{"conform", "--url", base}, exitUsage, "PETCTL_API_KEY"},
+		{"bad server variable", append([]string{"conform", "--url", base, "--server-variable", "novalue"}, key...), exitUsage, "--server-variable"},
+		// Read as serve reads it: split over files, quirks served with a
+		// warning, server variables filled (then the target is down: 3).
+		{"multi-file spec", append([]string{"conform", "--url", closed, "--spec", "../../fixtures/styles/multifile/openapi.yaml"}, key...), exitUnreachable, "cannot reach"},
+		{"quirky spec", append([]string{"conform", "--url", closed, "--spec", "../../fixtures/styles/quirks.yaml"}, key...), exitUnreachable, "cannot reach"},
+		{"quirky spec, --strict", append([]string{"conform", "--url", closed, "--strict", "--spec", "../../fixtures/styles/quirks.yaml"}, key...), exitUsage, "quirks.yaml"},
+		{"server variable set", append([]string{"conform", "--url", closed, "--spec", "../../fixtures/styles/servervars.yaml", "--server-variable", "scheme=http"}, key...), exitUnreachable, "cannot reach"},
+		{"server variable outside its enum", append([]string{"conform", "--url", closed, "--spec", "../../fixtures/styles/servervars.yaml", "--server-variable", "scheme=ftp"}, key...), exitUsage, "{scheme}: the configured value \"ftp\" is not one of http, https"},
 		{"empty key", []string{"conform", "--url", base, "--api-key", ""}, exitUsage, "--api-key is empty"},
 		{"unknown flag", []string{"conform", "--url", base, "--fast"}, exitUsage, "unknown flag: --fast"},
 		{"argument", append([]string{"conform", "now"}, key...), exitUsage, "unknown command"},
@@ -105,7 +117,13 @@ func TestConformExitCodes(t *testing.T) {
 		{"bad retry-after-max", append([]string{"conform", "--url", base, "--retry-after-max", "0s"}, key...), exitUsage, "--retry-after-max"},
 		{"bad retry budget", append([]string{"conform", "--url", base, "--retry-budget", "-1m"}, key...), exitUsage, "--retry-budget"},
 		{"bad deadline", append([]string{"conform", "--url", base, "--deadline", "0s"}, key...), exitUsage, "--deadline"},
-		{"coverage not met", append([]string{"conform", "--url", base, "--read-only", "--require-coverage"}, key...), exitFailure, "--require-coverage: 1 of 4 operations of the document were not exercised: createPet"},
+		{"coverage not met", append([]string{"conform", "--url", base, "--read-only", "--require-coverage"}, key...), exitFailure, "checks failed (22 skipped): coverage · the document: every operation of the document is exercised (--require-coverage)"},
+		{"wrong base URL", append([]string{"conform", "--url", strings.TrimSuffix(base, "/v1")}, key...), exitUsage, "is the base URL right? every operation answered 404"},
+		{"no credential for a scheme, with --require-coverage", []string{"conform", "--url", base, "--basic", "u:p", "--require-coverage"}, exitUsage, `createPet (no credential for "bearerAuth" (http bearer): give --bearer TOKEN (or --api-key))`},
+		{"bad basic", append([]string{"conform", "--url", base, "--basic", "nocolon"}, key...), exitUsage, "--basic: want USER:PASSWORD"},
+		{"bad header", append([]string{"conform", "--url", base, "--header", "X-Key"}, key...), exitUsage, "--header \"X-Key\": want 'Name: value'"},
+		{"bad record name prefix", append([]string{"conform", "--url", base, "--record-name-prefix", "ci-42"}, key...), exitUsage, "--record-name-prefix"},
+		{"client id without secret", append([]string{"conform", "--url", base, "--oauth2-client-id", "c"}, key...), exitUsage, "--oauth2-client-id and --oauth2-client-secret go together"},
 		{"fail fast", append([]string{"conform", "--url", base, "--api-key", "wrong", "--fail-fast"}, key[:0]...), exitFailure, "checks failed"},
 	}
 	for _, tc := range tests {
@@ -119,7 +137,11 @@ func TestConformExitCodes(t *testing.T) {
 				t.Errorf("stderr %q: want its last line to start with 'petctl: ' and mention %q", stderr, tc.wantIn)
 			}
 			if tc.code == exitUsage || tc.code == exitUnreachable {
-				if strings.Count(stderr, "\n") != 1 || out != "" {
+				// A document's quirks are a warning line each.
+				if tc.name == "quirky spec" && !strings.Contains(stderr, "warning: ") {
+					t.Errorf("no warning about the document's quirks: %q", stderr)
+				}
+				if strings.Count(stderr, "\n")-strings.Count(stderr, "warning: ") != 1 || out != "" {
 					t.Errorf("want one line on stderr and nothing on stdout; stderr %q, stdout %q", stderr, out)
 				}
 			}

@@ -99,6 +99,8 @@ It serves the Petstore Animals API by default.`,
 	root.AddCommand(
 		newServeCmd(a, nil),
 		newConformCmd(a, nil),
+		newDiffCmd(a, nil),
+		newDriftCmd(a, nil),
 		newDomainCmd(a),
 		newDocsCmd(a),
 		newInitCmd(a),

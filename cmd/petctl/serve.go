@@ -25,8 +25,9 @@ import (
 const devKey = config.DevKey
 
 type serveOptions struct {
-	configPath string
-	flags      *pflag.FlagSet
+	configPath  string
+	profilePath string
+	flags       *pflag.FlagSet
 	// ready, when set, receives the base URL once the server listens (tests).
 	ready func(baseURL string)
 }
@@ -41,14 +42,15 @@ stateful mock: POST creates, GET lists and reads back. Every request and every
 response is validated against the spec; errors are the API's Error body.
 
 Settings come from built-in defaults, then petctl.yaml in the working
-directory (or --config FILE), then PETCTL_* environment variables, then these
-flags; 'petctl init' writes a starter file that shows every setting.
+directory (or --config FILE), then a --profile FILE recorded from a
+deployment, then PETCTL_* environment variables, then these flags; 'petctl init' writes a starter file that shows every setting.
 API keys come from --api-key (repeatable), PETCTL_API_KEYS (comma-separated),
 PETCTL_API_KEY or auth.keys; with none, the development key is used and printed.`,
 		Example: `  petctl serve
   petctl serve --addr 127.0.0.1:8080 --api-key secret1 --api-key secret2
   petctl serve --spec openapi.yaml --fixtures pets.json
   petctl serve --now 2031-01-01          # the API after getPet's removal
+  petctl serve --profile staging.profile.yaml  # answer as staging does (petctl conform --profile-out)
   petctl serve --generate 10000 --seed 7 # ten thousand synthetic animals`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
@@ -61,9 +63,14 @@ PETCTL_API_KEY or auth.keys; with none, the development key is used and printed.
 	f := cmd.Flags()
 	opts.flags = f
 	f.StringVar(&opts.configPath, "config", "", "configuration file (default: ./petctl.yaml when it exists)")
+	f.StringVar(&opts.profilePath, "profile", "", "profile of a deployment (petctl conform --profile-out), applied over the configuration file")
 	addConfigFlags(f)
 	return cmd
 }
+
+// fileFlags are the serve flags that name files of settings rather than
+// set one.
+var fileFlags = map[string]bool{"config": true, "profile": true}
 
 // addConfigFlags declares a flag for every setting with a flag tag, with
 // the setting's help and default: the flags are declared once, by the
@@ -97,14 +104,20 @@ func (v *textValue) Type() string       { return v.typ }
 // configuration, so that prepare can add the spec-dependent ones and
 // report them all at once; an error means no configuration at all.
 func loadConfig(a *app, path string, flags *pflag.FlagSet) (*config.Loaded, config.Problems, error) {
-	l, err := config.Load(path, a.getenv)
+	var profile string
+	if flags != nil {
+		if f := flags.Lookup("profile"); f != nil {
+			profile = f.Value.String()
+		}
+	}
+	l, err := config.LoadWithProfile(path, profile, a.getenv)
 	var ps config.Problems
 	if err != nil && !errors.As(err, &ps) {
 		return nil, nil, usageError(err)
 	}
 	if flags != nil {
 		flags.Visit(func(f *pflag.Flag) {
-			if f.Name == "config" {
+			if fileFlags[f.Name] {
 				return
 			}
 			values := []string{f.Value.String()}
@@ -167,6 +180,9 @@ func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger
 	files, errs := fixtureFiles(c, s)
 	o, err := c.EngineOptions(time.Now())
 	if err != nil {
+		errs = append(errs, err)
+	}
+	if o.Auth.SigningKey, err = signingKey(c); err != nil {
 		errs = append(errs, err)
 	}
 	o.Spec, o.Fixtures, o.Logger, o.LogBuffer = s, files, logger, logs
@@ -290,6 +306,20 @@ func fixtureFiles(c *config.Config, s *spec.Spec) ([]engine.FixtureFile, []error
 	return append(files, engine.FixtureFile{Name: "embedded petstore/pets.json", Data: data}), nil
 }
 
+// signingKey reads the PEM file of auth.oauth.signingKey; the engine
+// checks what it holds.
+func signingKey(c *config.Config) ([]byte, error) {
+	p := c.Auth.OAuth.SigningKey
+	if p == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, &engine.OptionError{Key: "auth.oauth.signingKey", Err: fmt.Errorf("signing key %s: %v", p, unwrapPathErr(err))}
+	}
+	return data, nil
+}
+
 func unwrapPathErr(err error) error {
 	if pe, ok := err.(*fs.PathError); ok {
 		return pe.Err
@@ -304,6 +334,9 @@ func printBanner(a *app, p *prepared, base string) {
 	if p.cfg.File != "" {
 		fmt.Fprintf(w, "  config     %s\n", p.cfg.File)
 	}
+	if p.cfg.Profile != "" {
+		fmt.Fprintf(w, "  profile    %s\n", p.cfg.Profile)
+	}
 	switch {
 	case c.Auth.Mode == "open":
 		fmt.Fprintf(w, "  API keys   open: any non-empty key is accepted\n")
@@ -311,6 +344,16 @@ func printBanner(a *app, p *prepared, base string) {
 		fmt.Fprintf(w, "  API key    %s (development key; set --api-key or PETCTL_API_KEY for your own)\n", devKey)
 	default:
 		fmt.Fprintf(w, "  API keys   %d configured\n", len(c.Auth.Keys))
+	}
+	key := "<API_KEY>"
+	if c.UsesDevKey() {
+		key = devKey
+	}
+	origin := strings.TrimSuffix(base, s.BasePath)
+	access := map[string]engine.SchemeAccess{}
+	for _, acc := range p.srv.Access() {
+		access[acc.Scheme.Name] = acc
+		fmt.Fprintf(w, "  auth       %s\n", howToAuthenticate(acc, origin, key))
 	}
 	colls := p.srv.Collections()
 	names := make([]string, 0, len(colls))
@@ -324,27 +367,98 @@ func printBanner(a *app, p *prepared, base string) {
 	if c.Clock.Now != "" {
 		fmt.Fprintf(w, "  clock      starts at %s\n", c.Clock.Now)
 	}
-	fmt.Fprintf(w, "  admin      %s%s (health, ready, reset, store, requests)\n", strings.TrimSuffix(base, s.BasePath), engine.AdminPrefix)
-	printReferenceLine(w, s, strings.TrimSuffix(base, s.BasePath))
+	fmt.Fprintf(w, "  admin      %s%s (health, ready, reset, store, requests)\n", origin, engine.AdminPrefix)
+	printReferenceLine(w, s, origin)
 	if len(s.Collections) > 0 {
-		key := "<API_KEY>"
-		if c.UsesDevKey() {
-			key = devKey
-		}
-		fmt.Fprintf(w, "  try        %s\n", tryCommand(s, s.Collections[0], base, key))
+		fmt.Fprintf(w, "  try        %s\n", tryCommand(s.Collections[0], base, key, access))
 	}
 	fmt.Fprintln(w, "  stop       Ctrl-C")
 }
 
+// howToAuthenticate is the banner's line for one security scheme: what to
+// send, and for oauth2 and openIdConnect the curl command that gets a
+// token. key is the development key, or a placeholder when the keys are
+// the user's own; configured secrets are never printed.
+func howToAuthenticate(acc engine.SchemeAccess, origin, key string) string {
+	sc := acc.Scheme
+	switch sc.Kind {
+	case spec.SchemeUnsupported:
+		return fmt.Sprintf("%s: not served; the operations that need it answer 501", sc)
+	case spec.SchemeBasic:
+		user, password := "me", key
+		note := "any user name, with an API key as the password"
+		if acc.Restricted {
+			user, password = acc.Users[0], "<PASSWORD>"
+			note = "users " + strings.Join(acc.Users, ", ") + " (auth.schemes." + sc.Name + ")"
+		}
+		return fmt.Sprintf("%s: %s: curl -u '%s:%s'", sc, note, user, password)
+	case spec.SchemeOAuth2, spec.SchemeOpenID:
+		line := fmt.Sprintf("%s: a token: %s", sc, tokenCommand(acc, origin, key))
+		if acc.DiscoveryPath != "" {
+			line += "; discovery " + origin + acc.DiscoveryPath
+		}
+		if !acc.Restricted {
+			line += "; an API key is a token with every scope too"
+		}
+		return line
+	}
+	secret := key
+	if acc.Restricted {
+		secret = "<API_KEY>"
+		if sc.Kind == spec.SchemeBearer {
+			secret = "<TOKEN>"
+		}
+	}
+	return fmt.Sprintf("%s: '%s'", sc, sc.Example(secret))
+}
+
+// tokenCommand is a curl command that asks the token endpoint of an
+// oauth2 or openIdConnect scheme for a token: with the client credentials
+// grant, or the password grant when the configuration names users and no
+// client.
+func tokenCommand(acc engine.SchemeAccess, origin, key string) string {
+	url := origin + acc.TokenPath
+	scope := ""
+	if len(acc.Scopes) > 0 {
+		// Encoded by curl: a scope may hold '+' or '&'.
+		scope = fmt.Sprintf(" --data-urlencode 'scope=%s'", strings.Join(acc.Scopes, " "))
+	}
+	switch {
+	case !acc.Restricted:
+		return fmt.Sprintf("curl -u 'client:%s' -d grant_type=client_credentials%s '%s'", key, scope, url)
+	case len(acc.Clients) > 0:
+		return fmt.Sprintf("curl -u '%s:<SECRET>' -d grant_type=client_credentials%s '%s'", acc.Clients[0], scope, url)
+	case len(acc.Users) > 0:
+		return fmt.Sprintf("curl -d grant_type=password -d username=%s -d 'password=<PASSWORD>'%s '%s'", acc.Users[0], scope, url)
+	}
+	return "static tokens only (auth.schemes." + acc.Scheme.Name + ".tokens)"
+}
+
 // tryCommand is a curl command that lists coll, carrying key where the list
 // operation's first security alternative takes it.
-func tryCommand(s *spec.Spec, coll *spec.Collection, base, key string) string {
+func tryCommand(coll *spec.Collection, base, key string, access map[string]engine.SchemeAccess) string {
 	target := base + coll.Path
-	var headers []string
-	if op := coll.List; op != nil {
-		if alts := engine.Credentials(s, op); len(alts) > 0 {
-			for _, c := range alts[0] {
-				ex := c.Example(key)
+	var args []string
+	if op := coll.List; op != nil && len(op.Requirements) > 0 {
+		for _, use := range op.Requirements[0] {
+			sc, acc := use.Scheme, access[use.Scheme.Name]
+			secret := key
+			switch {
+			case acc.Restricted && sc.Bearer():
+				secret = "<TOKEN>"
+			case acc.Restricted:
+				secret = "<API_KEY>"
+			}
+			switch {
+			case sc.Kind == spec.SchemeBasic:
+				user := "me"
+				if acc.Restricted {
+					user, secret = acc.Users[0], "<PASSWORD>"
+				}
+				args = append(args, "-u '"+user+":"+secret+"' ")
+			case sc.Kind == spec.SchemeUnsupported:
+			default:
+				ex := sc.Example(secret)
 				if q, ok := strings.CutPrefix(ex, "?"); ok {
 					sep := "?"
 					if strings.Contains(target, "?") {
@@ -352,10 +466,10 @@ func tryCommand(s *spec.Spec, coll *spec.Collection, base, key string) string {
 					}
 					target += sep + q
 				} else {
-					headers = append(headers, "-H '"+ex+"' ")
+					args = append(args, "-H '"+ex+"' ")
 				}
 			}
 		}
 	}
-	return "curl " + strings.Join(headers, "") + "'" + target + "'"
+	return "curl " + strings.Join(args, "") + "'" + target + "'"
 }

@@ -39,7 +39,7 @@ func taggedFlags(t *testing.T) map[string][2]string {
 	return out
 }
 
-// TestServeFlagsMatchConfigTags: every flag of serve but --config sets the
+// TestServeFlagsMatchConfigTags: every flag of serve but --config and --profile sets the
 // configuration key whose flag tag names it, and every key with a flag tag
 // has its flag, showing the key's default and a help that fits --help.
 func TestServeFlagsMatchConfigTags(t *testing.T) {
@@ -51,7 +51,7 @@ func TestServeFlagsMatchConfigTags(t *testing.T) {
 	a := &app{ctx: context.Background(), out: io.Discard, err: io.Discard, getenv: func(string) string { return "" }}
 	declared := map[string]*pflag.Flag{}
 	newServeCmd(a, nil).Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Name != "config" {
+		if !fileFlags[f.Name] {
 			declared[f.Name] = f
 		}
 	})

@@ -1,0 +1,173 @@
+package conformance_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+	"github.com/petctl/petctl/conformance"
+	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/spec"
+)
+
+// corpusDir finds the shared corpus of public documents: $PETCTL_CORPUS,
+// else shared/corpus beside the repository or a folder above it; "" when
+// there is none.
+func corpusDir() string {
+	if d := os.Getenv("PETCTL_CORPUS"); d != "" {
+		return d
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if fi, err := os.Stat(filepath.Join(dir, "shared", "corpus")); err == nil && fi.IsDir() {
+			return filepath.Join(dir, "shared", "corpus")
+		}
+	}
+	return ""
+}
+
+// corpusDocuments are the entry documents of the corpus: its YAML files,
+// and openapi.yaml in each folder of a multi-file document.
+func corpusDocuments(t *testing.T) []string {
+	t.Helper()
+	dir := corpusDir()
+	if dir == "" {
+		t.Skip("no shared/corpus of public documents beside the repository")
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case e.IsDir():
+			if _, err := os.Stat(filepath.Join(p, "openapi.yaml")); err == nil {
+				out = append(out, filepath.Join(p, "openapi.yaml"))
+			}
+		case strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".json"):
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestCorpusConforms runs every check against petctl serve for each
+// document of the corpus: none may fail. What serve cannot do yet (an
+// operation it answers 501) is skipped and counted not exercised, never
+// blamed; a document serve refuses is skipped, saying why. Each document
+// runs in a process of its own, beside the others.
+func TestCorpusConforms(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the corpus runs thousands of checks")
+	}
+	t.Parallel()
+	for _, path := range corpusDocuments(t) {
+		name := filepath.Base(path)
+		if name == "openapi.yaml" {
+			name = filepath.Base(filepath.Dir(path))
+		}
+		t.Run(name, func(t *testing.T) {
+			if !inOwnProcess(t) {
+				return
+			}
+			served, err := spec.LoadWith(path, spec.LoadOptions{})
+			if err != nil {
+				t.Skipf("the document does not load: %v", err)
+			}
+			srv, err := engine.New(engine.Options{Spec: served, Keys: []string{testKey}})
+			if err != nil {
+				t.Skipf("petctl serve refuses the document: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
+			}
+			doc, err := spec.LoadWith(path, spec.LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			// serve takes an API key for every scheme: as a bearer token
+			// (a token with every scope for oauth2 and openIdConnect), as
+			// an apiKey, and as the password of any user for basic.
+			o := conform(t, serveRaw(t, srv)+doc.BasePath, func(c *conformance.Config) {
+				c.Spec, c.Validator = doc, nil
+				c.Bearer, c.Basic = testKey, "conformer:"+testKey
+				c.Timeout = 10 * time.Second
+			})
+			// A failure whose answer was a server error is serve's own
+			// admission that it failed, never a false alarm of the
+			// checks: those are listed, the others fail the test.
+			var serverErrors, others []string
+			for _, sr := range o.res.Report.SpecReports {
+				if !sr.State.Is(types.SpecStateFailureStates) || sr.LeafNodeType != types.NodeTypeIt {
+					continue
+				}
+				if serverError.MatchString(sr.Failure.Message) {
+					serverErrors = append(serverErrors, sr.FullText())
+				} else {
+					others = append(others, sr.FullText()+"\n"+sr.Failure.Message)
+				}
+			}
+			if len(others) > 0 {
+				t.Errorf("%d checks failed against petctl serve:\n%s", len(others), strings.Join(others, "\n\n"))
+			}
+			if len(serverErrors) > 0 {
+				t.Logf("%d checks failed on a server error of petctl serve's own:\n  %s", len(serverErrors), strings.Join(serverErrors, "\n  "))
+			}
+			t.Logf("%s: %d checks, %d passed, %d skipped, %d requests in %s; %d of %d operations exercised",
+				name, o.res.Passed+o.res.Failed+o.res.Skipped, o.res.Passed, o.res.Skipped, o.res.Requests, time.Since(start).Round(time.Millisecond),
+				len(doc.Operations)-len(o.res.NotExercised), len(doc.Operations))
+			t.Logf("skipped:\n%s", skipReasons(o))
+			t.Logf("not exercised:\n%s", notExercised(o))
+		})
+	}
+}
+
+// serverError finds the response line of a failure message whose answer
+// was a 5xx.
+var serverError = regexp.MustCompile(`(?m)^\s*response: 5[0-9][0-9] `)
+
+// skipReasons counts the reasons the run's checks were skipped for, the
+// operation each names left out.
+func skipReasons(o outcome) string {
+	count := map[string]int{}
+	for _, sr := range o.res.Report.SpecReports {
+		if sr.State.String() != "skipped" {
+			continue
+		}
+		r := sr.Failure.Message
+		if h := sr.ContainerHierarchyTexts; len(h) > 2 {
+			id, _, _ := strings.Cut(h[2], " (")
+			r = strings.ReplaceAll(r, id, "<op>")
+		}
+		count[r]++
+	}
+	return counted(count)
+}
+
+// notExercised counts the reasons the operations were not exercised for.
+func notExercised(o outcome) string {
+	count := map[string]int{}
+	for id, r := range o.res.NotExercised {
+		count[strings.ReplaceAll(r, id, "<op>")]++
+	}
+	return counted(count)
+}
+
+func counted(count map[string]int) string {
+	var lines []string
+	for r, n := range count {
+		lines = append(lines, fmt.Sprintf("  %4d  %s", n, r))
+	}
+	slices.SortFunc(lines, func(a, b string) int { return strings.Compare(b, a) })
+	return strings.Join(lines, "\n")
+}

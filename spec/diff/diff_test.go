@@ -1,0 +1,192 @@
+package diff
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/petctl/petctl/spec"
+)
+
+// edit replaces old, which must occur exactly once in the base document.
+type edit struct{ old, new string }
+
+// want is a change as the report gives it.
+type want struct {
+	sev     Severity
+	subject string
+	what    string
+}
+
+func (w want) String() string { return fmt.Sprintf("%s | %s | %s", w.sev, w.subject, w.what) }
+
+// judgedOn is the date every pair is judged at, unless the case says
+// otherwise: before getBook's removal date, 2030-12-05.
+var judgedOn = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+
+// load writes doc to a file of its own and reads it as petctl does.
+func load(t *testing.T, name, doc string) *spec.Spec {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := spec.Load(path)
+	if err != nil {
+		t.Fatalf("%s does not load: %v", name, err)
+	}
+	return s
+}
+
+// pair is the base document and the base with edits applied.
+func pair(t *testing.T, edits []edit) (old, new *spec.Spec) {
+	t.Helper()
+	base, err := os.ReadFile("testdata/base.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(base)
+	for _, e := range edits {
+		if n := strings.Count(doc, e.old); n != 1 {
+			t.Fatalf("the edit %q occurs %d times in the base document; want once", e.old, n)
+		}
+		doc = strings.Replace(doc, e.old, e.new, 1)
+	}
+	return load(t, "old.yaml", string(base)), load(t, "new.yaml", doc)
+}
+
+// TestCompare is the table of document pairs: each edit of the base
+// document and how each change it makes is classified.
+func TestCompare(t *testing.T) {
+	removePost := edit{"    post:\n      operationId: createBook\n      requestBody:\n        required: true\n        content:\n          application/json:\n            schema:\n              $ref: '#/components/schemas/NewBook'\n      responses:\n        '201':\n          description: The created book.\n          content:\n            application/json:\n              schema:\n                $ref: '#/components/schemas/Book'\n        '400':\n          description: Invalid.\n", ""}
+	removeGetBook := edit{"  /books/{bookId}:\n    get:\n      operationId: getBook\n      deprecated: true\n      x-sunset: '2030-12-05'\n      parameters:\n        - name: bookId\n          in: path\n          required: true\n          schema:\n            type: integer\n      responses:\n        '200':\n          description: The book.\n          content:\n            application/json:\n              schema:\n                $ref: '#/components/schemas/Book'\n        '404':\n          description: No such book.\n", ""}
+	deprecateAuthors := "  /authors:\n    get:\n      operationId: listAuthors\n"
+	tests := []struct {
+		name   string
+		edits  []edit
+		policy Policy
+		want   []want
+	}{
+		{name: "no change", want: nil},
+		{name: "documentation only", edits: []edit{{"description: The books.", "description: Every book on the shelves."}},
+			want: []want{{Safe, "GET /books (listBooks) response 200", "description The books. → Every book on the shelves."}}},
+		{name: "an operation removed that was never deprecated", edits: []edit{removePost},
+			want: []want{{Breaking, "POST /books (createBook)", "operation removed"}}},
+		{name: "a deprecated operation removed before its removal date", edits: []edit{removeGetBook},
+			want: []want{{Breaking, "GET /books/{bookId} (getBook)", "operation removed before 5 December 2030 (x-sunset), judged on 1 June 2026"}}},
+		{name: "a deprecated operation removed after its removal date", edits: []edit{removeGetBook}, policy: Policy{Now: time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC)},
+			want: []want{{Safe, "GET /books/{bookId} (getBook)", "operation removed after 5 December 2030 (x-sunset)"}}},
+		{name: "a parameter removed", edits: []edit{{"        - name: shelf\n          in: query\n          schema:\n            $ref: '#/components/schemas/Shelf'\n", ""}},
+			want: []want{{Breaking, "GET /books (listBooks) parameter shelf", "removed"}}},
+		{name: "a required parameter added", edits: []edit{{"        - name: limit\n", "        - name: library\n          in: query\n          required: true\n          schema:\n            type: string\n        - name: limit\n"}},
+			want: []want{{Breaking, "GET /books (listBooks) parameter library", "added, required"}}},
+		{name: "an optional parameter added", edits: []edit{{"        - name: limit\n", "        - name: library\n          in: query\n          schema:\n            type: string\n        - name: limit\n"}},
+			want: []want{{Safe, "GET /books (listBooks) parameter library", "added, optional"}}},
+		{name: "a response field removed", edits: []edit{{"        rating:\n          $ref: '#/components/schemas/Rating'\n", ""}},
+			want: []want{{Breaking, "schema Book (in responses) field rating", "removed"}}},
+		{name: "a type narrowed in a request", edits: []edit{{"        pages:\n          type: number\n        genre:\n          $ref: '#/components/schemas/Genre'\n    Book:", "        pages:\n          type: integer\n        genre:\n          $ref: '#/components/schemas/Genre'\n    Book:"}},
+			want: []want{{Breaking, "schema NewBook (in requests) field pages", "type number → integer"}}},
+		{name: "a type narrowed in a response only", edits: []edit{{"        pages:\n          type: number\n        genre:\n          $ref: '#/components/schemas/Genre'\n        rating:", "        pages:\n          type: integer\n        genre:\n          $ref: '#/components/schemas/Genre'\n        rating:"}},
+			want: []want{{Safe, "schema Book (in responses) field pages", "type number → integer"}}},
+		{name: "a type widened in a response", edits: []edit{{"        id:\n          type: integer\n", "        id:\n          type: number\n"}},
+			want: []want{{Breaking, "schema Book (in responses) field id", "type integer → number"}}},
+		{name: "a type changed in a path parameter", edits: []edit{{"          required: true\n          schema:\n            type: integer\n", "          required: true\n          schema:\n            type: string\n"}},
+			want: []want{{Breaking, "GET /books/{bookId} (getBook) parameter bookId", "type integer → string"}}},
+		{name: "a new required request field", edits: []edit{{"required: [title]", "required: [title, pages]"}},
+			want: []want{{Breaking, "schema NewBook (in requests) field pages", "now required"}}},
+		{name: "a response field no longer required", edits: []edit{{"required: [id, title]", "required: [id]"}},
+			want: []want{{Breaking, "schema Book (in responses) field title", "no longer required"}}},
+		{name: "a new enum value in a response", edits: []edit{{"enum: [good, bad]", "enum: [good, bad, ugly]"}},
+			want: []want{{Breaking, "schema Rating (in responses)", "enum value ugly added"}}},
+		{name: "a new enum value in a request", edits: []edit{{"enum: [top, bottom]", "enum: [top, bottom, middle]"}},
+			want: []want{{Safe, "schema Shelf (in requests)", "enum value middle added"}}},
+		{name: "a new enum value in a schema both ways", edits: []edit{{"enum: [fiction, poetry]", "enum: [fiction, poetry, drama]"}},
+			want: []want{{Breaking, "schema Genre (in requests and responses)", "enum value drama added"}}},
+		{name: "an enum value removed in a request", edits: []edit{{"enum: [top, bottom]", "enum: [top]"}},
+			want: []want{{Breaking, "schema Shelf (in requests)", "enum value bottom removed"}}},
+		{name: "a bound tightened in a request", edits: []edit{{"            maximum: 100\n", "            maximum: 50\n"}},
+			want: []want{{Breaking, "GET /books (listBooks) parameter limit", "maximum 100 → 50"}}},
+		{name: "a bound loosened in a request", edits: []edit{{"            maximum: 100\n", "            maximum: 500\n"}},
+			want: []want{{Safe, "GET /books (listBooks) parameter limit", "maximum 100 → 500"}}},
+		{name: "a success response removed", edits: []edit{{"        '201':\n          description: The created book.\n          content:\n            application/json:\n              schema:\n                $ref: '#/components/schemas/Book'\n", ""}},
+			want: []want{{Breaking, "POST /books (createBook) response 201", "removed"}}},
+		{name: "an error response removed", edits: []edit{{"        '404':\n          description: No such book.\n", ""}},
+			want: []want{{Safe, "GET /books/{bookId} (getBook) response 404", "removed"}}},
+		{name: "changed auth: another scheme", edits: []edit{{"      type: http\n      scheme: bearer\n", "      type: apiKey\n      in: header\n      name: X-Key\n"}},
+			want: []want{
+				{Breaking, "GET /authors (listAuthors) security", "auth bearer → apiKey in header X-Key"},
+				{Breaking, "GET /books (listBooks) security", "auth bearer → apiKey in header X-Key"},
+				{Breaking, "GET /books/{bookId} (getBook) security", "auth bearer → apiKey in header X-Key"},
+				{Breaking, "POST /books (createBook) security", "auth bearer → apiKey in header X-Key"},
+			}},
+		{name: "auth loosened: an operation made public", edits: []edit{{deprecateAuthors, deprecateAuthors + "      security: []\n"}},
+			want: []want{{Safe, "GET /authors (listAuthors) security", "auth bearer → none"}}},
+		{name: "changed auth: a second scheme required", edits: []edit{{"security:\n  - bearer: []\npaths:", "security:\n  - bearer: []\n    key: []\npaths:"}, {"    bearer:\n      type: http\n", "    key:\n      type: apiKey\n      in: header\n      name: X-Key\n    bearer:\n      type: http\n"}},
+			want: []want{
+				{Breaking, "GET /authors (listAuthors) security", "auth bearer → bearer and apiKey in header X-Key"},
+				{Breaking, "GET /books (listBooks) security", "auth bearer → bearer and apiKey in header X-Key"},
+				{Breaking, "GET /books/{bookId} (getBook) security", "auth bearer → bearer and apiKey in header X-Key"},
+				{Breaking, "POST /books (createBook) security", "auth bearer → bearer and apiKey in header X-Key"},
+				{Safe, "components", "securitySchemes key added"},
+			}},
+		{name: "auth loosened: another scheme accepted besides", edits: []edit{{"security:\n  - bearer: []\npaths:", "security:\n  - bearer: []\n  - key: []\npaths:"}, {"    bearer:\n      type: http\n", "    key:\n      type: apiKey\n      in: header\n      name: X-Key\n    bearer:\n      type: http\n"}},
+			want: []want{
+				{Safe, "components", "securitySchemes key added"},
+				{Safe, "GET /authors (listAuthors) security", "auth bearer → bearer or apiKey in header X-Key"},
+				{Safe, "GET /books (listBooks) security", "auth bearer → bearer or apiKey in header X-Key"},
+				{Safe, "GET /books/{bookId} (getBook) security", "auth bearer → bearer or apiKey in header X-Key"},
+				{Safe, "POST /books (createBook) security", "auth bearer → bearer or apiKey in header X-Key"},
+			}},
+		{name: "deprecated without a removal date", edits: []edit{{deprecateAuthors, deprecateAuthors + "      deprecated: true\n"}},
+			want: []want{{Flagged, "GET /authors (listAuthors) deprecation", "deprecated without a removal date"}}},
+		{name: "deprecated with too little notice", edits: []edit{{deprecateAuthors, deprecateAuthors + "      deprecated: true\n      x-sunset: '2026-08-01'\n"}},
+			want: []want{{Flagged, "GET /authors (listAuthors) deprecation", "removal on 1 August 2026 gives 61 days of notice from 1 June 2026; the policy asks for 180 days"}}},
+		{name: "deprecated with the notice a shorter policy asks", edits: []edit{{deprecateAuthors, deprecateAuthors + "      deprecated: true\n      x-sunset: '2026-08-01'\n"}}, policy: Policy{MinNotice: 30 * 24 * time.Hour},
+			want: []want{{Safe, "GET /authors (listAuthors) deprecation", "deprecated, removal on 1 August 2026 (61 days of notice)"}}},
+		{name: "deprecated with enough notice", edits: []edit{{deprecateAuthors, deprecateAuthors + "      deprecated: true\n      x-sunset: '2027-06-01'\n"}},
+			want: []want{{Safe, "GET /authors (listAuthors) deprecation", "deprecated, removal on 1 June 2027 (365 days of notice)"}}},
+		{name: "notice counted from a later deprecation date", edits: []edit{{deprecateAuthors, deprecateAuthors + "      deprecated: true\n      x-deprecated-at: '2027-05-01'\n      x-sunset: '2027-06-01'\n"}},
+			want: []want{{Flagged, "GET /authors (listAuthors) deprecation", "removal on 1 June 2027 gives 31 days of notice from 1 May 2027; the policy asks for 180 days"}}},
+		{name: "a removal date brought forward", edits: []edit{{"x-sunset: '2030-12-05'", "x-sunset: '2029-12-05'"}},
+			want: []want{{Flagged, "GET /books/{bookId} (getBook) deprecation", "removal date brought forward from 5 December 2030 to 5 December 2029"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old, new := pair(t, tt.edits)
+			p := tt.policy
+			if p.Now.IsZero() {
+				p.Now = judgedOn
+			}
+			r, err := Compare(old, new, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range r.Changes {
+				got = append(got, want{c.Severity, c.Subject(), c.What}.String())
+			}
+			var wants []string
+			for _, w := range tt.want {
+				wants = append(wants, w.String())
+			}
+			if strings.Join(got, "\n") != strings.Join(wants, "\n") {
+				t.Errorf("changes:\ngot:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(wants, "\n  "))
+			}
+			for _, c := range r.Changes {
+				if c.Why == "" {
+					t.Errorf("%s: %s has no reason", c.Subject(), c.What)
+				}
+			}
+			breaking := false
+			for _, w := range tt.want {
+				breaking = breaking || w.sev != Safe
+			}
+			if got, want := r.OK(), !breaking; got != want {
+				t.Errorf("OK() = %v, want %v", got, want)
+			}
+		})
+	}
+}
