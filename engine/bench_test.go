@@ -146,7 +146,7 @@ func BenchmarkValidation(b *testing.B) {
 
 func BenchmarkCompiledRecord(b *testing.B) {
 	srv := benchServer(b)
-	rs, err := srv.val.LazyRecordSchema(srv.colls["pets"].def.Item, nil)
+	rs, err := srv.val.CompileRecordSchema(srv.colls["pets"].def.Item)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -319,6 +319,16 @@ func (v *Validator) CompileResponseSchema(schema *base.Schema) (*ResponseSchema,
 	return v.compileSchema(schema, schema_validation.SchemaValidationPurposeResponseBody)
 }
 
+// CompileRecordSchema compiles an item schema as a response body schema
+// now: LazyRecordSchema is what the server uses; this is for callers that
+// need the compiled schema's plan as it is (tests, benchmarks).
+func (v *Validator) CompileRecordSchema(s *Schema) (*ResponseSchema, error) {
+	if s == nil {
+		return nil, errors.New("no schema")
+	}
+	return v.CompileResponseSchema(s.lib)
+}
+
 // LazyRecordSchema is LazyResponseSchema for an item schema: records are
 // held to it as a response body, since every answer that carries one is
 // validated as a response.

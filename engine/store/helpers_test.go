@@ -27,7 +27,7 @@ func openDoc(t testing.TB, s *spec.Spec, fixture string) *testDoc {
 	}
 	var colls []*Collection
 	for _, def := range s.Resources {
-		compiled, err := val.LazyRecordSchema(def.Item, nil)
+		compiled, err := val.CompileRecordSchema(def.Item)
 		if err != nil {
 			t.Fatal(err)
 		}
