@@ -49,6 +49,7 @@ type Config struct {
 	Faults     map[string]Fault          `yaml:"faults" example:"createPet:\n  rate: 0.1\n  status: 503" doc:"Injected failures, by operationId or '*': the share of requests that fail (after authentication and validation) and their status. Failures carry the Error body with code fault_injected and change nothing."`
 	CORS       CORS                      `yaml:"cors" doc:"Which browser origins may call the server. A preflight from an allowed origin is answered for any path, one the document does not declare too, so that the page reads the 404 Error body instead of an opaque CORS error. The admin endpoints send CORS headers to allowed pages served from loopback only, as they admit no others."`
 	Admin      Admin                     `yaml:"admin" doc:"The admin endpoints under /__petctl/."`
+	CRUD       CRUD                      `yaml:"crud" doc:"The resources petctl serves statefully: what it does where the document is silent, and overrides of what it infers (petctl inspect prints what it inferred, and why an operation is not served from the store)."`
 }
 
 // Server is where and how the server listens.
@@ -177,6 +178,50 @@ type Admin struct {
 	MaxImportBytes int64 `yaml:"maxImportBytes" min:"1" doc:"Largest store import (PUT /__petctl/store) in bytes."`
 }
 
+// CRUD decides how the document's resources are served.
+type CRUD struct {
+	Cascade    bool                     `yaml:"cascade" doc:"Deleting an item deletes the items under it (nested resources, at every depth). false leaves them in the store, unreachable: their parent answers 404, and so do they, and views over every parent leave them out."`
+	Operations map[string]CRUDOperation `yaml:"operations" example:"findPetsByTags:\n  kind: search\n  resource: /pets\ngetThing:\n  idField: thingId" doc:"Overrides of what petctl infers, by operationId; an empty field keeps the inference. Checked at start-up against the document: an unknown operation, kind, parameter or property stops it, naming the key."`
+}
+
+// CRUDOperation overrides what petctl infers about one operation.
+type CRUDOperation struct {
+	Kind        string `yaml:"kind" doc:"What the operation does: list, create, batchCreate, read, replace, patch, delete, search (a view of the resource's items elsewhere), or action (answered from the document, without state)."`
+	Resource    string `yaml:"resource" doc:"Path of the collection (or singleton) it serves, as the document writes it: /owners/{ownerId}/pets."`
+	IDField     string `yaml:"idField" doc:"Property of the item that holds its id."`
+	ParentField string `yaml:"parentField" doc:"Property of the item that holds its parent's id."`
+	IDs         string `yaml:"ids" doc:"client: the client chooses ids (a taken one is 409 conflict; PUT creates); server: the server assigns them."`
+	Patch       string `yaml:"patch" doc:"merge (RFC 7396 JSON Merge Patch) or json-patch (RFC 6902 JSON Patch)."`
+	Items       string `yaml:"items" doc:"Where a list answer holds the items: a dotted path (data, meta.items), or . for an answer that is the array itself."`
+	Paging      string `yaml:"paging" doc:"none, limit (a page size only), offset, page or cursor; the parameter that carries it must be named (below) or inferred."`
+	LimitParam  string `yaml:"limitParam" doc:"Query parameter of the page size."`
+	OffsetParam string `yaml:"offsetParam" doc:"Query parameter of the offset."`
+	PageParam   string `yaml:"pageParam" doc:"Query parameter of the page number."`
+	CursorParam string `yaml:"cursorParam" doc:"Query parameter of the cursor."`
+	SortParam   string `yaml:"sortParam" doc:"Query parameter naming the property to sort by (-name or name:desc for descending)."`
+}
+
+// Override is the operation's override as the engine takes it.
+func (o CRUDOperation) Override() spec.Override {
+	return spec.Override{
+		Kind: spec.OpKind(o.Kind), Resource: o.Resource, IDField: o.IDField, ParentField: o.ParentField,
+		IDs: o.IDs, Patch: o.Patch, Items: o.Items, Paging: o.Paging,
+		LimitParam: o.LimitParam, OffsetParam: o.OffsetParam, PageParam: o.PageParam, CursorParam: o.CursorParam, SortParam: o.SortParam,
+	}
+}
+
+// Overrides are the crud.operations overrides as the engine takes them.
+func (c *Config) Overrides() map[string]spec.Override {
+	if len(c.CRUD.Operations) == 0 {
+		return nil
+	}
+	out := make(map[string]spec.Override, len(c.CRUD.Operations))
+	for id, o := range c.CRUD.Operations {
+		out[id] = o.Override()
+	}
+	return out
+}
+
 // Default is the built-in configuration. The engine's defaults (limits,
 // time-outs, CORS, the request log) are read from engine.DefaultOptions,
 // their one home; the others are the configuration's own.
@@ -225,6 +270,7 @@ func Default() *Config {
 			MaxAge:        Duration(e.CORS.MaxAge),
 		},
 		Admin: Admin{RequestLog: e.RequestLogSize, MaxImportBytes: e.MaxImportBytes},
+		CRUD:  CRUD{Cascade: e.Cascade, Operations: map[string]CRUDOperation{}},
 	}
 }
 

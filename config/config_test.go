@@ -165,6 +165,10 @@ cors:
   exposeHeaders: [Link]
   maxAge: 1m
 admin: {requestLog: 10, maxImportBytes: 1000}
+crud:
+  cascade: true
+  operations:
+    findPetsByStatus: {kind: search, resource: /pets, paging: limit, limitParam: limit}
 `
 
 func TestFullExample(t *testing.T) {
@@ -195,6 +199,9 @@ func TestFullExample(t *testing.T) {
 	}
 	if !o.Lists.ClampLimit || !o.Lists.NewestFirst || o.Lists.CursorParam != "after" || o.Seed != 42 || o.Generate != 100 {
 		t.Errorf("list options: %+v", o.Lists)
+	}
+	if want := (spec.Override{Kind: spec.KindSearch, Resource: "/pets", Paging: "limit", LimitParam: "limit"}); !o.Cascade || o.Overrides["findPetsByStatus"] != want {
+		t.Errorf("crud: cascade %v, overrides %+v; want true, %+v", o.Cascade, o.Overrides, want)
 	}
 	if string(o.Defaults["pets"]["status"]) != `"available"` || string(o.Responses["listStoreOrders"].Body) != `[{"orderId":1}]` {
 		t.Errorf("defaults %s, body %s", o.Defaults["pets"]["status"], o.Responses["listStoreOrders"].Body)

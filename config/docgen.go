@@ -283,7 +283,8 @@ func reference() string {
 			fmt.Fprintf(&b, "- flag: `--%s`\n", flag)
 		}
 		if ex := s.field.Tag.Get("example"); ex != "" {
-			// The example sits under every part of its key (auth:, schemes:).
+			// The example sits under every key of its path (server:
+			// variables:), so that it reads as a file would hold it.
 			parts := strings.Split(s.key, ".")
 			b.WriteString("\n```yaml\n")
 			for i, p := range parts {

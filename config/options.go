@@ -58,6 +58,8 @@ func (c *Config) EngineOptions(start time.Time) (engine.Options, error) {
 	o.MaxImportBytes = c.Admin.MaxImportBytes
 	o.StoreMaxRecords = c.Store.MaxRecords
 	o.StoreMaxBytes = c.Store.MaxBytes
+	o.Cascade = c.CRUD.Cascade
+	o.Overrides = c.Overrides()
 	o.ErrorFields = c.Errors.Fields
 	o.CORS = engine.CORSOptions{
 		Origins:       c.CORS.Origins,

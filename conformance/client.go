@@ -177,10 +177,20 @@ func (c *client) url(r *request) string {
 		p = strings.ReplaceAll(p, "{"+name+"}", url.PathEscape(v))
 	}
 	u := *c.base
-	u.Path = strings.TrimRight(c.base.Path, "/") + p
-	u.RawPath = ""
+	setPath(&u, strings.TrimRight(c.base.EscapedPath(), "/")+p)
 	u.RawQuery = r.query.Encode()
 	return u.String()
+}
+
+// setPath sets u's path from its escaped form: a value escaped into a
+// path template ("a b" as a%20b) is sent as escaped once, not twice
+// (a%2520b), so the server reads the value the run made.
+func setPath(u *url.URL, escaped string) {
+	if p, err := url.PathUnescape(escaped); err == nil {
+		u.Path, u.RawPath = p, escaped
+		return
+	}
+	u.Path, u.RawPath = escaped, ""
 }
 
 // do sends r and reads the response. A transport error (refused, reset,

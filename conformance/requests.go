@@ -188,7 +188,8 @@ func (s *suite) problems(r *request) spec.Problems {
 	for name, v := range r.path {
 		p = strings.ReplaceAll(p, "{"+name+"}", url.PathEscape(v))
 	}
-	u := &url.URL{Path: s.spec.BasePath + p, RawQuery: r.query.Encode()}
+	u := &url.URL{RawQuery: r.query.Encode()}
+	setPath(u, s.spec.BasePath+p)
 	req, err := http.NewRequest(r.op.Method, u.String(), bytes.NewReader(r.body))
 	if err != nil {
 		return spec.Problems{{Reason: err.Error()}}

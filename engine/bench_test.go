@@ -72,9 +72,9 @@ func BenchmarkValidation(b *testing.B) {
 	srv := benchServer(b)
 	list := srv.spec.Operation("listPets")
 	get := srv.spec.Operation("getPet")
-	items, _, _ := srv.colls["pets"].data.Page(store.Query{Limit: 20})
+	items := srv.colls["pets"].data.Page(store.Query{Limit: 20}).Items
 	body20 := joinArray(items)
-	items100, _, _ := srv.colls["pets"].data.Page(store.Query{Limit: 100})
+	items100 := srv.colls["pets"].data.Page(store.Query{Limit: 100}).Items
 	body100 := joinArray(items100)
 	hdr := http.Header{"Content-Type": {"application/json"}}
 	b.Run("request/list", func(b *testing.B) {
@@ -122,7 +122,7 @@ func BenchmarkValidation(b *testing.B) {
 	b.Run("record/describe", func(b *testing.B) {
 		c := srv.colls["pets"]
 		for i := 0; i < b.N; i++ {
-			if ps := srv.val.Schema(c.def.ItemSchema, items[i%20]); ps != nil {
+			if ps := srv.val.Record(c.def.Item, items[i%20]); ps != nil {
 				b.Fatal(ps)
 			}
 		}
@@ -146,11 +146,11 @@ func BenchmarkValidation(b *testing.B) {
 
 func BenchmarkCompiledRecord(b *testing.B) {
 	srv := benchServer(b)
-	rs, err := srv.val.CompileResponseSchema(srv.colls["pets"].def.ItemSchema)
+	rs, err := srv.val.CompileRecordSchema(srv.colls["pets"].def.Item)
 	if err != nil {
 		b.Fatal(err)
 	}
-	items, _, _ := srv.colls["pets"].data.Page(store.Query{Limit: 20})
+	items := srv.colls["pets"].data.Page(store.Query{Limit: 20}).Items
 	docs := make([]any, len(items))
 	for i, it := range items {
 		json.Unmarshal(it, &docs[i])

@@ -57,10 +57,10 @@ const NoState = "none"
 // FixtureFile is seed data for the store; see store.FixtureFile.
 type FixtureFile = store.FixtureFile
 
-// collection is what the engine keeps of one spec.Collection: its records,
+// collection is what the engine keeps of one spec.Resource: its records,
 // in the store, and what answering for it over HTTP needs beside them.
 type collection struct {
-	def  *spec.Collection
+	def  *spec.Resource
 	data *store.Collection
 	// schema is the item schema compiled exactly as the response validator
 	// compiles it, on the first record (nil when it cannot be), which
@@ -70,14 +70,42 @@ type collection struct {
 	// defaults are values for fields a create request leaves out, checked
 	// at start-up and decoded afresh for each record.
 	defaults map[string]json.RawMessage
+	// parent is the collection of the resource's parent, nil at the top;
+	// children are the collections whose parent this is, for a cascade.
+	parent   *collection
+	children []*collection
+	// writeOnly is set when the item has writeOnly properties: answers
+	// leave them out, so a record is never sent as it is stored.
+	writeOnly bool
+	// served says whether operations on the resource use the store, and
+	// why not when they do not (see servable).
+	served bool
+	why    string
+}
+
+// servable says whether a resource's operations can be served from the
+// store, and why not: a collection needs an id for its items (a field, or
+// the path alone), and an item schema the store can keep.
+func servable(r *spec.Resource) (bool, string) {
+	switch {
+	case r.Singleton:
+		return true, ""
+	case r.ItemPath == "" && r.IDField == "" && !r.HiddenID:
+		return true, "" // a collection without item operations: create and list
+	case r.IDField == "" && !r.HiddenID:
+		return false, "no id field could be inferred for its items (set crud.operations.<operationId>.idField)"
+	case r.ID.Type != "" && r.ID.Type != "integer" && r.ID.Type != "string" && r.ID.Type != "number":
+		return false, "its id has type " + r.ID.Type + "; petctl keeps integer, number and string ids"
+	}
+	return true, ""
 }
 
 // describeRecord says why def's item schema refuses a record: in the
 // validator's words, or the compiled schema's when the validator finds
 // nothing (see store.Check).
-func (s *Server) describeRecord(def *spec.Collection) func(raw []byte, compiled error) error {
+func (s *Server) describeRecord(def *spec.Resource) func(raw []byte, compiled error) error {
 	return func(raw []byte, compiled error) error {
-		ps := s.val.Schema(def.ItemSchema, raw)
+		ps := s.val.Record(def.Item, raw)
 		if len(ps) == 0 {
 			if compiled == nil || errors.Is(compiled, spec.ErrNotCompiled) {
 				return nil // the validator alone decides
@@ -91,4 +119,35 @@ func (s *Server) describeRecord(def *spec.Collection) func(raw []byte, compiled 
 // knownNames lists the collections for a message.
 func knownNames(colls map[string]*collection) string {
 	return store.QuoteNames(slices.Collect(maps.Keys(colls)))
+}
+
+// usesWriteOnly reports whether a schema, or one inside it, has a
+// writeOnly property: then no answer may carry the record as stored.
+func usesWriteOnly(s *spec.Schema) bool {
+	seen := map[*spec.Schema]bool{}
+	var walk func(*spec.Schema) bool
+	walk = func(s *spec.Schema) bool {
+		if s == nil || seen[s] {
+			return false
+		}
+		seen[s] = true
+		if s.WriteOnly {
+			return true
+		}
+		props, _ := s.Props()
+		for _, p := range props {
+			if walk(p.Schema) {
+				return true
+			}
+		}
+		for _, group := range [][]*spec.Schema{s.OneOf, s.AnyOf} {
+			for _, sub := range group {
+				if walk(sub) {
+					return true
+				}
+			}
+		}
+		return walk(s.Items) || walk(s.AdditionalProperties)
+	}
+	return walk(s)
 }

@@ -84,9 +84,13 @@ func serveStyle(t *testing.T, name string, mutate ...func(*Options)) (*testEnv, 
 // object with an integer code, plain text, other field names with an enum
 // and required extras), else its default's, else the document's most
 // common; the status of a validation failure is the one the operation
-// declares; and every answer is valid against the document.
+// declares; and every answer is valid against the document. The
+// operations answer from the document (issue 17's actions), so faults
+// make the statuses they do not otherwise answer.
 func TestErrorsInTheDocumentsFormat(t *testing.T) {
-	env, s := serveStyle(t, "errors.yaml")
+	env, s := serveStyle(t, "errors.yaml", func(o *Options) {
+		o.Faults = map[string]Fault{"problemJSON": {Rate: 1, Status: 404}, "plainText": {Rate: 1, Status: 503}}
+	})
 	v, err := s.NewValidator()
 	if err != nil {
 		t.Fatal(err)
@@ -102,8 +106,8 @@ func TestErrorsInTheDocumentsFormat(t *testing.T) {
 		ctype        string
 		want         string // the body, exactly, or a part of it when it ends in "…"
 	}{
-		{"problem+json, 404 declared", "problemJSON", "GET", "/problems/7", "", key, 501, "application/problem+json",
-			`{"type":"about:blank","title":"Not Implemented","status":501,"detail":"petctl cannot infer what problemJSON (GET /problems/{id}) does from the document (it serves create, list and read of collections)","instance":"/errs/problems/7"}`},
+		{"problem+json, 404 declared", "problemJSON", "GET", "/problems/7", "", key, 404, "application/problem+json",
+			`{"type":"about:blank","title":"Not Found","status":404,"detail":"fault injected by configuration: problemJSON fails at rate 1 with status 404; nothing was done","instance":"/errs/problems/7"}`},
 		{"problem+json, a bad parameter under default", "problemJSON", "GET", "/problems/x", "", key, 400, "application/problem+json",
 			`{"type":"about:blank","title":"Bad Request","status":400,"detail":"path parameter 'id'…`},
 		{"problem+json, no key", "problemJSON", "GET", "/problems/7", "", nil, 401, "application/problem+json",
@@ -112,8 +116,8 @@ func TestErrorsInTheDocumentsFormat(t *testing.T) {
 			`{"error":{"code":401,"status":"Unauthorized","message":"a valid API key is required: send it as 'X-Key: <API_KEY>'…`},
 		{"plain text", "plainText", "GET", "/text", "", nil, 401, "text/plain",
 			`a valid API key is required: send it as 'X-Key: <API_KEY>'…`},
-		{"plain text, undeclared status: the most common format", "plainText", "GET", "/text", "", key, 501, "application/problem+json",
-			`{"type":"about:blank","title":"Not Implemented","status":501,…`},
+		{"plain text, undeclared status: the most common format", "plainText", "GET", "/text", "", key, 503, "application/problem+json",
+			`{"type":"about:blank","title":"Service Unavailable","status":503,…`},
 		{"422 where only 422 is declared", "otherNames", "POST", "/other", `{"n":"x"}`, map[string]string{"X-Key": testKey, "Content-Type": "application/json"}, 422, "application/json",
 			`{"errorCode":"VALIDATION_FAILED","errorMessage":"body field 'n': got string, want integer","httpStatus":422,"timestamp":"…`},
 		{"malformed JSON is a validation failure too", "otherNames", "POST", "/other", `{`, map[string]string{"X-Key": testKey, "Content-Type": "application/json"}, 422, "application/json",

@@ -32,6 +32,8 @@ const (
 	CodeFaultInjected        Code = "fault_injected"
 	CodeForbidden            Code = "forbidden"
 	CodeIDsExhausted         Code = "ids_exhausted"
+	CodeConflict             Code = "conflict"
+	CodePreconditionFailed   Code = "precondition_failed"
 
 	CodeUnsupportedContentEncoding Code = "unsupported_content_encoding"
 	CodeMalformedContentEncoding   Code = "malformed_content_encoding"
@@ -62,6 +64,8 @@ var codeStatus = map[Code]int{
 	CodeFaultInjected:        http.StatusServiceUnavailable, // the configured status, 503 unless set
 	CodeForbidden:            http.StatusForbidden,
 	CodeIDsExhausted:         http.StatusInsufficientStorage,
+	CodeConflict:             http.StatusConflict,
+	CodePreconditionFailed:   http.StatusPreconditionFailed,
 
 	CodeUnsupportedContentEncoding: http.StatusUnsupportedMediaType,
 	CodeMalformedContentEncoding:   http.StatusBadRequest,

@@ -142,6 +142,12 @@ type Options struct {
 	// one more per reload) and says when it was loaded; GET
 	// /__petctl/health shows it with the document's digest.
 	Version Version
+	// Overrides replace what petctl infers about operations, by
+	// operationId (crud.operations).
+	Overrides map[string]spec.Override
+	// Cascade deletes the items under an item when it is deleted; without
+	// it they stay in the store, unreachable (crud.cascade).
+	Cascade bool
 }
 
 // Version is which loaded configuration a server serves.
@@ -263,9 +269,9 @@ const AllOperations = "*"
 func (s *Server) checkOptions(o Options) error {
 	var errs []error
 	if p := o.Lists.CursorParam; p != "" {
-		for _, c := range s.spec.Collections {
-			if c.List != nil && c.List.Param("query", p) != nil {
-				errs = append(errs, sectionError("lists.cursorParam", "cursor parameter %q is already a parameter of %s; choose another name", p, c.List.ID))
+		for _, r := range s.plan.Resources {
+			if lo := r.Op(spec.KindList); lo != nil && lo.Op.Param("query", p) != nil {
+				errs = append(errs, sectionError("lists.cursorParam", "cursor parameter %q is already a parameter of %s; choose another name", p, lo.Op.ID))
 			}
 		}
 	}
@@ -342,15 +348,19 @@ func (s *Server) operationIDs() string {
 // may send, and the value is valid for it.
 func (s *Server) checkDefault(c *collection, field string, raw json.RawMessage) error {
 	def := c.def
-	f := def.Field(field)
+	f := def.Item.Prop(field)
 	if f == nil {
-		names, _, _ := spec.ObjectProperties(def.ItemSchema)
+		props, _ := def.Item.Props()
+		names := make([]string, len(props))
+		for i, p := range props {
+			names[i] = p.Name
+		}
 		return fmt.Errorf("the item schema has no field %q; its fields are %s", field, strings.Join(names, ", "))
 	}
-	if slices.Contains(def.Assigned, field) {
+	if slices.Contains(def.Assigned, field) || f.ReadOnly {
 		return fmt.Errorf("the server assigns %s; it cannot have a default", field)
 	}
-	if ps := s.val.Schema(f.Schema, raw); len(ps) > 0 {
+	if ps := s.val.Record(f, raw); len(ps) > 0 {
 		return fmt.Errorf("%s is not a valid %s: %s", raw, field, describeProblems(ps))
 	}
 	if _, err := store.DecodeStrict(raw); err != nil {
@@ -373,7 +383,7 @@ func (s *Server) checkStub(id string, st Stub) []error {
 	if op == nil {
 		return []error{keyError(key, "no such operation; the operations are %s", s.operationIDs())}
 	}
-	if o := s.ops[op]; o != nil && o.kind != kindUnpublished && o.kind != kindUnserved {
+	if o := s.ops[op]; o != nil && o.kind != kindUnpublished && o.kind != kindUnserved && o.kind != kindAction {
 		return []error{keyError(key, "%s is served from the store; a configured response would hide it", op)}
 	}
 	switch {

@@ -151,7 +151,7 @@ func (s *Server) route(c *call) *response {
 // query may sit in the pair Go could not read ('?limit=1;appid=KEY'), and
 // a 401 would send the client looking in the wrong place.
 func (s *Server) decodeQuery(c *call) *response {
-	if c.r.URL.RawQuery == "" && c.o.kind != kindList {
+	if c.r.URL.RawQuery == "" && c.o.kind != kindList && c.o.kind != kindSearch {
 		return nil
 	}
 	var err error
@@ -180,11 +180,11 @@ func (s *Server) singleValues(c *call) *response {
 // clampPageSize answers a page size out of bounds with the nearest bound,
 // where lists.outOfRangeLimit says clamp.
 func (s *Server) clampPageSize(c *call) *response {
-	if c.o.kind != kindList || !s.lists.ClampLimit || c.o.coll.def.Limit == nil {
+	if c.o.list == nil || c.o.coll == nil || !s.lists.ClampLimit || c.o.list.Limit == nil {
 		return nil
 	}
 	var note string
-	if c.r, note = clampLimit(c.r, c.query, c.o.coll.def.Limit); note != "" {
+	if c.r, note = clampLimit(c.r, c.query, c.o.list.Limit); note != "" {
 		c.notes = append(c.notes, note)
 	}
 	return nil
@@ -204,25 +204,34 @@ func (s *Server) validate(c *call) *response {
 	return nil
 }
 
-// operate lets the operation answer: a configured answer, the store, or
-// the reason it cannot.
+// operate lets the operation answer: a configured answer, the store, the
+// document, or the reason it cannot.
 func (s *Server) operate(c *call) *response {
 	o := c.o
 	if o.stub != nil {
 		return o.serveStub()
 	}
 	switch o.kind {
-	case kindList:
-		return s.list(c.r, o, c.query)
+	case kindList, kindSearch:
+		return s.list(c, o)
 	case kindCreate:
-		obj, _ := c.doc.(map[string]any)
-		return s.create(o, obj)
+		return s.create(c, o)
+	case kindBatchCreate:
+		return s.batchCreate(c, o)
 	case kindRead:
-		return s.read(o, c.params[o.coll.def.IDParam])
+		return s.read(c, o)
+	case kindReplace:
+		return s.replace(c, o)
+	case kindPatch:
+		return s.patch(c, o)
+	case kindDelete:
+		return s.remove(c, o)
+	case kindAction:
+		return s.action(c, o)
 	case kindUnpublished:
 		return errorResponse(Errorf(CodeNotPublished, "%s %s%s exists, but its interface is not published: its parameters and payload are not shown in the API description, so petctl has no answer to give", o.op.Method, s.spec.BasePath, o.op.Path))
 	}
-	return errorResponse(Errorf(CodeNotImplemented, "petctl cannot infer what %s does from the document (it serves create, list and read of collections)", o.op))
+	return errorResponse(Errorf(CodeNotImplemented, "%s declares no 2xx answer, so petctl has none to give", o.op))
 }
 
 // headerBytes counts the request's header fields as they arrived.

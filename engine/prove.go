@@ -35,7 +35,7 @@ import (
 // libopenapi-validator on valid and invalid records.
 func proveComposition(o *operation) bool {
 	c := o.coll
-	if c == nil || c.schema == nil || usesWriteOnly(c.def.ItemSchema, 0) {
+	if c == nil || c.schema == nil || c.writeOnly || o.rop == nil {
 		return false
 	}
 	var status int
@@ -43,7 +43,7 @@ func proveComposition(o *operation) bool {
 	case kindRead, kindList:
 		status = http.StatusOK
 	case kindCreate:
-		status = c.def.CreateStatus
+		status = o.rop.Response.Status
 	default:
 		return false
 	}
@@ -79,31 +79,4 @@ func isPlainArray(s *base.Schema) bool {
 		s.If == nil && s.Then == nil && s.Else == nil &&
 		len(s.Enum) == 0 && s.Const == nil && s.Nullable == nil &&
 		s.WriteOnly == nil && s.ReadOnly == nil && s.DynamicRef == "" && s.Id == ""
-}
-
-func usesWriteOnly(s *base.Schema, depth int) bool {
-	if s == nil || depth > 32 {
-		return depth > 32
-	}
-	if s.WriteOnly != nil && *s.WriteOnly {
-		return true
-	}
-	if s.Properties != nil {
-		for p := s.Properties.First(); p != nil; p = p.Next() {
-			if usesWriteOnly(p.Value().Schema(), depth+1) {
-				return true
-			}
-		}
-	}
-	for _, group := range [][]*base.SchemaProxy{s.AllOf, s.AnyOf, s.OneOf, s.PrefixItems} {
-		for _, sub := range group {
-			if usesWriteOnly(sub.Schema(), depth+1) {
-				return true
-			}
-		}
-	}
-	if s.Items != nil && s.Items.IsA() && s.Items.A != nil && usesWriteOnly(s.Items.A.Schema(), depth+1) {
-		return true
-	}
-	return false
 }

@@ -33,6 +33,8 @@ type Server struct {
 	auth        *authenticator
 	ops         map[*spec.Operation]*operation
 	colls       map[string]*collection
+	plan        *Plan
+	cascade     bool
 	data        *store.Store // the records of colls
 	errorSchema *base.Schema // the most common; configured error answers are held to it
 	log         *slog.Logger
@@ -69,18 +71,38 @@ type Server struct {
 type opKind int
 
 const (
-	kindUnserved opKind = iota
+	kindUnserved opKind = iota // no 2xx answer declared: 501
 	kindList
 	kindCreate
+	kindBatchCreate
 	kindRead
+	kindReplace
+	kindPatch
+	kindDelete
+	kindSearch
+	kindAction // answered from the document: its example, or a value made from its schema
 	kindUnpublished
 )
+
+// kinds maps the plan's kinds to the engine's.
+var kinds = map[spec.OpKind]opKind{
+	spec.KindList: kindList, spec.KindCreate: kindCreate, spec.KindBatchCreate: kindBatchCreate,
+	spec.KindRead: kindRead, spec.KindReplace: kindReplace, spec.KindPatch: kindPatch,
+	spec.KindDelete: kindDelete, spec.KindSearch: kindSearch, spec.KindAction: kindAction,
+	KindUnpublished: kindUnpublished, KindNone: kindUnserved,
+}
 
 // operation is the runtime of one spec.Operation, prepared at start-up.
 type operation struct {
 	op   *spec.Operation
 	kind opKind
 	coll *collection
+	// rop is the operation's part in its resource (nil for an action); list
+	// its list shape, for a list or a search.
+	rop  *spec.ResourceOp
+	list *spec.ListShape
+	// made is the answer of an action, made once on first use (see actions.go).
+	made *madeAnswer
 	// headers are added to every response of the operation (deprecation);
 	// extraHeaders are the configured ones, added where absent.
 	headers      [][2]string
@@ -126,6 +148,7 @@ func New(o Options) (*Server, error) {
 		maxRecords:  o.StoreMaxRecords,
 		maxBytes:    o.StoreMaxBytes,
 		version:     o.Version,
+		cascade:     o.Cascade,
 	}
 	if !o.NoRequestLog {
 		s.reqlog = newRequestLog(o.RequestLogSize)
@@ -163,7 +186,9 @@ func New(o Options) (*Server, error) {
 			errs = append(errs, wholeError("spec", fmt.Errorf("spec %s: path %s%s is under %s, which petctl reserves for its admin endpoints", s.spec.Source, s.spec.BasePath, r.template, AdminPrefix)))
 		}
 	}
-	s.prepareOperations()
+	if err := s.prepareOperations(o.Overrides); err != nil {
+		errs = append(errs, err)
+	}
 	if err := s.checkOptions(o); err != nil {
 		errs = append(errs, err)
 	}
@@ -223,14 +248,28 @@ func (s *Server) takeRecords(o Options) error {
 	return nil
 }
 
-func (s *Server) prepareOperations() {
+// prepareOperations plans the document and prepares the store's
+// collections and each operation's runtime.
+func (s *Server) prepareOperations(overrides map[string]spec.Override) error {
+	plan, err := NewPlan(s.spec, overrides)
+	s.plan = plan
 	var data []*store.Collection
-	for _, def := range s.spec.Collections {
+	byDef := map[*spec.Resource]*collection{}
+	for _, def := range plan.Resources {
+		ok, why := servable(def)
+		c := &collection{def: def, served: ok, why: why, writeOnly: usesWriteOnly(def.Item)}
+		byDef[def] = c
+		for _, n := range def.Notes {
+			s.log.Warn("resource", "note", n)
+		}
+		if !ok {
+			continue
+		}
 		// Compiled on the first record, not here: see LazyResponseSchema.
 		notCompiled := func(err error) {
-			s.log.Warn("item schema not compiled; records are validated the slow way", "collection", def.Name, "error", err.Error())
+			s.log.Warn("item schema not compiled; records are validated the slow way", "collection", def.Key, "error", err.Error())
 		}
-		compiled, err := s.val.LazyResponseSchema(def.ItemSchema, notCompiled)
+		compiled, err := s.val.LazyRecordSchema(def.Item, notCompiled)
 		if s.plain {
 			compiled, err = nil, nil // records are checked by the validator alone
 		}
@@ -238,33 +277,35 @@ func (s *Server) prepareOperations() {
 			notCompiled(err)
 			compiled = nil
 		}
-		c := &collection{def: def, schema: compiled}
+		c.schema = compiled
 		c.data = store.NewCollection(def, store.Check{Compiled: compiled, Describe: s.describeRecord(def)},
 			store.Limits{MaxRecords: s.maxRecords, MaxBytes: s.maxBytes})
-		s.colls[def.Name] = c
+		s.colls[def.Key] = c
 		data = append(data, c.data)
-		for _, n := range def.Notes {
-			s.log.Warn("collection", "note", n)
+	}
+	for def, c := range byDef {
+		if p := byDef[def.Parent]; def.Parent != nil && p != nil && p.served && c.served {
+			c.parent = p
+			p.children = append(p.children, c)
 		}
 	}
 	s.data = store.New(data...)
-	for _, op := range s.spec.Operations {
-		o := &operation{op: op}
-		for _, def := range s.spec.Collections {
-			switch op {
-			case def.List:
-				o.kind, o.coll = kindList, s.colls[def.Name]
-			case def.Create:
-				o.kind, o.coll = kindCreate, s.colls[def.Name]
-			case def.Read:
-				o.kind, o.coll = kindRead, s.colls[def.Name]
+	for _, po := range plan.Operations {
+		op := po.Op
+		o := &operation{op: op, kind: kinds[po.Kind], rop: po.Role, made: &madeAnswer{}}
+		if po.Resource != nil {
+			if c := byDef[po.Resource]; c != nil && c.served {
+				o.coll = c
 			}
 		}
-		if op.Unpublished {
-			o.kind = kindUnpublished
+		if o.coll == nil && o.kind != kindUnpublished && o.kind != kindUnserved {
+			o.kind, o.rop = kindAction, nil
 		}
-		if o.kind == kindUnserved {
-			s.log.Warn("operation not served", "operation", op.String(), "reason", "no collection behaviour could be inferred from its path and schemas")
+		if o.rop != nil {
+			o.list = o.rop.List
+		}
+		if po.Why != "" && (po.CRUD || po.Resource != nil) {
+			s.log.Warn("operation not served from the store", "operation", op.String(), "reason", po.Why)
 		}
 		for _, p := range op.Params {
 			if p.In == "query" && spec.SchemaType(p.Schema) != "array" && spec.SchemaType(p.Schema) != "object" {
@@ -277,6 +318,7 @@ func (s *Server) prepareOperations() {
 		}
 		s.ops[op] = o
 	}
+	return err
 }
 
 // loadFixtures stores the fixtures' records, which become what Reset

@@ -83,6 +83,10 @@ type Response struct {
 	Schema      *base.Schema // of the JSON media type, nil if it declares none
 	SchemaProxy *base.SchemaProxy
 	Headers     []string
+	// Example is the JSON media type's example (or the first of its
+	// examples), decoded; HasExample says whether there is one.
+	Example    any
+	HasExample bool
 	// RequiredHeaders are the headers it declares required.
 	RequiredHeaders []string
 }
@@ -222,6 +226,7 @@ func readResponse(code string, r *v3.Response) *Response {
 	resp := &Response{Code: code}
 	resp.Status, _ = strconv.Atoi(code)
 	resp.MediaTypes, resp.Schema, resp.SchemaProxy = mediaTypes(r.Content)
+	resp.Example, resp.HasExample = mediaExample(r.Content)
 	if r.Headers != nil {
 		for h := r.Headers.First(); h != nil; h = h.Next() {
 			resp.Headers = append(resp.Headers, h.Key())
@@ -248,6 +253,31 @@ func mediaTypes(content *orderedmap.Map[string, *v3.MediaType]) ([]string, *base
 		}
 	}
 	return types, schema, proxy
+}
+
+// mediaExample is the example of the first JSON media type that has one.
+func mediaExample(content *orderedmap.Map[string, *v3.MediaType]) (any, bool) {
+	if content == nil {
+		return nil, false
+	}
+	for m := content.First(); m != nil; m = m.Next() {
+		if !isJSON(m.Key()) || m.Value() == nil {
+			continue
+		}
+		if v, ok := nodeValue(m.Value().Example); ok {
+			return v, true
+		}
+		if ex := m.Value().Examples; ex != nil {
+			for e := ex.First(); e != nil; e = e.Next() {
+				if e.Value() != nil && e.Value().Value != nil {
+					if v, ok := nodeValue(e.Value().Value); ok {
+						return v, true
+					}
+				}
+			}
+		}
+	}
+	return nil, false
 }
 
 // isJSON reports whether a media type is JSON: application/json, a +json

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -44,9 +45,19 @@ type ResourceOp struct {
 	Kind     OpKind
 	Request  Shape
 	Response Shape
+	// Answers are the shapes of every 2xx response by status (Response is
+	// the first's): a replace may answer 201 when it creates, 204 else.
+	Answers map[int]Shape
 	// CreatesOnPut marks a replace that creates the item when it is absent
 	// (the document declares 201 for it).
 	CreatesOnPut bool
+	// List is how a list or search answer pages and wraps the items.
+	List *ListShape
+	// IfMatch is set when the operation takes an If-Match header, ETag
+	// when one of its 2xx answers declares an ETag header.
+	IfMatch, ETag bool
+	// Forced is set when configuration gave the kind or the resource.
+	Forced bool
 }
 
 // IDSpec is the type of a resource's ids.
@@ -63,6 +74,11 @@ type IDSpec struct {
 type Resource struct {
 	// Name is the last literal segment of its path ("pets").
 	Name string
+	// Key names the resource uniquely among the document's: its Name, or,
+	// where two resources share one, the literal segments of its path
+	// joined by dots ("emails.attachments"). Fixture files, the store and
+	// configuration name resources by it.
+	Key string
 	// Path is the collection's path ("/owners/{ownerId}/pets"), or the
 	// singleton's; ItemPath the item's ("/owners/{ownerId}/pets/{petId}"),
 	// "" for a singleton or a collection without item operations.
@@ -97,8 +113,13 @@ type Resource struct {
 	// those the item requires but a create does not carry.
 	Assigned []string
 
-	Ops  []*ResourceOp
+	Ops []*ResourceOp
+	// List is the list operation's shape (nil without one).
 	List *ListShape
+	// ETags is set when an operation of the resource declares ETag or
+	// If-Match: its items then carry an entity tag, and writes honour
+	// If-Match (412 when it is stale).
+	ETags bool
 
 	// Notes say what could not be inferred, and why an operation is not
 	// served statefully; `petctl inspect` prints them.
@@ -179,8 +200,12 @@ func paramName(seg string) (string, bool) {
 	return "", false
 }
 
-// inferResources reads the resources the paths describe.
-func (s *Spec) inferResources() []*Resource {
+// InferResources reads the resources the paths describe, with the
+// configuration's overrides by operationId applied (nil for none). Spec.Resources
+// is its answer without overrides. Each override that cannot be applied is
+// an *OverrideError; the resources are returned with the others applied.
+func (s *Spec) InferResources(ov map[string]Override) ([]*Resource, error) {
+	forced, errs := s.forcedOps(ov)
 	byPath := map[string]*Resource{}
 	var order []string
 	get := func(path string) *Resource {
@@ -198,9 +223,10 @@ func (s *Spec) inferResources() []*Resource {
 		order = append(order, path)
 		return r
 	}
+	inferred := func(op *Operation) bool { return !op.Unpublished && forced[op] == nil }
 	// Pass 1: item paths (/X/{id}) make resources at /X.
 	for _, op := range s.Operations {
-		if op.Unpublished {
+		if !inferred(op) {
 			continue
 		}
 		segs := segments(op.Path)
@@ -216,7 +242,7 @@ func (s *Spec) inferResources() []*Resource {
 	}
 	// Pass 2: operations on collection paths and item paths.
 	for _, op := range s.Operations {
-		if op.Unpublished {
+		if !inferred(op) {
 			continue
 		}
 		if r := byPath[op.Path]; r != nil {
@@ -230,8 +256,7 @@ func (s *Spec) inferResources() []*Resource {
 		}
 		if i := strings.LastIndex(op.Path, "/"); i > 0 {
 			if r := byPath[op.Path[:i]]; r != nil && r.ItemPath == op.Path {
-				kind := map[string]OpKind{http.MethodGet: KindRead, http.MethodPut: KindReplace, http.MethodPatch: KindPatch, http.MethodDelete: KindDelete}[op.Method]
-				if kind != "" {
+				if kind := itemKinds[op.Method]; kind != "" {
 					r.Ops = append(r.Ops, &ResourceOp{Op: op, Kind: kind})
 				}
 			}
@@ -240,13 +265,19 @@ func (s *Spec) inferResources() []*Resource {
 	// Pass 3: singletons: a literal path with GET and PUT or PATCH, and no
 	// item path below it.
 	for _, op := range s.Operations {
-		if op.Unpublished || byPath[op.Path] != nil || op.Method != http.MethodGet {
+		if !inferred(op) || byPath[op.Path] != nil || op.Method != http.MethodGet {
 			continue
 		}
 		if _, last := paramName(segments(op.Path)[len(segments(op.Path))-1]); last {
 			continue
 		}
 		put, patch := s.Find(http.MethodPut, op.Path), s.Find(http.MethodPatch, op.Path)
+		if put != nil && !inferred(put) {
+			put = nil
+		}
+		if patch != nil && !inferred(patch) {
+			patch = nil
+		}
 		if put == nil && patch == nil {
 			continue
 		}
@@ -259,19 +290,50 @@ func (s *Spec) inferResources() []*Resource {
 		if patch != nil {
 			r.Ops = append(r.Ops, &ResourceOp{Op: patch, Kind: KindPatch})
 		}
-		if del := s.Find(http.MethodDelete, op.Path); del != nil {
+		if del := s.Find(http.MethodDelete, op.Path); del != nil && inferred(del) {
 			r.Ops = append(r.Ops, &ResourceOp{Op: del, Kind: KindDelete})
 		}
+	}
+	// Operations configuration places: in the resource it names, or the
+	// one their path makes.
+	for _, op := range s.Operations {
+		o := forced[op]
+		if o == nil || o.Kind == KindAction {
+			continue
+		}
+		path := o.Resource
+		if path == "" {
+			path = op.Path
+			if itemLevel(o.Kind) {
+				path = op.Path[:max(strings.LastIndex(op.Path, "/"), 0)]
+			}
+		}
+		r := get(path)
+		if itemLevel(o.Kind) && r.ItemPath == "" && !r.Singleton {
+			if p, ok := paramName(segments(op.Path)[len(segments(op.Path))-1]); ok && op.Path != path {
+				r.ItemPath, r.IDParam = op.Path, p
+			} else {
+				r.Singleton = true
+			}
+		}
+		r.Ops = append(r.Ops, &ResourceOp{Op: op, Kind: o.Kind, Forced: true})
 	}
 	var out []*Resource
 	for _, p := range order {
 		r := byPath[p]
 		s.inferItem(r)
 		if r.Item == nil {
+			for _, o := range r.Ops {
+				if o.Forced {
+					errs = append(errs, &OverrideError{Operation: o.Op.ID, Field: "resource", Err: fmt.Errorf("%s: petctl finds no item schema for it (an object answered by its read, replace, create or list)", r.Path)})
+				}
+			}
 			continue
 		}
 		out = append(out, r)
 	}
+	s.inferViews(out, forced)
+	out = append(out, s.inferListsOnly(out, forced)...)
 	// Parents: the resource whose item path the collection path extends.
 	for _, r := range out {
 		i := strings.LastIndex(r.Path, "/")
@@ -284,9 +346,98 @@ func (s *Spec) inferResources() []*Resource {
 			r.ParentField = fieldFor(r.Item, r.ParentParams[len(r.ParentParams)-1], r.Parent.Name, r.IDField)
 		}
 	}
-	s.inferViews(out)
+	for _, r := range out {
+		for _, o := range r.Ops {
+			o.IfMatch = o.Op.Param("header", "If-Match") != nil
+			for _, resp := range o.Op.Responses {
+				if resp.Status >= 200 && resp.Status < 300 && slices.ContainsFunc(resp.Headers, func(h string) bool { return strings.EqualFold(h, "ETag") }) {
+					o.ETag = true
+				}
+			}
+			r.ETags = r.ETags || o.IfMatch || o.ETag
+		}
+	}
+	errs = append(errs, applyOverrides(s, out, ov)...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	nameKeys(out)
+	return out, errors.Join(errs...)
+}
+
+// inferListsOnly makes resources of the lists no item path comes with: a
+// GET at a literal path answering a list of objects that no resource
+// owns, with the POST at the same path as its create. Their items can be
+// listed and created, and seeded by fixtures.
+func (s *Spec) inferListsOnly(rs []*Resource, forced map[*Operation]*Override) []*Resource {
+	owned := map[*Operation]bool{}
+	for _, r := range rs {
+		for _, o := range r.Ops {
+			owned[o.Op] = true
+		}
+	}
+	taken := map[string]bool{}
+	for _, r := range rs {
+		taken[r.Path] = true
+	}
+	var out []*Resource
+	for _, op := range s.Operations {
+		if owned[op] || forced[op] != nil || op.Unpublished || op.Method != http.MethodGet || taken[op.Path] {
+			continue
+		}
+		segs := segments(op.Path)
+		if _, ok := paramName(segs[len(segs)-1]); ok {
+			continue
+		}
+		// The items at the top, or in a field of an envelope: deeper, an
+		// array is more likely a part of one object than a list.
+		if items, at := listItems(successSchema(s, op)); items == nil || len(propNames(items)) == 0 || len(at) > 1 {
+			continue
+		}
+		taken[op.Path] = true
+		r := &Resource{Name: segs[len(segs)-1], Path: op.Path, Ops: []*ResourceOp{{Op: op, Kind: KindList}}}
+		for _, sg := range segs {
+			if p, ok := paramName(sg); ok {
+				r.ParentParams = append(r.ParentParams, p)
+			}
+		}
+		if post := s.Find(http.MethodPost, op.Path); post != nil && !owned[post] && forced[post] == nil && !post.Unpublished {
+			r.Ops = append(r.Ops, &ResourceOp{Op: post, Kind: KindCreate})
+		}
+		s.inferItem(r)
+		if r.Item == nil || r.Op(KindList) == nil {
+			continue
+		}
+		out = append(out, r)
+	}
 	return out
+}
+
+// itemKinds are the kinds of the methods on an item path.
+var itemKinds = map[string]OpKind{http.MethodGet: KindRead, http.MethodPut: KindReplace, http.MethodPatch: KindPatch, http.MethodDelete: KindDelete}
+
+// itemLevel reports whether operations of kind k address one item.
+func itemLevel(k OpKind) bool {
+	return k == KindRead || k == KindReplace || k == KindPatch || k == KindDelete
+}
+
+// nameKeys gives each resource its Key: its name, unless another resource
+// has the same, then its path's literal segments joined by dots.
+func nameKeys(rs []*Resource) {
+	count := map[string]int{}
+	for _, r := range rs {
+		count[r.Name]++
+	}
+	for _, r := range rs {
+		r.Key = r.Name
+		if count[r.Name] > 1 {
+			var lits []string
+			for _, sg := range segments(r.Path) {
+				if _, ok := paramName(sg); !ok {
+					lits = append(lits, sg)
+				}
+			}
+			r.Key = strings.Join(lits, ".")
+		}
+	}
 }
 
 // inferItem decides what the resource stores, how each operation carries
@@ -345,6 +496,9 @@ func (s *Spec) inferItem(r *Resource) {
 	// Operations whose answers do not carry the items are not list or read
 	// operations of this resource after all.
 	r.Ops = slices.DeleteFunc(r.Ops, func(o *ResourceOp) bool {
+		if o.Forced {
+			return false
+		}
 		if (o.Kind == KindList && o.Response.Kind != "list") || (o.Kind == KindRead && o.Response.Kind != "item" && o.Response.Kind != "wrapped") {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s answers no %s of %s; it is answered from its schema", o.Op, map[OpKind]string{KindList: "list", KindRead: "item"}[o.Kind], r.Name))
 			return true
@@ -353,6 +507,7 @@ func (s *Spec) inferItem(r *Resource) {
 	})
 	if lo := r.Op(KindList); lo != nil {
 		r.List = s.inferList(r, lo)
+		lo.List = r.List
 	}
 	if r.IDField == "" && !r.HiddenID && !r.Singleton && r.ItemPath != "" {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s: no id could be inferred (a property named like the path parameter %q, an 'id', or the one field the server assigns); its item operations answer from their schemas", r.Path, r.IDParam))
@@ -495,19 +650,23 @@ func (r *Resource) inferID(s *Spec) {
 			r.SelfField = p.Name
 		}
 	}
-	if r.Singleton || r.IDParam == "" && r.ItemPath == "" && r.New == nil {
+	if r.Singleton {
 		return
 	}
 	r.IDField = idFieldFor(names, r.Assigned, r.IDParam, r.Name)
 	f := r.Item.Prop(r.IDField)
-	if ps := r.idParamSchema(s); f == nil || f.Type() == "" {
+	// The path parameter's schema where it says more (a uuid format the
+	// field leaves out): ids must pass as path parameters.
+	if ps := r.idParamSchema(s); f == nil || f.Type() == "" || ps != nil && ps.Type() == f.Type() && f.Format == "" && f.Pattern == "" && len(f.Enum) == 0 && (ps.Format != "" || ps.Pattern != "") {
 		f = ps
 	}
 	if r.IDField == "" {
 		// The id lives in the path only (open-zaak's {uuid}, a link in
-		// 'url'): the store keys items by it without a field to hold it.
-		r.HiddenID = r.IDParam != ""
-		if f != nil {
+		// 'url'), or nowhere (a list without item paths): the store keys
+		// items by it without a field to hold it.
+		r.HiddenID = r.IDParam != "" || r.ItemPath == ""
+		r.ID = IDSpec{Type: "string"}
+		if f != nil && f.Type() != "" {
 			r.ID = IDSpec{Type: f.Type(), Format: f.Format, Pattern: f.Pattern, Schema: f}
 		}
 		return
@@ -648,21 +807,35 @@ func fieldFor(item *Schema, param, parent, own string) string {
 	return ""
 }
 
-// inferShapes says how o's request and answer carry r's item.
+// inferShapes says how o's request and answers carry r's item.
 func (s *Spec) inferShapes(r *Resource, o *ResourceOp) {
-	status, hasBody := successStatus(o.Op)
-	o.Response = Shape{Kind: "none", Status: status}
-	if resp := successSchema(s, o.Op); resp != nil {
-		o.Response = responseShape(resp, r.Item)
-		o.Response.Status = status
-	} else if hasBody {
-		o.Response.Kind = "other"
+	o.Answers = map[int]Shape{}
+	first := true
+	for _, resp := range o.Op.Responses {
+		if resp.Status < 200 || resp.Status > 299 {
+			continue
+		}
+		sh := Shape{Kind: "none", Status: resp.Status}
+		if resp.Schema != nil {
+			sh = responseShape(s.schema(resp.Schema), r.Item)
+			sh.Status = resp.Status
+		} else if len(resp.MediaTypes) > 0 {
+			sh.Kind = "other"
+		}
+		o.Answers[resp.Status] = sh
+		// The first answer with a body, else the first.
+		if first || o.Response.Kind == "none" && sh.Kind != "none" {
+			o.Response, first = sh, false
+		}
+	}
+	if first {
+		o.Response = Shape{Kind: "none"}
 	}
 	if b := o.Op.Body; b != nil {
 		body := s.schema(b.Schema)
 		o.Request = Shape{Kind: "other", Schema: body, MediaType: requestMediaType(b.MediaTypes, o.Kind)}
 		switch {
-		case o.Kind == KindPatch && strings.Contains(o.Request.MediaType, "json-patch"):
+		case o.Kind == KindPatch && (strings.Contains(o.Request.MediaType, "json-patch") || isJSONPatch(body)):
 			o.Request.Kind = "patch"
 		case body == r.Item || r.Singleton && body != nil && body.Type() == r.Item.Type():
 			o.Request.Kind = "item"
@@ -676,25 +849,71 @@ func (s *Spec) inferShapes(r *Resource, o *ResourceOp) {
 	}
 }
 
+// viewOf reports whether a GET answering a list of items shows r's items:
+// the same schema or component, or items like r's at a path named like r
+// (/accountHolders/{id}/balanceAccounts shows balanceAccounts). Two
+// collections may have items of the same shape and different meaning, so
+// a shape alone makes no view.
+func viewOf(op *Operation, items *Schema, r *Resource) bool {
+	if items == r.Item || items.Name != "" && items.Name == r.Item.Name {
+		return true
+	}
+	segs := segments(op.Path)
+	return segs[len(segs)-1] == r.Name && sameItem(items, r.Item)
+}
+
+// likeness ranks the resources a list's items may belong to: their own
+// schema, then their component, then by shared properties.
+func likeness(items, item *Schema) float64 {
+	switch {
+	case items == item:
+		return 4
+	case items.Name != "" && items.Name == item.Name:
+		return 3
+	}
+	return overlap(items, item) + overlap(item, items)
+}
+
+// isJSONPatch reports whether a body schema is an RFC 6902 document: an
+// array of operations with op and path, as documents declare it under
+// application/json too.
+func isJSONPatch(body *Schema) bool {
+	if body == nil || body.Type() != "array" || body.Items == nil {
+		return false
+	}
+	return body.Items.Prop("op") != nil && body.Items.Prop("path") != nil
+}
+
 // responseShape compares an answer's schema with the item's: the item
 // (or most of it), the item in a one-property wrapper, or a list of items.
 func responseShape(resp, item *Schema) Shape {
+	if resp == item {
+		return Shape{Kind: "item", Schema: resp}
+	}
+	// A list envelope shares fields with items ("object", "id") more often
+	// than an item holds a list of its own kind: the list is looked for first.
+	if items, _ := listItems(resp); items != nil && sameItem(items, item) {
+		return Shape{Kind: "list", Schema: resp}
+	}
 	switch {
-	case resp == item || overlap(resp, item) >= 0.5 && resp.Type() == "object":
+	case overlap(resp, item) >= 0.5 && resp.Type() == "object":
 		return Shape{Kind: "item", Schema: resp}
 	case resp.Type() == "object" && unwrapItem(resp) != resp && overlap(unwrapItem(resp), item) >= 0.5:
 		return Shape{Kind: "wrapped", Field: propNames(resp)[0], Schema: resp}
-	}
-	if items, _ := listItems(resp); items != nil && sameItem(items, item) {
-		return Shape{Kind: "list", Schema: resp}
 	}
 	return Shape{Kind: "other", Schema: resp}
 }
 
 // sameItem reports whether a list's items are the resource's items: the
-// same schema, the same component, or nearly the same properties.
+// same schema, the same component, nearly the same properties, or a
+// summary of the item (some of its properties and none of its own, as
+// lists often show: {id, name, created_at} of a fuller item).
 func sameItem(items, item *Schema) bool {
-	return items == item || (items.Name != "" && items.Name == item.Name) || (overlap(items, item) >= 0.8 && overlap(item, items) >= 0.8)
+	if items == item || (items.Name != "" && items.Name == item.Name) {
+		return true
+	}
+	in, back := overlap(items, item), overlap(item, items)
+	return in >= 0.8 && back >= 0.8 || in == 1 && len(propNames(items)) >= 2 && back >= 0.5
 }
 
 // requestMediaType picks the media type a body is read as: for a patch,
@@ -858,12 +1077,15 @@ func (l *ListShape) findEnvelope(s *Schema, at []string, depth int) {
 // inferViews finds the operations that show a resource's items elsewhere
 // (searches) or create several at once, and makes every other operation
 // an action.
-func (s *Spec) inferViews(rs []*Resource) {
+func (s *Spec) inferViews(rs []*Resource, forced map[*Operation]*Override) {
 	owned := map[*Operation]bool{}
 	for _, r := range rs {
 		for _, o := range r.Ops {
 			owned[o.Op] = true
 		}
+	}
+	for op := range forced {
+		owned[op] = true
 	}
 	for _, op := range s.Operations {
 		if owned[op] || op.Unpublished {
@@ -876,14 +1098,23 @@ func (s *Spec) inferViews(rs []*Resource) {
 			if items == nil {
 				continue
 			}
+			// The resource whose items these are: the same schema first,
+			// else the one they resemble most.
+			var best *Resource
 			for _, r := range rs {
-				if items == r.Item || (items.Name != "" && items.Name == r.Item.Name) {
-					o := &ResourceOp{Op: op, Kind: KindSearch, Response: Shape{Kind: "list", Schema: resp}}
-					o.Response.Status, _ = successStatus(op)
-					r.Ops = append(r.Ops, o)
-					owned[op] = true
-					break
+				if r.Singleton || !viewOf(op, items, r) {
+					continue
 				}
+				if best == nil || likeness(items, r.Item) > likeness(items, best.Item) {
+					best = r
+				}
+			}
+			if best != nil {
+				o := &ResourceOp{Op: op, Kind: KindSearch, Response: Shape{Kind: "list", Schema: resp}}
+				o.Response.Status, _ = successStatus(op)
+				o.List = s.inferList(best, o)
+				best.Ops = append(best.Ops, o)
+				owned[op] = true
 			}
 		case op.Method == http.MethodPost && op.Body != nil:
 			body := s.schema(op.Body.Schema)

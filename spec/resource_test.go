@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/petctl/petctl/internal/corpus"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -16,7 +18,14 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 func describeResources(s *Spec) string {
 	var b strings.Builder
 	for _, r := range s.Resources {
-		fmt.Fprintf(&b, "%s\n", r.Path)
+		fmt.Fprintf(&b, "%s", r.Path)
+		if r.Key != r.Name {
+			fmt.Fprintf(&b, " (key %s)", r.Key)
+		}
+		if r.ETags {
+			b.WriteString(" with entity tags")
+		}
+		b.WriteString("\n")
 		if r.ItemPath != "" {
 			fmt.Fprintf(&b, "  item %s (param %s)\n", r.ItemPath, r.IDParam)
 		}
@@ -53,30 +62,17 @@ func describeResources(s *Spec) string {
 			if o.CreatesOnPut {
 				b.WriteString(", creating at the path")
 			}
+			if o.IfMatch {
+				b.WriteString(", If-Match")
+			}
 			b.WriteString("\n")
+			if o.List != nil && o.Kind == KindSearch {
+				b.WriteString("  ")
+				describeList(&b, o.List)
+			}
 		}
 		if l := r.List; l != nil {
-			fmt.Fprintf(&b, "  list: items at %v, paging %s", l.Items, l.Paging)
-			for _, p := range []struct {
-				name string
-				v    string
-			}{{"limit", l.LimitParam}, {"offset", l.OffsetParam}, {"page", l.PageParam}, {"cursor", l.Cursor}, {"sort", l.SortParam}} {
-				if p.v != "" {
-					fmt.Fprintf(&b, ", %s=%s", p.name, p.v)
-				}
-			}
-			for _, f := range []struct {
-				name string
-				at   []string
-			}{{"total", l.Total}, {"next", l.Next}, {"prev", l.Prev}, {"hasMore", l.HasMore}} {
-				if f.at != nil {
-					fmt.Fprintf(&b, ", %s at %v", f.name, f.at)
-				}
-			}
-			for _, f := range l.Filters {
-				fmt.Fprintf(&b, ", filter %s", f.Param)
-			}
-			b.WriteString("\n")
+			describeList(&b, l)
 		}
 		for _, n := range r.Notes {
 			fmt.Fprintf(&b, "  note: %s\n", n)
@@ -85,19 +81,63 @@ func describeResources(s *Spec) string {
 	return b.String()
 }
 
+// describeList renders a list's shape on one line.
+func describeList(b *strings.Builder, l *ListShape) {
+	{
+		fmt.Fprintf(b, "  list: items at %v, paging %s", l.Items, l.Paging)
+		for _, p := range []struct {
+			name string
+			v    string
+		}{{"limit", l.LimitParam}, {"offset", l.OffsetParam}, {"page", l.PageParam}, {"cursor", l.Cursor}, {"sort", l.SortParam}} {
+			if p.v != "" {
+				fmt.Fprintf(b, ", %s=%s", p.name, p.v)
+			}
+		}
+		for _, f := range []struct {
+			name string
+			at   []string
+		}{{"total", l.Total}, {"next", l.Next}, {"prev", l.Prev}, {"hasMore", l.HasMore}} {
+			if f.at != nil {
+				fmt.Fprintf(b, ", %s at %v", f.name, f.at)
+			}
+		}
+		for _, f := range l.Filters {
+			fmt.Fprintf(b, ", filter %s", f.Param)
+		}
+		b.WriteString("\n")
+	}
+}
+
 // TestResourcesInferred holds resource inference to golden files, one per
-// document of fixtures/: what each resource is, its id, its parent, the
-// kind and shapes of each operation, and its list's paging and envelope.
-// Run with -update after a deliberate change and read the diff.
+// document of fixtures/ and of the shared corpus (corpus-*.golden, skipped
+// where the corpus is absent): what each resource is, its id, its parent,
+// the kind and shapes of each operation, and its list's paging and
+// envelope. Run with -update after a deliberate change and read the diff.
 func TestResourcesInferred(t *testing.T) {
-	for _, doc := range []string{"", "../fixtures/library/openapi.yaml", styles + "crud.yaml", styles + "multifile/openapi.yaml"} {
+	type doc struct{ name, path string }
+	var docs []doc
+	for _, p := range []string{"", "../fixtures/library/openapi.yaml", styles + "crud.yaml", styles + "multifile/openapi.yaml"} {
 		name := "petstore"
-		if doc != "" {
-			name = strings.TrimSuffix(filepath.Base(filepath.Dir(doc)), "/")
-			if base := filepath.Base(doc); base != "openapi.yaml" {
+		if p != "" {
+			name = strings.TrimSuffix(filepath.Base(filepath.Dir(p)), "/")
+			if base := filepath.Base(p); base != "openapi.yaml" {
 				name = strings.TrimSuffix(base, ".yaml")
 			}
 		}
+		docs = append(docs, doc{name, p})
+	}
+	_, found, err := corpus.Find("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found == nil {
+		t.Log(corpus.SkipReason + ": only the fixtures' inference is checked")
+	}
+	for _, d := range found {
+		docs = append(docs, doc{"corpus-" + d.Name, d.Path})
+	}
+	for _, d := range docs {
+		name, doc := d.name, d.path
 		t.Run(name, func(t *testing.T) {
 			s, err := Load(doc)
 			if err != nil {

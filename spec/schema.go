@@ -153,6 +153,9 @@ func (s *Schema) Prop(name string) *Schema {
 type schemaReader struct {
 	mu     sync.Mutex
 	byNode map[*yaml.Node]*Schema
+	// siblings is set for OpenAPI 3.1, where keywords beside a $ref apply
+	// too (JSON Schema 2020-12); 3.0 ignores them.
+	siblings bool
 }
 
 // get is readSchema for concurrent callers.
@@ -177,7 +180,41 @@ func (r *schemaReader) read(proxy *base.SchemaProxy) *Schema {
 		ref := proxy.GetReference()
 		s.Name = ref[strings.LastIndex(ref, "/")+1:]
 	}
+	if s != nil && r.siblings && proxy.IsReference() {
+		return r.withSiblings(proxy, s)
+	}
 	return s
+}
+
+// withSiblings applies the required list written beside a $ref
+// ({$ref: Base, required: [name]}, as 3.1 documents reuse one schema with
+// different required properties): the schema is then the referenced one
+// in an allOf, with those properties required. Other sibling keywords are
+// annotations petctl does not read.
+func (r *schemaReader) withSiblings(proxy *base.SchemaProxy, s *Schema) *Schema {
+	low := proxy.GoLow()
+	if low == nil {
+		return s
+	}
+	n := low.GetReferenceNode() // the mapping that holds the $ref
+	if n == nil || n.Kind != yaml.MappingNode {
+		return s
+	}
+	if w, ok := r.byNode[n]; ok {
+		return w
+	}
+	var required []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "required" {
+			_ = n.Content[i+1].Decode(&required)
+		}
+	}
+	if len(required) == 0 {
+		return s
+	}
+	w := &Schema{Name: s.Name, AllOf: []*Schema{s}, Required: required, Description: s.Description, lib: s.lib}
+	r.byNode[n] = w
+	return w
 }
 
 // readSchema converts a schema built by libopenapi. Its definition's YAML

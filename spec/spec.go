@@ -205,6 +205,7 @@ func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 	if info := s.Model.Info; info != nil {
 		s.Title, s.Version = info.Title, info.Version
 	}
+	s.schemas.siblings = strings.HasPrefix(s.OpenAPI, "3.1")
 	if err := s.readServers(o); err != nil {
 		return nil, fmt.Errorf("spec %s: %w", source, err)
 	}
@@ -218,7 +219,7 @@ func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 		return nil, fmt.Errorf("spec %s: %w", source, err)
 	}
 	s.Collections = inferCollections(s.Operations)
-	s.Resources = s.inferResources()
+	s.Resources, _ = s.InferResources(nil) // without overrides nothing can fail
 	if s.Warnings, err = s.verdict(s.problems, o.Strict); err != nil {
 		return nil, err
 	}
@@ -312,6 +313,10 @@ func (s *Spec) ErrorSchema() *base.Schema {
 	}
 	return best.schema
 }
+
+// SchemaView is libopenapi's schema (a response's, a parameter's) as a
+// Schema: the same *Schema every time for the same definition.
+func (s *Spec) SchemaView(lib *base.Schema) *Schema { return s.schema(lib) }
 
 // schema is libopenapi's schema as a Schema.
 func (s *Spec) schema(lib *base.Schema) *Schema {

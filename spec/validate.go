@@ -332,6 +332,35 @@ func (v *Validator) CompileResponseSchema(schema *base.Schema) (*ResponseSchema,
 	return v.compileSchema(schema, schema_validation.SchemaValidationPurposeResponseBody)
 }
 
+// CompileRecordSchema compiles an item schema as a response body schema
+// now: LazyRecordSchema is what the server uses; this is for callers that
+// need the compiled schema's plan as it is (tests, benchmarks).
+func (v *Validator) CompileRecordSchema(s *Schema) (*ResponseSchema, error) {
+	if s == nil {
+		return nil, errors.New("no schema")
+	}
+	return v.CompileResponseSchema(s.lib)
+}
+
+// LazyRecordSchema is LazyResponseSchema for an item schema: records are
+// held to it as a response body, since every answer that carries one is
+// validated as a response.
+func (v *Validator) LazyRecordSchema(s *Schema, onError func(error)) (*ResponseSchema, error) {
+	if s == nil {
+		return nil, errors.New("no schema")
+	}
+	return v.LazyResponseSchema(s.lib, onError)
+}
+
+// Record validates a JSON document (a record, a part of one) against a
+// schema of the document.
+func (v *Validator) Record(s *Schema, doc []byte) Problems {
+	if s == nil {
+		return nil
+	}
+	return v.Schema(s.lib, doc)
+}
+
 // LazyResponseSchema is CompileResponseSchema put off until the schema is
 // first used (Validate, or a plan's Accepts): its Hash is known at once.
 // Compiling every item schema of a document of a few hundred kilobytes

@@ -375,7 +375,7 @@ func patternString(pattern string, seq int64, rng *rand.Rand, minLen, maxLen *in
 	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
 		b := &patternBuilder{rng: rng, seq: seq}
 		for extra := 0; extra < 4; extra++ {
-			b.extra = extra
+			b.extra, b.rest = extra, seq
 			var sb strings.Builder
 			b.write(&sb, tree.Simplify())
 			if v := sb.String(); fits(v) {
@@ -396,6 +396,8 @@ type patternBuilder struct {
 	rng   *rand.Rand
 	seq   int64
 	extra int // repeats beyond the minimum, to reach a minimum length
+	// rest is what is left of seq to write into the value's characters.
+	rest int64
 }
 
 func (b *patternBuilder) write(sb *strings.Builder, re *syntax.Regexp) {
@@ -445,6 +447,23 @@ func (b *patternBuilder) write(sb *strings.Builder, re *syntax.Regexp) {
 func (b *patternBuilder) pick(ranges []rune) rune {
 	if len(ranges) < 2 {
 		return 'a'
+	}
+	if b.rng == nil && b.rest > 0 {
+		// Seq, written in the class's readable characters, makes values
+		// differ from one record to the next (ids made from a pattern).
+		var readable []rune
+		for i := 0; i+1 < len(ranges) && len(readable) < 64; i += 2 {
+			for r := ranges[i]; r <= ranges[i+1] && r-ranges[i] < 128 && len(readable) < 64; r++ {
+				if unicode.IsLetter(r) || unicode.IsDigit(r) {
+					readable = append(readable, r)
+				}
+			}
+		}
+		if n := int64(len(readable)); n > 1 {
+			r := readable[b.rest%n]
+			b.rest /= n
+			return r
+		}
 	}
 	for i := 0; i+1 < len(ranges); i += 2 {
 		for r := ranges[i]; r <= ranges[i+1] && r-ranges[i] < 128; r++ {

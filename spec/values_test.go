@@ -89,3 +89,25 @@ func TestSchemaReader(t *testing.T) {
 		t.Errorf("nullable = %+v", n)
 	}
 }
+
+// TestPatternValuesDiffer: values made for a pattern differ from one seq
+// to the next, so that ids the server makes from a pattern stay unique,
+// and each matches the pattern.
+func TestPatternValuesDiffer(t *testing.T) {
+	s := &Schema{Types: []string{"string"}, Pattern: "^[a-z][a-z0-9_]{2,30}$"}
+	re, err := compilePattern(s.Pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int64{}
+	for seq := int64(1); seq <= 500; seq++ {
+		v := (&Values{Seq: seq}).Value(s, "code").(string)
+		if !re.MatchString(v) {
+			t.Fatalf("seq %d: %q does not match %s", seq, v, s.Pattern)
+		}
+		if prev, ok := seen[v]; ok {
+			t.Fatalf("seq %d made %q, as seq %d did", seq, v, prev)
+		}
+		seen[v] = seq
+	}
+}

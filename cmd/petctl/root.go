@@ -106,6 +106,7 @@ It serves the Petstore Animals API by default.`,
 		newInitCmd(a),
 		newConfigCmd(a),
 		newSpecCmd(a),
+		newInspectCmd(a, nil),
 		newVersionCmd(a),
 	)
 	return root

@@ -14,12 +14,12 @@ func BenchmarkStore(b *testing.B) {
 		b.Fatal(err)
 	}
 	obj := doc.(map[string]any)
-	sold := Query{Filters: map[string]string{"status": "sold"}, Limit: 100}
+	sold := Query{Filters: map[string][]string{"status": {"sold"}}, Limit: 100}
 	b.Run("create", func(b *testing.B) {
 		b.ReportAllocs()
 		now := time.Now()
 		for b.Loop() {
-			if _, err := c.Create(obj, now); err != nil {
+			if _, err := c.Create(obj, Write{Now: now}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -27,7 +27,7 @@ func BenchmarkStore(b *testing.B) {
 	b.Run("get", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, ok := c.Get("42"); !ok {
+			if _, ok := c.Get(nil, "42"); !ok {
 				b.Fatal("no record 42")
 			}
 		}
@@ -35,15 +35,15 @@ func BenchmarkStore(b *testing.B) {
 	b.Run("page20", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if items, _, _ := c.Page(Query{Limit: 20}); len(items) != 20 {
-				b.Fatalf("%d items", len(items))
+			if p := c.Page(Query{Limit: 20}); len(p.Items) != 20 {
+				b.Fatalf("%d items", len(p.Items))
 			}
 		}
 	})
 	b.Run("pageSold100", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if items, _, _ := c.Page(sold); len(items) == 0 {
+			if p := c.Page(sold); len(p.Items) == 0 {
 				b.Fatal("no sold pets")
 			}
 		}

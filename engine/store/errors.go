@@ -28,6 +28,10 @@ func (e *FullError) Error() string { return e.Setting() + ": " + e.Reason() }
 // ErrIDsExhausted says a create found no next id: the largest int64 is taken.
 var ErrIDsExhausted = errors.New("no next id")
 
+// ErrNoFreeID says a create found no free id among those the id's schema
+// lets the server make (a pattern with few matches, an enum).
+var ErrNoFreeID = errors.New("no free id")
+
 // InvalidRecordError says the item schema refuses the record a create
 // built: the document's create and item schemas disagree. Err says why, in
 // the words of Check.Describe.
@@ -97,3 +101,21 @@ func (e *FileError) Error() string { return fmt.Sprintf("fixtures %s: %v", e.Fil
 
 // Unwrap returns why.
 func (e *FileError) Unwrap() error { return e.Err }
+
+// ConflictError says the id a client chose is taken: another record
+// under the same parent has it. Nothing was stored.
+type ConflictError struct{ ID string }
+
+func (e *ConflictError) Error() string { return "id " + e.ID + " is taken" }
+
+// BatchError says which object of a batch create failed, and why; nothing
+// of the batch was stored.
+type BatchError struct {
+	Index int
+	Err   error
+}
+
+func (e *BatchError) Error() string { return fmt.Sprintf("item %d: %v", e.Index, e.Err) }
+
+// Unwrap returns why.
+func (e *BatchError) Unwrap() error { return e.Err }

@@ -26,13 +26,13 @@ func openDoc(t testing.TB, s *spec.Spec, fixture string) *testDoc {
 		t.Fatal(err)
 	}
 	var colls []*Collection
-	for _, def := range s.Collections {
-		compiled, err := val.CompileResponseSchema(def.ItemSchema)
+	for _, def := range s.Resources {
+		compiled, err := val.CompileRecordSchema(def.Item)
 		if err != nil {
 			t.Fatal(err)
 		}
 		describe := func(raw []byte, compiled error) error {
-			if ps := val.Schema(def.ItemSchema, raw); len(ps) > 0 {
+			if ps := val.Record(def.Item, raw); len(ps) > 0 {
 				return ps
 			}
 			return compiled

@@ -11,7 +11,7 @@ import (
 // Journal keeps a store's records beyond the memory of one process: in a
 // file (OpenFile), or in a Redis shared by replicas (OpenRedis). The
 // in-memory tables stay the serving path; every mutation of a collection
-// (a create, a reset, an import, and the replace and delete to come) is
+// (a create, a replace or patch, a delete, a reset, an import) is
 // handed to the journal under the collection's write lock, after every
 // check and before it is applied, so that a journal sees each collection's
 // changes in the order they happen and a refused change never reaches it.
@@ -45,11 +45,15 @@ type Journal interface {
 	// behind says whether other processes committed changes to c that c has
 	// not applied yet; cheap, without c's lock.
 	behind(c *Collection) (bool, error)
-	// put commits that c holds e, and that the next create takes seq next. errStale means another process
+	// put commits that c holds e (a new record, or a new version at its
+	// seq), and that the next create takes seq next. errStale means another process
 	// changed c first and nothing was committed: catch up and build again.
 	// wait, when not nil, returns once the change is durable; call it after
 	// releasing the lock, so that concurrent changes share a commit.
 	put(c *Collection, e *entry, next int64) (wait func() error, err error)
+	// delete commits that c no longer holds the record e names (its seq
+	// and id), as put does.
+	delete(c *Collection, e *entry, next int64) (wait func() error, err error)
 	// replace commits that each snapshot's collection now holds exactly its
 	// records (a reset, an import), all together or none.
 	replace(sets []*snapshot) (wait func() error, err error)
@@ -148,17 +152,20 @@ func (o Origin) sameSeed(p Origin) bool {
 // snapshot is a collection's records at one moment, in seq order, as a
 // journal's replace or seed writes them.
 type snapshot struct {
-	coll *Collection
-	seqs []int64
-	keys []string // string ids only
+	coll   *Collection
+	seqs   []int64
+	keys   []string // string ids only
+	scopes []string // scoped collections only
+	// recs are the records; those it marks dead are deleted, and no
+	// journal writes them.
 	recs frozenRecords
 	next int64 // the seq the next create takes; 0 when none is left
 }
 
 // snapshotOf is the snapshot of a table state.
 func snapshotOf(c *Collection, st *tableState) *snapshot {
-	return &snapshot{coll: c, seqs: st.seqs, keys: st.keys,
-		recs: frozenRecords{spans: st.spans, data: arena{chunks: st.chunks}}, next: nextOf(st.nextSeq, st.noNext)}
+	return &snapshot{coll: c, seqs: st.seqs, keys: st.keys, scopes: st.scopes,
+		recs: frozenRecords{spans: st.spans, dead: st.dead, data: arena{chunks: st.chunks}}, next: nextOf(st.nextSeq, st.noNext)}
 }
 
 // snapshotOfColumns is the snapshot of built records.
@@ -172,7 +179,7 @@ func snapshotOfColumns(c *Collection, cols *columns) *snapshot {
 			next = last + 1
 		}
 	}
-	return &snapshot{coll: c, seqs: cols.seqs, keys: cols.keys, recs: frozenRecords{spans: cols.spans, data: cols.data}, next: nextOf(next, noNext)}
+	return &snapshot{coll: c, seqs: cols.seqs, keys: cols.keys, scopes: cols.scopes, recs: frozenRecords{spans: cols.spans, data: cols.data}, next: nextOf(next, noNext)}
 }
 
 func nextOf(next int64, noNext bool) int64 {
@@ -190,17 +197,25 @@ func (sn *snapshot) key(i int) string {
 	return fmt.Sprint(sn.seqs[i])
 }
 
+// scope is record i's scope; "" in an unscoped collection.
+func (sn *snapshot) scope(i int) string {
+	if sn.scopes != nil {
+		return sn.scopes[i]
+	}
+	return ""
+}
+
 // entry sets e to record i's table entry; its filter values are decoded
 // from its JSON.
 func (sn *snapshot) entry(i int, e *entry) error {
 	raw := sn.recs.at(i)
 	if len(sn.coll.filterFields) == 0 {
-		*e = entry{seq: sn.seqs[i], key: sn.key(i), raw: raw}
+		*e = entry{seq: sn.seqs[i], key: sn.key(i), scope: sn.scope(i), raw: raw}
 		return nil
 	}
-	got, ok := sn.coll.entryOf(sn.seqs[i], sn.key(i), raw)
+	got, ok := sn.coll.storedEntryOf(sn.seqs[i], sn.key(i), sn.scope(i), raw)
 	if !ok {
-		return fmt.Errorf("%s: record %s cannot be read", sn.coll.def.Name, sn.key(i))
+		return fmt.Errorf("%s: record %s cannot be read", sn.coll.def.Key, sn.key(i))
 	}
 	*e = got
 	return nil
@@ -221,12 +236,18 @@ func seqOfBytes(b []byte) (int64, bool) {
 	return int64(binary.BigEndian.Uint64(b) ^ 1<<63), true
 }
 
-// encodeValue is how a journal stores a record: the table's entry for it
-// (for a string id the id, then the values of the filter fields) and its
-// JSON as the table keeps it, so that a load under the same document
-// copies the bytes it reads and decodes no JSON.
-func encodeValue(buf []byte, integer bool, e *entry, nFilters int) []byte {
-	if !integer {
+// encodeValue is how a journal stores a record of c: the table's entry
+// for it (for a scoped collection its scope, for a string id the id, then
+// the values of the filter fields) and its JSON as the table keeps it, so
+// that a load under the same document copies the bytes it reads and
+// decodes no JSON.
+func encodeValue(buf []byte, c *Collection, e *entry) []byte {
+	nFilters := len(c.filterFields)
+	if c.table.scoped {
+		buf = binary.AppendUvarint(buf, uint64(len(e.scope)))
+		buf = append(buf, e.scope...)
+	}
+	if !c.table.integer {
 		buf = binary.AppendUvarint(buf, uint64(len(e.key)))
 		buf = append(buf, e.key...)
 	}
@@ -245,16 +266,24 @@ func encodeValue(buf []byte, integer bool, e *entry, nFilters int) []byte {
 // storedValue is a stored record split up: vals[i] (a slice of the value,
 // when bit i of has is set) is the value of filter field i.
 type storedValue struct {
-	key  string
-	vals [][]byte
-	has  uint64
-	raw  []byte
+	scope string
+	key   string
+	vals  [][]byte
+	has   uint64
+	raw   []byte
 }
 
-// decodeValue splits a stored value; sv.vals is reused.
-func decodeValue(v []byte, integer bool, sv *storedValue) bool {
-	sv.key, sv.has, sv.vals = "", 0, sv.vals[:0]
-	if !integer {
+// decodeValue splits a stored value of c; sv.vals is reused.
+func decodeValue(v []byte, c *Collection, sv *storedValue) bool {
+	sv.scope, sv.key, sv.has, sv.vals = "", "", 0, sv.vals[:0]
+	if c.table.scoped {
+		n, w := binary.Uvarint(v)
+		if w <= 0 || uint64(len(v)-w) < n {
+			return false
+		}
+		sv.scope, v = string(v[w:w+int(n)]), v[w+int(n):]
+	}
+	if !c.table.integer {
 		n, w := binary.Uvarint(v)
 		if w <= 0 || uint64(len(v)-w) < n {
 			return false

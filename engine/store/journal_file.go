@@ -82,7 +82,7 @@ type fileJournal struct {
 type fileOp struct {
 	coll  string
 	seq   int64
-	value []byte
+	value []byte // nil for a delete
 	next  int64
 	sets  []*snapshot
 	done  chan error
@@ -360,7 +360,7 @@ func writeSets(tx *bolt.Tx, sets []*snapshot, fresh bool) error {
 	// are cut from slabs, never reused.
 	var slab []byte
 	for _, sn := range sets {
-		name := []byte(sn.coll.def.Name)
+		name := []byte(sn.coll.def.Key)
 		if !fresh && rb.Bucket(name) != nil {
 			if err := rb.DeleteBucket(name); err != nil {
 				return err
@@ -373,16 +373,19 @@ func writeSets(tx *bolt.Tx, sets []*snapshot, fresh bool) error {
 		b.FillPercent = 1 // written in key order: pages are filled, not split
 		var e entry
 		for i := range sn.seqs {
+			if sn.recs.isDead(i) {
+				continue
+			}
 			if err := sn.entry(i, &e); err != nil {
 				return err
 			}
-			if need := len(e.raw) + len(e.key) + 64*len(e.vals) + 64; cap(slab)-len(slab) < need {
+			if need := len(e.raw) + len(e.key) + len(e.scope) + 64*len(e.vals) + 64; cap(slab)-len(slab) < need {
 				slab = make([]byte, 0, max(1<<20, need))
 			}
 			start := len(slab)
 			slab = append(slab, seqBytes(sn.seqs[i])...)
 			mid := len(slab)
-			slab = encodeValue(slab, sn.keys == nil, &e, len(sn.coll.filterFields))
+			slab = encodeValue(slab, sn.coll, &e)
 			if err := b.Put(slab[start:mid:mid], slab[mid:len(slab):len(slab)]); err != nil {
 				return err
 			}
@@ -398,7 +401,12 @@ func (j *fileJournal) catchUp(*Collection) error        { return nil }
 func (j *fileJournal) behind(*Collection) (bool, error) { return false, nil }
 
 func (j *fileJournal) put(c *Collection, e *entry, next int64) (func() error, error) {
-	return j.enqueue(&fileOp{coll: c.def.Name, seq: e.seq, value: encodeValue(nil, c.def.IDType == "integer", e, len(c.filterFields)), next: next})
+	return j.enqueue(&fileOp{coll: c.def.Key, seq: e.seq, value: encodeValue(nil, c, e), next: next})
+}
+
+// delete drops the record's key: a state holds the live records only.
+func (j *fileJournal) delete(c *Collection, e *entry, next int64) (func() error, error) {
+	return j.enqueue(&fileOp{coll: c.def.Key, seq: e.seq, next: next})
 }
 
 func (j *fileJournal) replace(sets []*snapshot) (func() error, error) {
@@ -473,7 +481,12 @@ func commitOps(tx *bolt.Tx, batch []*fileOp) error {
 			return err
 		}
 		b.FillPercent = 0.95 // creates append: a page split leaves the left page nearly full
-		if err := b.Put(seqBytes(op.seq), op.value); err != nil {
+		if op.value == nil {
+			err = b.Delete(seqBytes(op.seq))
+		} else {
+			err = b.Put(seqBytes(op.seq), op.value)
+		}
+		if err != nil {
 			return err
 		}
 		if err := nb.Put([]byte(op.coll), binary.BigEndian.AppendUint64(nil, uint64(op.next))); err != nil {

@@ -53,7 +53,7 @@ func createPets(t *testing.T, c *Collection, n int) {
 		go func() {
 			defer wg.Done()
 			doc, _ := DecodeStrict(fmt.Appendf(nil, `{"name":"Pet %d","categoryId":%d,"status":"sold"}`, i, 1000+i))
-			if _, err := c.Create(doc.(map[string]any), time.Now()); err != nil {
+			if _, err := c.Create(doc, Write{Now: time.Now()}); err != nil {
 				errs <- err
 			}
 		}()
@@ -93,7 +93,7 @@ func TestFileStateKeepsEveryChange(t *testing.T) {
 			}
 			// The next id follows the stored ones.
 			doc, _ := DecodeStrict([]byte(`{"name":"Next","categoryId":1}`))
-			rec, err := again.store.colls["pets"].Create(doc.(map[string]any), time.Now())
+			rec, err := again.store.colls["pets"].Create(doc, Write{Now: time.Now()})
 			if err != nil || rec.ID != "215" {
 				t.Errorf("create after a restart = id %q, %v; want 215", rec.ID, err)
 			}
@@ -142,7 +142,7 @@ func TestFileStateKeepsStringIDs(t *testing.T) {
 	}
 	books := d.store.colls["books"]
 	doc, _ := DecodeStrict([]byte(`{"title":"New","author":"A","genre":"fiction","year":2001}`))
-	rec, err := books.Create(doc.(map[string]any), time.Now())
+	rec, err := books.Create(doc, Write{Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestFileStateKeepsStringIDs(t *testing.T) {
 	if got := exportOf(t, again.store); got != want {
 		t.Errorf("after a restart the library holds\n%.300s\nwant\n%.300s", got, want)
 	}
-	if _, ok := again.store.colls["books"].Get(rec.ID); !ok {
+	if _, ok := again.store.colls["books"].Get(nil, rec.ID); !ok {
 		t.Errorf("book %s is not found after a restart", rec.ID)
 	}
 }

@@ -224,25 +224,34 @@ func (j *redisJournal) stage(sets []*snapshot) ([]string, error) {
 		if len(sn.seqs) == 0 {
 			continue
 		}
-		keys[i] = j.key(sn.coll.def.Name, "stage:"+hex.EncodeToString(tag[:]))
+		key := j.key(sn.coll.def.Key, "stage:"+hex.EncodeToString(tag[:]))
 		const batch = 1000
 		var e entry
 		for lo := 0; lo < len(sn.seqs); lo += batch {
 			args := make([]any, 0, 2*batch)
 			for k := lo; k < min(lo+batch, len(sn.seqs)); k++ {
+				if sn.recs.isDead(k) {
+					continue // deleted: not stored
+				}
 				if err := sn.entry(k, &e); err != nil {
 					j.unstage(keys)
 					return nil, err
 				}
-				args = append(args, strconv.FormatInt(sn.seqs[k], 10), string(encodeValue(nil, sn.keys == nil, &e, len(sn.coll.filterFields))))
+				args = append(args, strconv.FormatInt(sn.seqs[k], 10), string(encodeValue(nil, sn.coll, &e)))
 			}
+			if len(args) == 0 {
+				continue
+			}
+			keys[i] = key // only once it holds a record: an empty stage is no key
 			if err := j.client.HSet(ctx, keys[i], args...).Err(); err != nil {
 				j.unstage(keys)
 				return nil, j.note(fmt.Errorf("%s: %v", j.name, err))
 			}
 		}
 		// A stage left by a process that died before swapping it in expires.
-		j.client.Expire(ctx, keys[i], time.Hour)
+		if keys[i] != "" {
+			j.client.Expire(ctx, keys[i], time.Hour)
+		}
 	}
 	return keys, nil
 }
@@ -299,7 +308,7 @@ func (j *redisJournal) swap(sets []*snapshot, meta string, onlyFirst bool) ([]in
 		args[1] = "1"
 	}
 	for i, sn := range sets {
-		name := sn.coll.def.Name
+		name := sn.coll.def.Key
 		stage := staged[i]
 		if stage == "" {
 			stage = j.key(name, "stage:none")
@@ -380,13 +389,36 @@ redis.call('SET', KEYS[3], ARGV[4])
 redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[5], pos .. '-1', 'op', 'put', 'seq', ARGV[2], 'val', ARGV[3])
 return pos`)
 
+// deleteScript appends a delete to a collection as commitScript appends a
+// put: ARGV are the expected position, the seq, the next seq and the log
+// length.
+var deleteScript = redis.NewScript(`
+local pos = tonumber(redis.call('GET', KEYS[1]) or '0')
+if pos ~= tonumber(ARGV[1]) then return -1 end
+pos = pos + 1
+redis.call('SET', KEYS[1], pos)
+redis.call('HDEL', KEYS[2], ARGV[2])
+redis.call('SET', KEYS[3], ARGV[3])
+redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], pos .. '-1', 'op', 'del', 'seq', ARGV[2])
+return pos`)
+
 func (j *redisJournal) put(c *Collection, e *entry, next int64) (func() error, error) {
-	name := c.def.Name
+	return j.commit(c, commitScript, strconv.FormatInt(e.seq, 10), string(encodeValue(nil, c, e)), next, redisLogLength)
+}
+
+func (j *redisJournal) delete(c *Collection, e *entry, next int64) (func() error, error) {
+	return j.commit(c, deleteScript, strconv.FormatInt(e.seq, 10), next, redisLogLength)
+}
+
+// commit runs script, commitScript or deleteScript, on c's keys with the
+// position c has applied and args.
+func (j *redisJournal) commit(c *Collection, script *redis.Script, args ...any) (func() error, error) {
+	name := c.def.Key
 	ctx, cancel := j.ctx()
 	defer cancel()
-	pos, err := commitScript.Run(ctx, j.client,
+	pos, err := script.Run(ctx, j.client,
 		[]string{j.key(name, "pos"), j.key(name, "rec"), j.key(name, "next"), j.key(name, "log")},
-		c.applied.Load(), strconv.FormatInt(e.seq, 10), string(encodeValue(nil, c.def.IDType == "integer", e, len(c.filterFields))), next, redisLogLength).Int64()
+		append([]any{c.applied.Load()}, args...)...).Int64()
 	if err != nil {
 		return nil, j.note(fmt.Errorf("%s: %v", j.name, err))
 	}
@@ -401,7 +433,7 @@ func (j *redisJournal) put(c *Collection, e *entry, next int64) (func() error, e
 func (j *redisJournal) behind(c *Collection) (bool, error) {
 	ctx, cancel := j.ctx()
 	defer cancel()
-	pos, err := j.client.Get(ctx, j.key(c.def.Name, "pos")).Int64()
+	pos, err := j.client.Get(ctx, j.key(c.def.Key, "pos")).Int64()
 	if errors.Is(err, redis.Nil) {
 		pos, err = 0, nil
 	}
@@ -416,7 +448,7 @@ func (j *redisJournal) behind(c *Collection) (bool, error) {
 const catchUpBatch = 1000
 
 func (j *redisJournal) catchUp(c *Collection) error {
-	name := c.def.Name
+	name := c.def.Key
 	for {
 		from := c.applied.Load()
 		ctx, cancel := j.ctx()
@@ -451,7 +483,7 @@ func (j *redisJournal) reload(c *Collection) error {
 	var pos, next int64
 	cols, err := c.fastColumns(j.name, func(each func(seq int64, value []byte) error) error {
 		var err error
-		next, pos, err = j.load(c.def.Name, each)
+		next, pos, err = j.load(c.def.Key, each)
 		return err
 	})
 	if err != nil {
@@ -465,40 +497,80 @@ func (j *redisJournal) reload(c *Collection) error {
 	return nil
 }
 
-// applyLogged applies a logged put made by another replica; false when
-// it is not one this copy can apply in place (a reload, or a record out
-// of order), and the collection is to be reloaded.
+// applyLogged applies a logged put or delete made by another replica;
+// false when it is not one this copy can apply in place (a reload, or a
+// record out of order), and the collection is to be reloaded.
 func (c *Collection) applyLogged(v map[string]any) bool {
-	if v["op"] != "put" {
-		return false
-	}
 	seq, err := strconv.ParseInt(fmt.Sprint(v["seq"]), 10, 64)
 	if err != nil {
 		return false
 	}
+	switch v["op"] {
+	case "del":
+		return c.applyDelete(seq)
+	case "put":
+	default:
+		return false
+	}
 	val, _ := v["val"].(string)
 	var sv storedValue
-	if !decodeValue([]byte(val), c.def.IDType == "integer", &sv) {
+	if !decodeValue([]byte(val), c, &sv) {
 		return false
 	}
 	return c.applyPut(seq, &sv)
 }
 
-// applyPut stores a record another process built and checked, after the
-// last one; the caller holds the write lock. A record that is already
-// there, unchanged, is skipped; any other is refused (false).
+// applyPut stores a record another process built and checked: a new one
+// after the last, or a new version of one this copy holds (a replace); the
+// caller holds the write lock. A record that is already there, unchanged,
+// is skipped; any other is refused (false).
 func (c *Collection) applyPut(seq int64, sv *storedValue) bool {
 	t := c.table
-	if n := len(t.seqs); n > 0 && seq <= t.seqs[n-1] {
-		pos, found := slices.BinarySearch(t.seqs, seq)
-		return found && string(t.data.get(t.spans[pos])) == string(sv.raw)
-	}
 	e, ok := c.storedEntry(seq, sv)
 	if !ok {
 		return false
 	}
-	sp := t.data.add(sv.raw)
-	t.appendLocked(&e, sp)
+	if n := len(t.seqs); n > 0 && seq <= t.seqs[n-1] {
+		pos, found := slices.BinarySearch(t.seqs, seq)
+		if !found || t.isDead(pos) {
+			return false
+		}
+		old := t.recordAt(pos)
+		if string(old.JSON) == string(sv.raw) {
+			return true
+		}
+		if old.ID != e.key || old.Scope != e.scope {
+			return false
+		}
+		prev, err := c.decodeStored(old.JSON)
+		if err != nil {
+			return false
+		}
+		oldEntry := c.entryOf(&prev, old.Scope)
+		t.replaceLocked(pos, &oldEntry, &e)
+		t.compactIfWorthIt()
+		return true
+	}
+	t.insertLocked(&e)
+	return true
+}
+
+// applyDelete tombstones a record another process deleted; the caller
+// holds the write lock. One this copy does not hold is refused (false).
+func (c *Collection) applyDelete(seq int64) bool {
+	t := c.table
+	pos, found := slices.BinarySearch(t.seqs, seq)
+	if !found || t.isDead(pos) {
+		return false
+	}
+	old := t.recordAt(pos)
+	prev, err := c.decodeStored(old.JSON)
+	if err != nil {
+		return false
+	}
+	e := c.entryOf(&prev, old.Scope)
+	t.deleteLocked(pos, &e)
+	t.compactIfWorthIt()
 	return true
 }
 
@@ -506,13 +578,13 @@ func (c *Collection) applyPut(seq int64, sv *storedValue) bool {
 // stored, or decoded from its JSON when they were stored for other filters.
 func (c *Collection) storedEntry(seq int64, sv *storedValue) (entry, bool) {
 	if len(sv.vals) != len(c.filterFields) {
-		return c.entryOf(seq, sv.key, sv.raw)
+		return c.storedEntryOf(seq, sv.key, sv.scope, sv.raw)
 	}
 	key := sv.key
-	if c.def.IDType == "integer" {
+	if c.table.integer {
 		key = strconv.FormatInt(seq, 10)
 	}
-	e := entry{seq: seq, key: key, raw: sv.raw, has: sv.has}
+	e := entry{seq: seq, key: key, scope: sv.scope, raw: sv.raw, has: sv.has}
 	if len(sv.vals) > 0 {
 		e.vals = make([]string, len(sv.vals))
 		for i, v := range sv.vals {
@@ -522,16 +594,17 @@ func (c *Collection) storedEntry(seq int64, sv *storedValue) (entry, bool) {
 	return e, true
 }
 
-// entryOf is the table entry of a stored record: its filter values decoded.
-func (c *Collection) entryOf(seq int64, key string, raw []byte) (entry, bool) {
+// storedEntryOf is the table entry of a stored record: its filter values
+// decoded.
+func (c *Collection) storedEntryOf(seq int64, key, scope string, raw []byte) (entry, bool) {
 	fv := c.newFieldValues()
 	if extra, ok := decodeFields(raw, c.fieldPos, &fv, nil); !ok || len(extra) > 0 {
 		return entry{}, false
 	}
-	if c.def.IDType == "integer" {
+	if c.table.integer {
 		key = strconv.FormatInt(seq, 10)
 	}
-	e := entry{seq: seq, key: key, raw: raw}
+	e := entry{seq: seq, key: key, scope: scope, raw: raw}
 	if len(c.filterFields) > 0 {
 		e.vals = make([]string, len(c.filterFields))
 		for i, p := range c.filterPos {

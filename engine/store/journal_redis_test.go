@@ -28,7 +28,7 @@ func openReplica(t *testing.T, url string) *testDoc {
 func create(t *testing.T, c *Collection, name string) Record {
 	t.Helper()
 	doc, _ := DecodeStrict(fmt.Appendf(nil, `{"name":%q,"categoryId":1,"status":"sold"}`, name))
-	rec, err := c.Create(doc.(map[string]any), time.Now())
+	rec, err := c.Create(doc, Write{Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,10 +47,10 @@ func TestRedisReplicasShareOneStore(t *testing.T) {
 	if rec.ID != "151" {
 		t.Errorf("the first create has id %s, want 151", rec.ID)
 	}
-	if got, ok := pb.Get("151"); !ok || !strings.Contains(string(got.JSON), "From A") {
+	if got, ok := pb.Get(nil, "151"); !ok || !strings.Contains(string(got.JSON), "From A") {
 		t.Errorf("replica B reads 151 as %s, %v; want A's create", got.JSON, ok)
 	}
-	if items, _, _ := pb.Page(Query{Filters: map[string]string{"status": "sold"}, Desc: true, Limit: 1}); len(items) != 1 || !strings.Contains(string(items[0]), "From A") {
+	if items := pb.Page(Query{Filters: map[string][]string{"status": {"sold"}}, Desc: true, Limit: 1}).Items; len(items) != 1 || !strings.Contains(string(items[0]), "From A") {
 		t.Errorf("replica B's newest sold pet is %q, want A's create", items)
 	}
 	if rec := create(t, pb, "From B"); rec.ID != "152" {

@@ -30,9 +30,10 @@ func (c *Collection) load(set *fixtureSet, now time.Time) error {
 // columns are built records in seq order, and their filter indexes: what
 // the store adopts without copying.
 type columns struct {
-	seqs  []int64
-	spans []span
-	keys  []string // string ids only
+	seqs   []int64
+	spans  []span
+	keys   []string // string ids only
+	scopes []string // scoped collections only
 	// index[j] maps a value of filter field j to the ascending positions
 	// of the records that hold it.
 	index []map[string][]int32
@@ -67,8 +68,11 @@ func (c *Collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 		return nil, err
 	}
 	cols := &columns{seqs: make([]int64, n), spans: make([]span, n)}
-	if c.def.IDType != "integer" {
+	if !c.table.integer {
 		cols.keys = make([]string, n)
+	}
+	if c.table.scoped {
+		cols.scopes = make([]string, n)
 	}
 	workers := runtime.GOMAXPROCS(0)
 	if n < ParallelFixtures || workers < 2 {
@@ -126,7 +130,7 @@ func (c *Collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 	}
 	// Index lists hold file indexes so far; the workers' ranges ascend, so
 	// appending them in worker order keeps every list ascending.
-	cols.index = make([]map[string][]int32, len(c.filterFields))
+	cols.index = make([]map[string][]int32, len(c.table.fields))
 	for j := range cols.index {
 		cols.index[j] = map[string][]int32{}
 	}
@@ -204,7 +208,7 @@ type fixtureWorker struct {
 
 func (c *Collection) newFixtureWorker(cols *columns, a *arena) *fixtureWorker {
 	fw := &fixtureWorker{c: c, cols: cols, a: a, sc: scratch{in: c.newFieldValues(), view: c.newFieldValues()}}
-	fw.index = make([]map[string][]int32, len(c.filterFields))
+	fw.index = make([]map[string][]int32, len(c.table.fields))
 	for j := range fw.index {
 		fw.index[j] = map[string][]int32{}
 	}
@@ -245,7 +249,7 @@ func (fw *fixtureWorker) build(set *fixtureSet, i int, now time.Time) (*pendingR
 		return p, nil
 	}
 	var seq int64
-	if c.def.IDType == "integer" {
+	if c.table.integer {
 		n, ok := fw.sc.in.vals[c.idPos].(json.Number)
 		if !ok {
 			return nil, set.refuse(i, "", fmt.Errorf("the id field '%s' must be an integer", c.def.IDField))
@@ -272,11 +276,14 @@ func (fw *fixtureWorker) store(i int, b built) {
 	if cols.keys != nil {
 		cols.keys[i] = b.key
 	}
+	if cols.scopes != nil {
+		cols.scopes[i] = b.scope
+	}
 	for j, m := range fw.index {
-		if b.has&(1<<j) != 0 {
-			// The map keeps one copy of each value, so a million records
-			// with three statuses hold three strings.
-			m[b.vals[j]] = append(m[b.vals[j]], int32(i))
+		// The map keeps one copy of each value, so a million records
+		// with three statuses hold three strings.
+		if v, ok := fw.c.table.entryValue(&b.entry, j); ok {
+			m[v] = append(m[v], int32(i))
 		}
 	}
 }
@@ -302,7 +309,7 @@ func (c *Collection) buildPending(set *fixtureSet, cols *columns, pending []map[
 		}
 	}
 	var maxSeq int64
-	if c.def.IDType == "integer" {
+	if c.table.integer {
 		for i, seq := range cols.seqs {
 			if isPending[i] == nil && seq > maxSeq {
 				maxSeq = seq
@@ -319,16 +326,17 @@ func (c *Collection) buildPending(set *fixtureSet, cols *columns, pending []map[
 	for k, i := range idx {
 		p := isPending[i]
 		seq := maxSeq + 1 + int64(k)
-		if c.def.IDType != "integer" {
+		if !c.table.integer {
 			seq = int64(set.refs[i].index + 1)
 		} else if int64(k) >= left {
 			bad.add(set.refuse(i, "", fmt.Errorf("no id left: the record has no %s, and the largest id, %d, is taken; give it an id", c.def.IDField, int64(math.MaxInt64))))
 			continue
 		}
-		if c.idPos < 0 {
+		if c.idPos >= 0 {
+			p.in.vals[c.idPos], p.in.has[c.idPos] = c.newID(seq), true
+		} else if !c.def.HiddenID && !c.def.Singleton {
 			return nil, set.refuse(i, "", fmt.Errorf("the id field '%s' is missing", c.def.IDField))
 		}
-		p.in.vals[c.idPos], p.in.has[c.idPos] = c.newID(seq), true
 		fw.sc.in = p.in
 		b, err := c.buildChecked(set, i, &fw.sc, p.extra, seq, now)
 		if err != nil {
@@ -371,7 +379,7 @@ func (c *Collection) orderColumns(set *fixtureSet, cols *columns) error {
 	// dups pairs each record whose id an earlier record (in file order)
 	// already has with that earlier record; all are reported, in file order.
 	var dups [][2]int
-	if c.def.IDType == "integer" {
+	if c.table.integer {
 		first := 0 // the file index of the first record with the current id
 		for k := 0; k < n; k++ {
 			i := at(k)
@@ -386,11 +394,15 @@ func (c *Collection) orderColumns(set *fixtureSet, cols *columns) error {
 		seen := make(map[string]int, n)
 		for k := 0; k < n; k++ {
 			i := at(k)
-			if j, dup := seen[cols.keys[i]]; dup {
+			key := cols.keys[i]
+			if cols.scopes != nil {
+				key = cols.scopes[i] + scopeSep + key
+			}
+			if j, dup := seen[key]; dup {
 				dups = append(dups, [2]int{i, j})
 				continue
 			}
-			seen[cols.keys[i]] = i
+			seen[key] = i
 		}
 	}
 	if len(dups) > 0 {
@@ -414,6 +426,9 @@ func (c *Collection) orderColumns(set *fixtureSet, cols *columns) error {
 	cols.spans = permute(cols.spans, order)
 	if cols.keys != nil {
 		cols.keys = permute(cols.keys, order)
+	}
+	if cols.scopes != nil {
+		cols.scopes = permute(cols.scopes, order)
 	}
 	if len(cols.index) > 0 {
 		posOf := make([]int32, n) // file index -> position
@@ -443,11 +458,11 @@ func permute[T any](xs []T, order []int32) []T {
 // buildChecked builds record i of set and validates it; an error is a
 // *RecordError.
 func (c *Collection) buildChecked(set *fixtureSet, i int, sc *scratch, extra []string, seq int64, now time.Time) (built, error) {
-	b, err := c.buildFields(sc, extra, seq, fromFixture, now)
+	b, err := c.buildFields(sc, extra, seq, fromFixture, Write{Now: now}, nil)
 	if err != nil {
 		return built{}, set.refuse(i, "", err)
 	}
-	if err := c.validate(b.raw, b.view); err != nil {
+	if err := c.validate(b.raw, b.view, nil); err != nil {
 		return built{}, set.refuse(i, b.key, err)
 	}
 	return b, nil

@@ -2,10 +2,10 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,7 +14,7 @@ import (
 	"github.com/petctl/petctl/spec"
 )
 
-// fieldValues are a record's values by position in def.Fields, as
+// fieldValues are a record's values by position in fields, as
 // DecodeStrict gives them (numbers as json.Number); has marks the present ones.
 type fieldValues struct {
 	vals []any
@@ -22,7 +22,7 @@ type fieldValues struct {
 }
 
 func (c *Collection) newFieldValues() fieldValues {
-	return fieldValues{vals: make([]any, len(c.def.Fields)), has: make([]bool, len(c.def.Fields))}
+	return fieldValues{vals: make([]any, len(c.fields)), has: make([]bool, len(c.fields))}
 }
 
 func (fv *fieldValues) reset() {
@@ -50,9 +50,9 @@ func (c *Collection) fromObject(obj map[string]any, fv *fieldValues) []string {
 // float64): what the response validator checks.
 func (c *Collection) json(fv fieldValues) map[string]any {
 	m := make(map[string]any, len(fv.vals))
-	for i, f := range c.def.Fields {
+	for i, f := range c.fields {
 		if fv.has[i] {
-			m[f.Name] = jsonView(fv.vals[i])
+			m[f.name] = jsonView(fv.vals[i])
 		}
 	}
 	return m
@@ -61,8 +61,18 @@ func (c *Collection) json(fv fieldValues) map[string]any {
 // validate checks a built record against the item schema: the plan when it
 // is sure, else the compiled schema on the record as encoding/json decodes
 // it, which is what the response validator checks; the error says why, in
-// Check.Describe's words. raw is the record's JSON, for the message.
-func (c *Collection) validate(raw []byte, view fieldValues) error {
+// Check.Describe's words. raw is the record's JSON, for the message; value
+// is the whole record of a collection of values that are not objects.
+func (c *Collection) validate(raw []byte, view fieldValues, value any) error {
+	if c.raw {
+		if c.schema == nil {
+			return c.describe(raw, nil)
+		}
+		if err := c.schema.Validate(jsonView(value)); err != nil {
+			return c.describe(raw, err)
+		}
+		return nil
+	}
 	if c.plan.Accepts(view.vals, view.has) {
 		return nil
 	}
@@ -79,15 +89,21 @@ func (c *Collection) validate(raw []byte, view fieldValues) error {
 type buildMode int
 
 const (
-	fromClient  buildMode = iota // a create request: the server assigns fields, unknown ones are dropped
+	fromClient  buildMode = iota // a create: the server assigns fields, unknown ones are dropped
+	fromWrite                    // a replace or patch: as a create, and the fields the server keeps stay
 	fromFixture                  // seed data: every field is given, unknown ones are an error
 )
 
 // built is a record ready to be checked and stored.
 type built struct {
 	entry
-	// view holds the record's values as stored, for validate.
-	view fieldValues
+	// view holds the record's values as stored, for validate; value is
+	// the record of a collection of values that are not objects.
+	view  fieldValues
+	value any
+	// chosen is set when the client chose the id: a taken one is a
+	// conflict, not a reason to try the next.
+	chosen bool
 }
 
 // scratch is space build reuses from one record to the next.
@@ -98,20 +114,37 @@ type scratch struct {
 	vals []string
 }
 
-// build turns a decoded object into a record: fields in the item schema's
-// order, integers exact, assigned fields filled. buf is reused scratch
-// space; the entry's raw aliases it. The caller validates the result
-// before it is stored.
-func (c *Collection) build(obj map[string]any, seq int64, mode buildMode, now time.Time, buf []byte) (built, error) {
-	sc := &scratch{buf: buf, in: c.newFieldValues(), view: c.newFieldValues()}
+// build turns a decoded value into a record: fields in the item schema's
+// order, integers exact, assigned fields filled; prev holds the stored
+// record's values for a write (fromWrite). The entry's raw aliases
+// scratch space. The caller validates the result before it is stored.
+func (c *Collection) build(v any, seq int64, mode buildMode, w Write, prev *fieldValues) (built, error) {
+	if c.raw {
+		return c.buildValue(v, seq)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return built{}, errors.New("want a JSON object")
+	}
+	sc := &scratch{in: c.newFieldValues(), view: c.newFieldValues()}
 	extra := c.fromObject(obj, &sc.in)
-	return c.buildFields(sc, extra, seq, mode, now)
+	return c.buildFields(sc, extra, seq, mode, w, prev)
+}
+
+// buildValue builds the record of a collection whose items are not
+// objects: the value itself.
+func (c *Collection) buildValue(v any, seq int64) (built, error) {
+	raw, err := appendJSON(nil, v)
+	if err != nil {
+		return built{}, err
+	}
+	return built{entry: entry{seq: seq, raw: raw}, value: v}, nil
 }
 
 // buildFields is build for values already by position (sc.in) and the
 // names of the keys that matched no field. The result aliases sc.
-func (c *Collection) buildFields(sc *scratch, extra []string, seq int64, mode buildMode, now time.Time) (built, error) {
-	if len(sc.view.vals) != len(c.def.Fields) {
+func (c *Collection) buildFields(sc *scratch, extra []string, seq int64, mode buildMode, w Write, prev *fieldValues) (built, error) {
+	if len(sc.view.vals) != len(c.fields) {
 		sc.view = c.newFieldValues()
 	}
 	sc.view.reset()
@@ -123,27 +156,85 @@ func (c *Collection) buildFields(sc *scratch, extra []string, seq int64, mode bu
 		clear(sc.vals)
 		b.vals = sc.vals
 	}
+	// The id first: a self link is made of it.
+	var id any
+	switch {
+	case c.def.Singleton:
+		b.key = ""
+	case mode == fromWrite:
+		if c.idPos >= 0 {
+			id = prev.vals[c.idPos]
+		}
+	case mode == fromFixture:
+		if c.idPos >= 0 {
+			id = sc.in.vals[c.idPos]
+		}
+	case w.ID != "":
+		id, b.chosen = c.typed(c.idSchema, w.ID), true
+	case c.def.ClientIDs && c.idPos >= 0 && sc.in.has[c.idPos]:
+		id, b.chosen = sc.in.vals[c.idPos], true
+	default:
+		id = c.newID(seq)
+	}
+	if id != nil {
+		var err error
+		if c.idPos >= 0 {
+			if id, err = normalize(&c.fields[c.idPos], id); err != nil {
+				return built{}, err
+			}
+		}
+		b.key = scalarKey(id)
+	}
 	buf := append(sc.buf[:0], '{')
 	first := true
-	for i, f := range c.def.Fields {
+	for i := range c.fields {
+		f := &c.fields[i]
 		var val any
 		present := false
 		switch {
-		case i == c.idPos && mode == fromClient:
-			val, present = c.newID(seq), true
-		case mode == fromClient && slices.Contains(c.def.Assigned, f.Name):
-			val, present = exampleValue(f.Schema, seq, now), true
+		case i == c.idPos && mode != fromFixture:
+			val, present = id, id != nil
+		case mode == fromFixture:
+			val, present = sc.in.vals[i], sc.in.has[i]
+		case i == c.parentPos && len(w.Scope) > 0:
+			val, present = c.typed(f.schema, w.Scope[len(w.Scope)-1]), true
+		case mode == fromWrite && f.readOnly:
+			val, present = prev.vals[i], prev.has[i]
+		case mode == fromWrite && f.keep && !sc.in.has[i]:
+			// Assigned at the create, and not sent now: kept.
+			val, present = prev.vals[i], prev.has[i]
+		case mode == fromWrite && f.keep:
+			// Assigned at the create; an update may set it.
+			val, present = sc.in.vals[i], true
+		case i == c.selfPos && w.Self != nil:
+			val, present = w.Self(b.key), true
+		case f.assign:
+			val, present = c.assigned(f, seq, w.Now), true
+		case f.keep:
+			// readOnly or assigned: a create does not take it from the client
 		default:
 			val, present = sc.in.vals[i], sc.in.has[i]
+		}
+		switch {
+		case present || !f.required || mode == fromFixture:
+		case mode == fromWrite && w.KeepUnsent && prev.has[i]:
+			// A replace whose body is narrower than the item.
+			val, present = prev.vals[i], true
+		case mode == fromClient:
+			// Required by the item, and not what the client sends (the
+			// request was valid): the server's to give.
+			val, present = c.assigned(f, seq, w.Now), true
 		}
 		if !present {
 			continue
 		}
-		norm, err := normalize(f, val)
-		if err != nil {
-			return built{}, err
+		norm, err := val, error(nil)
+		if i != c.idPos || mode == fromFixture { // the id is normalized above
+			if norm, err = normalize(f, val); err != nil {
+				return built{}, err
+			}
 		}
-		if i == c.idPos {
+		if i == c.idPos && mode == fromFixture {
 			b.key = scalarKey(norm)
 		}
 		for j, p := range c.filterPos {
@@ -157,10 +248,10 @@ func (c *Collection) buildFields(sc *scratch, extra []string, seq int64, mode bu
 			buf = append(buf, ',')
 		}
 		first = false
-		buf = appendJSONString(buf, f.Name)
+		buf = appendJSONString(buf, f.name)
 		buf = append(buf, ':')
 		if buf, err = appendJSON(buf, norm); err != nil {
-			return built{}, fmt.Errorf("field '%s': %v", f.Name, err)
+			return built{}, fmt.Errorf("field '%s': %v", f.name, err)
 		}
 		b.view.vals[i], b.view.has[i] = norm, true
 	}
@@ -169,19 +260,110 @@ func (c *Collection) buildFields(sc *scratch, extra []string, seq int64, mode bu
 	if mode == fromFixture && len(extra) > 0 {
 		return built{}, fmt.Errorf("field '%s' is not a property of the item schema", extra[0])
 	}
-	if b.key == "" {
-		return built{}, fmt.Errorf("the id field '%s' is missing", c.def.IDField)
+	if mode == fromFixture && c.table.scoped {
+		if c.parentPos < 0 || len(c.def.ParentParams) != 1 || !b.view.has[c.parentPos] {
+			return built{}, fmt.Errorf("a record of %s needs its parent's id, and %s", c.def.Key, parentFieldAdvice(c.def))
+		}
+		b.scope = scalarKey(b.view.vals[c.parentPos])
+	}
+	if b.key == "" && !c.def.Singleton && mode != fromWrite { // a write keeps the key it replaces
+		if c.def.HiddenID && mode == fromFixture {
+			b.key = scalarKey(c.newID(seq))
+		} else {
+			return built{}, fmt.Errorf("the id field '%s' is missing", c.def.IDField)
+		}
 	}
 	b.raw = buf
 	return b, nil
 }
 
-func (c *Collection) newID(seq int64) any {
+// parentFieldAdvice says why fixtures of a nested resource cannot say
+// which parent a record is under.
+func parentFieldAdvice(def *spec.Resource) string {
 	switch {
-	case c.def.IDType == "integer":
+	case len(def.ParentParams) > 1:
+		return fmt.Sprintf("its path has %d parents (%s), which fixtures cannot name; create its records over HTTP", len(def.ParentParams), strings.Join(def.ParentParams, ", "))
+	case def.ParentField == "":
+		return "the item has no field for it; create its records over HTTP"
+	}
+	return fmt.Sprintf("the record has no %s", def.ParentField)
+}
+
+// assigned is the value the server gives field f of a new record: the
+// clock for a timestamp, an id-like value made of seq, the minimal valid
+// value otherwise (an empty array, an object with its required fields).
+func (c *Collection) assigned(f *field, seq int64, now time.Time) any {
+	g := spec.Values{Seq: seq, Now: now}
+	return g.Value(f.schema, f.name)
+}
+
+// decodeStored reads a stored record's JSON back into values by position.
+func (c *Collection) decodeStored(raw []byte) (fieldValues, error) {
+	fv := c.newFieldValues()
+	if c.raw {
+		return fv, nil
+	}
+	if _, ok := decodeFields(raw, c.fieldPos, &fv, nil); ok {
+		return fv, nil
+	}
+	doc, err := DecodeStrict(raw)
+	if err != nil {
+		return fv, err // cannot happen: the store wrote it
+	}
+	obj, _ := doc.(map[string]any)
+	c.fromObject(obj, &fv)
+	return fv, nil
+}
+
+// entryOf is the entry a stored record's values make: its filter values
+// and scope, what the indexes hold of it.
+func (c *Collection) entryOf(fv *fieldValues, scope string) entry {
+	e := entry{scope: scope}
+	if len(c.filterFields) > 0 {
+		e.vals = make([]string, len(c.filterFields))
+	}
+	for j, p := range c.filterPos {
+		if p >= 0 && fv.has[p] {
+			if k, ok := scalarValue(fv.vals[p]); ok {
+				e.vals[j], e.has = k, e.has|1<<j
+			}
+		}
+	}
+	return e
+}
+
+// typed is a value from a path (an id, a parent's id) as its schema
+// types it: an integer or number as a JSON number, else the text.
+func (c *Collection) typed(s *spec.Schema, raw string) any {
+	switch s.Type() {
+	case "integer":
+		if i, err := exactInt(json.Number(raw)); err == nil {
+			return json.Number(strconv.FormatInt(i, 10))
+		}
+	case "number":
+		if _, err := strconv.ParseFloat(raw, 64); err == nil {
+			return json.Number(raw)
+		}
+	}
+	return raw
+}
+
+// newID is the id the server gives the record at seq: the seq itself for
+// numbers, else a string the id's schema accepts (a UUID, a pattern's
+// match) that carries seq, so that ids stay unique.
+func (c *Collection) newID(seq int64) any {
+	s := c.idSchema
+	switch {
+	case s.Type() == "integer" || s.Type() == "number":
 		return json.Number(strconv.FormatInt(seq, 10))
-	case c.uuidIDs:
+	case s == nil || s.Format == "" && s.Pattern == "" && len(s.Enum) == 0:
+		return strconv.FormatInt(seq, 10)
+	case s.Format == "uuid":
 		return seqUUID(seq)
+	}
+	g := spec.Values{Seq: seq}
+	if v, ok := g.Value(s, c.def.IDField).(string); ok && v != "" {
+		return v
 	}
 	return strconv.FormatInt(seq, 10)
 }
@@ -194,17 +376,17 @@ func seqUUID(seq int64) string {
 
 // normalize checks a value against its field's type and returns it in the
 // form petctl stores: integers as exact int64, numbers as given.
-func normalize(f *spec.Field, val any) (any, error) {
+func normalize(f *field, val any) (any, error) {
 	n, isNumber := val.(json.Number)
-	if !isNumber || spec.SchemaType(f.Schema) != "integer" {
+	if !isNumber || f.typ != "integer" {
 		return val, nil
 	}
 	i, err := exactInt(n)
 	if err != nil {
-		return nil, fmt.Errorf("field '%s': %v", f.Name, err)
+		return nil, fmt.Errorf("field '%s': %v", f.name, err)
 	}
-	if f.Schema.Format == "int32" && (i < math.MinInt32 || i > math.MaxInt32) {
-		return nil, fmt.Errorf("field '%s': %d is outside the int32 range", f.Name, i)
+	if f.schema.Format == "int32" && (i < math.MinInt32 || i > math.MaxInt32) {
+		return nil, fmt.Errorf("field '%s': %d is outside the int32 range", f.name, i)
 	}
 	if canonicalInt(string(n)) {
 		return n, nil // already as strconv.FormatInt writes it
@@ -266,9 +448,10 @@ func scalarValue(v any) (string, bool) {
 	return "", false
 }
 
-// queryKey turns a query value into the canonical text of a field's value.
-func queryKey(f *spec.Field, raw string) string {
-	switch spec.SchemaType(f.Schema) {
+// queryKey turns a query or path value into the canonical text of the
+// value of a field with schema s.
+func queryKey(s *spec.Schema, raw string) string {
+	switch s.Type() {
 	case "integer":
 		if i, err := exactInt(json.Number(raw)); err == nil {
 			return strconv.FormatInt(i, 10)

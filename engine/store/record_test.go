@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/petctl/petctl/spec"
 )
 
 // mutations turn a valid record into documents near it, valid or not.
@@ -55,7 +57,7 @@ func pick(m map[string]any, r *rand.Rand) string {
 func TestProvenResponsesAgreeWithValidator(t *testing.T) {
 	for _, d := range []*testDoc{openPetstore(t), openLibrary(t)} {
 		for _, c := range d.store.colls {
-			readOp, listOp := c.def.Read, c.def.List
+			readOp, listOp := c.def.Op(spec.KindRead).Op, c.def.Op(spec.KindList).Op
 			seeds := c.table.snapshot()
 			rng := rand.New(rand.NewPCG(1, 2))
 			hdr := http.Header{"Content-Type": {"application/json"}}
@@ -73,7 +75,7 @@ func TestProvenResponsesAgreeWithValidator(t *testing.T) {
 				ours := c.schema.Validate(view) == nil
 				theirs := d.val.Response(httptest.NewRequest("GET", readURL, nil), readOp, 200, hdr, raw) == nil
 				if ours != theirs {
-					t.Fatalf("%s: record %s: per-record check says valid=%v, the validator on a read response says %v", c.def.Name, raw, ours, theirs)
+					t.Fatalf("%s: record %s: per-record check says valid=%v, the validator on a read response says %v", c.def.Key, raw, ours, theirs)
 				}
 				// The quick plan may decline a valid record, never accept an invalid one.
 				doc, err := DecodeStrict(raw)
@@ -82,7 +84,7 @@ func TestProvenResponsesAgreeWithValidator(t *testing.T) {
 				}
 				fv := c.newFieldValues()
 				if extra := c.fromObject(doc.(map[string]any), &fv); len(extra) == 0 && c.plan.Accepts(fv.vals, fv.has) && !theirs {
-					t.Fatalf("%s: record %s: the plan accepts it, the validator on a read response does not", c.def.Name, raw)
+					t.Fatalf("%s: record %s: the plan accepts it, the validator on a read response does not", c.def.Key, raw)
 				}
 				if c.plan.Accepts(fv.vals, fv.has) {
 					planAccepted++
@@ -98,16 +100,16 @@ func TestProvenResponsesAgreeWithValidator(t *testing.T) {
 					list := joinArray(batch)
 					theirs := d.val.Response(httptest.NewRequest("GET", d.spec.BasePath+c.def.Path, nil), listOp, 200, hdr, list) == nil
 					if theirs != batchValid {
-						t.Fatalf("%s: list %s: composition says valid=%v, the validator says %v", c.def.Name, list, batchValid, theirs)
+						t.Fatalf("%s: list %s: composition says valid=%v, the validator says %v", c.def.Key, list, batchValid, theirs)
 					}
 					batch, batchValid = nil, true
 				}
 			}
 			if c.plan != nil && planAccepted < 50 {
-				t.Errorf("%s: the plan accepted %d records; the comparison needs it to accept some", c.def.Name, planAccepted)
+				t.Errorf("%s: the plan accepted %d records; the comparison needs it to accept some", c.def.Key, planAccepted)
 			}
 			if agreeValid < 50 || agreeInvalid < 50 {
-				t.Errorf("%s: %d valid and %d invalid documents compared; the mutations should give both in numbers", c.def.Name, agreeValid, agreeInvalid)
+				t.Errorf("%s: %d valid and %d invalid documents compared; the mutations should give both in numbers", c.def.Key, agreeValid, agreeInvalid)
 			}
 		}
 	}
@@ -127,7 +129,7 @@ func TestRecordViewMatchesUnmarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := c.build(doc.(map[string]any), 1, fromFixture, time.Now(), nil)
+		b, err := c.build(doc.(map[string]any), 1, fromFixture, Write{Now: time.Now()}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -136,8 +136,7 @@ func (s *Store) current() []*snapshot {
 		c := s.colls[name]
 		t := c.table
 		t.mu.Lock()
-		out = append(out, snapshotOf(c, &tableState{seqs: slices.Clip(t.seqs), spans: slices.Clip(t.spans), keys: slices.Clip(t.keys),
-			chunks: slices.Clone(t.data.chunks), nextSeq: t.nextSeq, noNext: t.noNext}))
+		out = append(out, snapshotOf(c, t.stateLocked()))
 		t.mu.Unlock()
 	}
 	return out
@@ -149,10 +148,9 @@ func (s *Store) current() []*snapshot {
 // filter values decoded; with it every record is built and checked as a
 // fixture is.
 func (c *Collection) loadStored(j recordSource, check bool) (cols *columns, next, pos int64, err error) {
-	integer := c.def.IDType == "integer"
 	if !check {
 		cols, err = c.fastColumns(j.Name(), func(each func(seq int64, value []byte) error) error {
-			next, pos, err = j.load(c.def.Name, each)
+			next, pos, err = j.load(c.def.Key, each)
 			return err
 		})
 		return cols, next, pos, err
@@ -160,12 +158,12 @@ func (c *Collection) loadStored(j recordSource, check bool) (cols *columns, next
 	var buf []byte
 	var refs []fixtureRef
 	var sv storedValue
-	next, pos, err = j.load(c.def.Name, func(seq int64, value []byte) error {
-		if !decodeValue(value, integer, &sv) {
-			return fmt.Errorf("%s is damaged: %s: record %d cannot be read", j.Name(), c.def.Name, seq)
+	next, pos, err = j.load(c.def.Key, func(seq int64, value []byte) error {
+		if !decodeValue(value, c, &sv) {
+			return fmt.Errorf("%s is damaged: %s: record %d cannot be read", j.Name(), c.def.Key, seq)
 		}
 		if len(buf)+len(sv.raw) > maxFixtureBytes {
-			return fmt.Errorf("%s: more than 4 GiB of records", c.def.Name)
+			return fmt.Errorf("%s: more than 4 GiB of records", c.def.Key)
 		}
 		start := len(buf)
 		buf = append(buf, sv.raw...)
@@ -178,7 +176,7 @@ func (c *Collection) loadStored(j recordSource, check bool) (cols *columns, next
 	if len(refs) == 0 {
 		return &columns{index: c.emptyIndex()}, next, pos, nil
 	}
-	set := &fixtureSet{segs: []fixtureSegment{{file: j.Name(), coll: c.def.Name, data: buf, state: true}}, refs: refs}
+	set := &fixtureSet{segs: []fixtureSegment{{file: j.Name(), coll: c.def.Key, data: buf, state: true}}, refs: refs}
 	cols, err = c.buildFixtures(set, time.Time{})
 	return cols, next, pos, err
 }
@@ -188,7 +186,7 @@ func (c *Collection) loadStored(j recordSource, check bool) (cols *columns, next
 // is copied and their filter values taken as stored, and nothing is
 // checked but their order. name names their journal in errors.
 func (c *Collection) fastColumns(name string, load func(each func(seq int64, value []byte) error) error) (*columns, error) {
-	integer := c.def.IDType == "integer"
+	integer, scoped := c.table.integer, c.table.scoped
 	cols := &columns{index: c.emptyIndex()}
 	// intern keeps one string per filter value, so that a million records
 	// with three statuses hold three strings, and none is made per record.
@@ -197,21 +195,31 @@ func (c *Collection) fastColumns(name string, load func(each func(seq int64, val
 	err := load(func(seq int64, value []byte) error {
 		pos := len(cols.seqs)
 		if pos > 0 && seq <= cols.seqs[pos-1] {
-			return fmt.Errorf("%s is damaged: %s: record %d is out of order", name, c.def.Name, seq)
+			return fmt.Errorf("%s is damaged: %s: record %d is out of order", name, c.def.Key, seq)
 		}
-		if !decodeValue(value, integer, &sv) {
-			return fmt.Errorf("%s is damaged: %s: record %d cannot be read", name, c.def.Name, seq)
+		if !decodeValue(value, c, &sv) {
+			return fmt.Errorf("%s is damaged: %s: record %d cannot be read", name, c.def.Key, seq)
 		}
 		if !integer {
 			cols.keys = append(cols.keys, sv.key)
+		}
+		if scoped {
+			sc, ok := intern[sv.scope]
+			if !ok {
+				sc = sv.scope
+				intern[sc] = sc
+			}
+			cols.scopes = append(cols.scopes, sc)
+			sx := c.table.scopeIndex()
+			cols.index[sx][sc] = append(cols.index[sx][sc], int32(pos))
 		}
 		cols.seqs = append(cols.seqs, seq)
 		cols.spans = append(cols.spans, cols.data.add(sv.raw))
 		if len(sv.vals) != len(c.filterFields) {
 			// Stored under other filters: decoded from the JSON.
-			e, ok := c.entryOf(seq, sv.key, sv.raw)
+			e, ok := c.storedEntryOf(seq, sv.key, sv.scope, sv.raw)
 			if !ok {
-				return fmt.Errorf("%s is damaged: %s: record %d is not an object of the item's fields", name, c.def.Name, seq)
+				return fmt.Errorf("%s is damaged: %s: record %d is not an object of the item's fields", name, c.def.Key, seq)
 			}
 			for i := range c.filterFields {
 				if e.has&(1<<i) != 0 {
@@ -242,9 +250,9 @@ func (c *Collection) fastColumns(name string, load func(each func(seq int64, val
 	return cols, nil
 }
 
-// emptyIndex is a filter index without records.
+// emptyIndex is a filter (and scope) index without records.
 func (c *Collection) emptyIndex() []map[string][]int32 {
-	index := make([]map[string][]int32, len(c.filterFields))
+	index := make([]map[string][]int32, len(c.table.fields))
 	for i := range index {
 		index[i] = map[string][]int32{}
 	}
@@ -265,18 +273,19 @@ func (servedRecords) Name() string { return "the records served until now" }
 
 func (m servedRecords) load(name string, each func(seq int64, value []byte) error) (int64, int64, error) {
 	c := m.s.colls[name]
-	c.table.mu.RLock()
-	t := c.table
-	sn := snapshotOf(c, &tableState{seqs: slices.Clip(t.seqs), spans: slices.Clip(t.spans), keys: slices.Clip(t.keys),
-		chunks: slices.Clone(t.data.chunks), nextSeq: t.nextSeq, noNext: t.noNext})
-	c.table.mu.RUnlock()
+	c.table.mu.Lock()
+	sn := snapshotOf(c, c.table.stateLocked())
+	c.table.mu.Unlock()
 	var e entry
 	var buf []byte
 	for i, seq := range sn.seqs {
+		if sn.recs.isDead(i) {
+			continue
+		}
 		if err := sn.entry(i, &e); err != nil {
 			return 0, 0, err
 		}
-		buf = encodeValue(buf[:0], sn.keys == nil, &e, len(c.filterFields))
+		buf = encodeValue(buf[:0], c, &e)
 		if err := each(seq, buf); err != nil {
 			return 0, 0, err
 		}

@@ -1,31 +1,30 @@
-// Package store is petctl's data layer: the records of every collection a
+// Package store is petctl's data layer: the records of every resource a
 // document declares, in memory, each built into its canonical JSON and
 // held to the item schema before it is stored, with an index per list
-// filter; the fixture files that seed them; and the strict JSON reader and
-// the encoder that records are read and written with.
+// filter and per parent; the fixture files that seed them; and the strict
+// JSON reader and the encoder that records are read and written with.
 //
-// The engine sees a small API: a Store of Collections; Create, Get, Page
-// and Len on a collection; Parse, Load, Import, Export, Reset and Generate
-// on the store. What makes it fast (an append-only arena, indexes that are
-// adopted rather than copied, a parallel fixture builder, a hand-written
-// JSON reader) stays inside.
+// The engine sees a small API: a Store of Collections; Create,
+// CreateMany, Get, Put (replace, and create at a path), Delete,
+// DeleteUnder (a cascade), Page and Len on a collection; Parse, Load,
+// Import, Export, Reset and Generate on the store. What makes it fast (an
+// append-only arena, indexes that are adopted rather than copied, a
+// parallel fixture builder, a hand-written JSON reader) stays inside.
 //
 // Beyond the process the records are kept by a Journal: a state file
 // (bbolt, OpenFile) or a Redis shared by replicas (OpenRedis). The
-// in-memory tables stay the serving path for both; every mutation hands
-// its change to the journal under the collection's write lock, after every
-// check and before it is applied (table.create's commit, Store.change), so
-// a journal sees each collection's changes in order. Replace and delete,
-// when they come, go the same way: a put of the record's new version, and
-// a delete, each from its one mutation method.
+// in-memory tables stay the serving path for both; every mutation (a
+// create, a replace, a delete, a reset, an import) hands its change to the
+// journal under the collection's write lock, after every check and before
+// it is applied (Collection.journaled and commitTx, Store.change), so a
+// journal sees each collection's changes in order.
 //
-// Records are immutable, and the API is shaped for that to stay true when
-// replace and delete are added: a replace would store a new version of a
-// record under its id (Create's build and check, for a given id, appended
-// like any record, the id then naming the newest version), and a delete a
-// tombstone, a version without JSON; Get and Page would see the newest
-// version of each id and skip tombstones, Reset would return to the
-// baseline's versions, and Export would write the live ones.
+// Bytes once stored never change: a replace stores a new version and
+// points the record at it, a delete leaves a tombstone that every read,
+// list, count and export skips, and what the baseline (Reset) or an export
+// shares with the live records is copied before a change would write into
+// it. Inside a collection every change goes through one method per kind
+// (see table), the place a second backend or a persistence layer hooks.
 package store
 
 import (
@@ -58,11 +57,11 @@ type Store struct {
 	successor atomic.Pointer[Store]
 }
 
-// New makes a store of the collections, each named by its spec.Collection.
+// New makes a store of the collections, each named by its resource's Key.
 func New(colls ...*Collection) *Store {
 	s := &Store{colls: map[string]*Collection{}}
 	for _, c := range colls {
-		s.colls[c.def.Name] = c
+		s.colls[c.def.Key] = c
 		c.owner = s
 	}
 	s.names = slices.Sorted(maps.Keys(s.colls))
@@ -145,7 +144,8 @@ func (s *Store) Import(fx *Fixtures, now time.Time, ready func() error) error {
 }
 
 // Reset returns every collection to its baseline: the fixtures (and
-// generated records) Load stored. An error says the journal could not
+// generated records) Load stored; what was created, replaced or deleted
+// since is undone. An error says the journal could not
 // take the reset, which then did not happen.
 func (s *Store) Reset() error {
 	s.gate.RLock()
@@ -209,7 +209,7 @@ func (s *Store) change(colls []*Collection, sets []*snapshot, apply func()) erro
 }
 
 // Export writes the store as a fixture file: a JSON object mapping each
-// collection to the array of its records in id order.
+// collection to the array of its live records in order.
 func (s *Store) Export(w io.Writer) error {
 	// The records are taken under the lock (so no import is half seen) and
 	// written after it is released: a client that stops reading holds its
@@ -232,11 +232,16 @@ func (s *Store) Export(w io.Writer) error {
 		buf = append(buf, '\n')
 		buf = appendJSONString(buf, name)
 		buf = append(buf, ": ["...)
+		written := 0
 		for j := range stores[i].len() {
+			if stores[i].isDead(j) {
+				continue
+			}
 			raw := stores[i].at(j)
-			if j > 0 {
+			if written > 0 {
 				buf = append(buf, ',')
 			}
+			written++
 			buf = append(buf, "\n  "...)
 			buf = append(buf, raw...)
 			if len(buf) > 60<<10 {
