@@ -375,7 +375,11 @@ func (c *Collection) createManyLocked(objs []any, w Write, tx *commitTx) ([]Reco
 	}
 	out := make([]Record, len(built))
 	for i := range built {
-		if err := tx.put(&built[i]); err != nil {
+		switch err := tx.put(&built[i]); {
+		case err == errStale && i > 0:
+			// Built again, the batch would store its first items twice.
+			return nil, &JournalError{Journal: c.journal.Name(), Err: fmt.Errorf("another replica changed %s during the batch; its first %d items were stored, the rest not", c.def.Key, i)}
+		case err != nil:
 			return nil, err
 		}
 		out[i] = c.table.insertLocked(&built[i])

@@ -137,3 +137,95 @@ func TestRedisUnreachable(t *testing.T) {
 		t.Errorf("the error %v shows the password", err)
 	}
 }
+
+// rename replaces the pet with id under its name, as a PUT does.
+func rename(c *Collection, id, name string) (Record, error) {
+	rec, _, err := c.Put(Write{ID: id, Now: time.Now()}, false, func(*Record) (any, error) {
+		return DecodeStrict(fmt.Appendf(nil, `{"name":%q,"categoryId":1}`, name))
+	})
+	return rec, err
+}
+
+// TestRedisReplicasShareReplacesAndDeletes: replaces from two replicas
+// at once on the same records all land, each replica then reads the same
+// store; a delete on one is gone on the other, from reads, lists and
+// counts.
+func TestRedisReplicasShareReplacesAndDeletes(t *testing.T) {
+	url := redistest.Start(t)
+	a, b := openReplica(t, url), openReplica(t, url)
+	pa, pb := a.store.colls["pets"], b.store.colls["pets"]
+	var wg sync.WaitGroup
+	for r, c := range []*Collection{pa, pb} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				if _, err := rename(c, fmt.Sprint(1+i%5), fmt.Sprintf("R%d-%d", r, i)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got, want := exportOf(t, b.store), exportOf(t, a.store); got != want {
+		t.Errorf("after concurrent replaces the replicas differ")
+	}
+	if _, err := pb.Delete(nil, "2", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := pa.Get(nil, "2"); ok {
+		t.Error("replica A still reads pet 2, deleted on B")
+	}
+	if got := pa.Len(); got != 149 {
+		t.Errorf("replica A counts %d pets, want 149", got)
+	}
+	if _, err := pa.Delete(nil, "2", nil); err != ErrNotFound {
+		t.Errorf("a second delete on A = %v, want ErrNotFound", err)
+	}
+	if _, err := rename(pa, "2", "Back"); err != ErrNotFound {
+		t.Errorf("a replace of the deleted pet on A = %v, want ErrNotFound", err)
+	}
+}
+
+// TestApplyLoggedInPlace: another replica's replace and delete are
+// applied to the table in place, without reading the collection whole;
+// one this copy cannot place asks for a reload.
+func TestApplyLoggedInPlace(t *testing.T) {
+	d := openPetstore(t)
+	c := d.store.colls["pets"]
+	doc, _ := DecodeStrict([]byte(`{"id":1,"name":"Elsewhere","categoryId":1,"status":"sold"}`))
+	b, err := c.build(doc, 1, fromFixture, Write{Now: time.Now()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	val := string(encodeValue(nil, c, &b.entry))
+	c.table.mu.Lock()
+	tests := []struct {
+		name string
+		v    map[string]any
+		want bool
+	}{
+		{"a replace", map[string]any{"op": "put", "seq": "1", "val": val}, true},
+		{"the same again", map[string]any{"op": "put", "seq": "1", "val": val}, true},
+		{"a delete", map[string]any{"op": "del", "seq": "2"}, true},
+		{"a delete of a deleted record", map[string]any{"op": "del", "seq": "2"}, false},
+		{"a delete of an unknown record", map[string]any{"op": "del", "seq": "999"}, false},
+		{"a reload", map[string]any{"op": "reload"}, false},
+	}
+	for _, tt := range tests {
+		if got := c.applyLogged(tt.v); got != tt.want {
+			t.Errorf("%s: applied = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	c.table.mu.Unlock()
+	if rec, ok := c.Get(nil, "1"); !ok || !strings.Contains(string(rec.JSON), "Elsewhere") {
+		t.Errorf("pet 1 reads %s, want the replace", rec.JSON)
+	}
+	if items := c.Page(Query{Filters: map[string][]string{"status": {"sold"}}, Limit: 1}).Items; len(items) != 1 || !strings.Contains(string(items[0]), "Elsewhere") {
+		t.Errorf("the first sold pet is %q, want the replaced pet 1: the status index lacks it", items)
+	}
+	if _, ok := c.Get(nil, "2"); ok || c.Len() != 149 {
+		t.Errorf("pet 2 is still there (len %d)", c.Len())
+	}
+}
