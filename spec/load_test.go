@@ -89,6 +89,52 @@ func TestChainedFileRefsValidate(t *testing.T) {
 	}
 }
 
+// TestNullableIn31: OpenAPI 3.0's nullable in a 3.1 document (a generator
+// quirk: adyen's) is read as 3.0 reads it, null allowed, instead of every
+// request to the operation refused because the schema does not compile.
+func TestNullableIn31(t *testing.T) {
+	doc := filepath.Join(t.TempDir(), "openapi.yaml")
+	if err := os.WriteFile(doc, []byte(`openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /things:
+    post:
+      operationId: addThing
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [name]
+              properties:
+                name: {type: string}
+                note: {type: string, nullable: true, maxLength: 5}
+      responses:
+        "201": {description: created}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ body, wantField string }{
+		{`{"name": "a", "note": null}`, ""},
+		{`{"name": "a", "note": "short"}`, ""},
+		{`{"name": "a", "note": "too long"}`, "note"},
+		{`{"name": "a", "note": 3}`, "note"},
+	} {
+		r := httptest.NewRequest("POST", "/things", strings.NewReader(tc.body))
+		r.Header.Set("Content-Type", JSON)
+		checkProblems(t, tc.body, v.Request(r, s.Operation("addThing")), tc.wantField)
+	}
+}
+
 // checkProblems fails unless ps is empty (wantField "") or names wantField,
 // and never when ps says a schema did not compile.
 func checkProblems(t *testing.T, what string, ps Problems, wantField string) {

@@ -542,6 +542,12 @@ func (v *Validator) compileAlone(schema *base.Schema, purpose schema_validation.
 	}
 	name := fmt.Sprintf("%x", schema.GoLow().Hash())
 	compiled, err := helpers.NewCompiledSchemaWithVersion(name, rendered.RenderedJSON, v.opts, v.version)
+	if err != nil && v.version >= 3.05 && strings.Contains(err.Error(), "nullable") {
+		// OpenAPI 3.0's nullable in a 3.1 document, a common generator
+		// quirk every other tool accepts: read as 3.0 reads it (null
+		// allowed), rather than refusing every request to the operation.
+		compiled, err = helpers.NewCompiledSchemaWithVersion(name, rendered.RenderedJSON, v.opts, 3.0)
+	}
 	if err != nil {
 		return nil
 	}

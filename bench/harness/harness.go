@@ -33,6 +33,21 @@ func Build(ctx context.Context, root, dir, pkg, name string) (string, error) {
 	return out, nil
 }
 
+// Petctl returns the petctl binary a comparison runs: given, when the
+// caller names one (benchall builds it once for every comparison), else
+// one built now from this module into dir, saying so on out first.
+func Petctl(ctx context.Context, given, dir string, out io.Writer) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	root, err := ModuleRoot(ctx)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintln(out, "building petctl…")
+	return Build(ctx, root, dir, "./cmd/petctl", "petctl")
+}
+
 // FreeAddr returns a loopback address with a port free right now.
 func FreeAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

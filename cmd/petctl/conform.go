@@ -192,24 +192,14 @@ func conformRun(a *app, opts *conformOptions) error {
 		}
 		load.ServerVariables[name] = value
 	}
-	if opts.timeout <= 0 {
-		problems = append(problems, fmt.Errorf("--timeout %s: want a positive duration such as 10s", opts.timeout))
-	}
-	if opts.deadline <= 0 {
-		problems = append(problems, fmt.Errorf("--deadline %s: want a positive duration such as 5m", opts.deadline))
-	}
+	now, more := runFlagProblems(opts.timeout, opts.deadline, opts.now)
+	problems = append(problems, more...)
+	cfg.Now = now
 	if opts.retryAfterMax <= 0 {
 		problems = append(problems, fmt.Errorf("--retry-after-max %s: want a positive duration such as 10s", opts.retryAfterMax))
 	}
 	if opts.retryBudget <= 0 {
 		problems = append(problems, fmt.Errorf("--retry-budget %s: want a positive duration such as 1m", opts.retryBudget))
-	}
-	if opts.now != "" {
-		t, ok := spec.ParseInstant(opts.now)
-		if !ok {
-			problems = append(problems, fmt.Errorf("--now %q: want a date such as 2031-01-01 or 2031-01-01T00:00:00Z", opts.now))
-		}
-		cfg.Now = t.UTC()
 	}
 	problems = append(problems, profileFlagProblems(opts)...)
 	if len(problems) > 0 {
@@ -265,4 +255,26 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// runFlagProblems checks the flags conform and drift share: the time-out
+// of a request, the deadline of a run and --now, which it returns read
+// (zero when not given).
+func runFlagProblems(timeout, deadline time.Duration, now string) (time.Time, []error) {
+	var problems []error
+	if timeout <= 0 {
+		problems = append(problems, fmt.Errorf("--timeout %s: want a positive duration such as 10s", timeout))
+	}
+	if deadline <= 0 {
+		problems = append(problems, fmt.Errorf("--deadline %s: want a positive duration such as 5m", deadline))
+	}
+	var t time.Time
+	if now != "" {
+		parsed, ok := spec.ParseInstant(now)
+		if !ok {
+			problems = append(problems, fmt.Errorf("--now %q: want a date such as 2031-01-01 or 2031-01-01T00:00:00Z", now))
+		}
+		t = parsed.UTC()
+	}
+	return t, problems
 }

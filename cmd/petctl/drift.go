@@ -153,20 +153,8 @@ usage or spec error, 3 a deployment could not be reached.`,
 
 func driftCmdRun(a *app, opts *driftOptions, urlA, urlB string) error {
 	cfg := conformance.Config{BaseURL: urlA, APIKey: opts.apiKey, ReadOnly: opts.readOnly, Timeout: opts.timeout, Deadline: opts.deadline, RunID: opts.runID, Out: a.out, Err: a.err}
-	var problems []error
-	if opts.timeout <= 0 {
-		problems = append(problems, fmt.Errorf("--timeout %s: want a positive duration such as 10s", opts.timeout))
-	}
-	if opts.deadline <= 0 {
-		problems = append(problems, fmt.Errorf("--deadline %s: want a positive duration such as 5m", opts.deadline))
-	}
-	if opts.now != "" {
-		t, ok := spec.ParseInstant(opts.now)
-		if !ok {
-			problems = append(problems, fmt.Errorf("--now %q: want a date such as 2031-01-01 or 2031-01-01T00:00:00Z", opts.now))
-		}
-		cfg.Now = t.UTC()
-	}
+	now, problems := runFlagProblems(opts.timeout, opts.deadline, opts.now)
+	cfg.Now = now
 	if len(problems) > 0 {
 		return usageError(errors.Join(problems...))
 	}

@@ -342,17 +342,23 @@ func (j *fileJournal) setMeta(m *stateMeta) error {
 	return err
 }
 
+// stateBuckets are the state's buckets in tx, made where missing: the
+// records, and each collection's next id (inside the meta bucket).
+func stateBuckets(tx *bolt.Tx) (records, next *bolt.Bucket, err error) {
+	if records, err = tx.CreateBucketIfNotExists(recordsBucket); err != nil {
+		return nil, nil, err
+	}
+	meta, err := tx.CreateBucketIfNotExists(metaBucket)
+	if err != nil {
+		return nil, nil, err
+	}
+	next, err = meta.CreateBucketIfNotExists(nextBucket)
+	return records, next, err
+}
+
 // writeSets replaces each snapshot's collection with its records.
 func writeSets(tx *bolt.Tx, sets []*snapshot, fresh bool) error {
-	rb, err := tx.CreateBucketIfNotExists(recordsBucket)
-	if err != nil {
-		return err
-	}
-	mb, err := tx.CreateBucketIfNotExists(metaBucket)
-	if err != nil {
-		return err
-	}
-	nb, err := mb.CreateBucketIfNotExists(nextBucket)
+	rb, nb, err := stateBuckets(tx)
 	if err != nil {
 		return err
 	}
@@ -457,15 +463,7 @@ func (j *fileJournal) write() {
 
 // commitOps writes a batch of changes in one transaction.
 func commitOps(tx *bolt.Tx, batch []*fileOp) error {
-	rb, err := tx.CreateBucketIfNotExists(recordsBucket)
-	if err != nil {
-		return err
-	}
-	mb, err := tx.CreateBucketIfNotExists(metaBucket)
-	if err != nil {
-		return err
-	}
-	nb, err := mb.CreateBucketIfNotExists(nextBucket)
+	rb, nb, err := stateBuckets(tx)
 	if err != nil {
 		return err
 	}

@@ -66,15 +66,8 @@ func measure(ctx context.Context, bin string, rounds int, out io.Writer) (time.D
 		return 0, err
 	}
 	defer os.RemoveAll(tmp)
-	if bin == "" {
-		root, err := harness.ModuleRoot(ctx)
-		if err != nil {
-			return 0, err
-		}
-		fmt.Fprintln(out, "building petctl…")
-		if bin, err = harness.Build(ctx, root, tmp, "./cmd/petctl", "petctl"); err != nil {
-			return 0, err
-		}
+	if bin, err = harness.Petctl(ctx, bin, tmp, out); err != nil {
+		return 0, err
 	}
 	addr, err := harness.FreeAddr()
 	if err != nil {

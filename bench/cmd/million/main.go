@@ -81,21 +81,14 @@ func main() {
 }
 
 func measure(ctx context.Context, o *options, out io.Writer) (missed int, err error) {
-	root, err := harness.ModuleRoot(ctx)
-	if err != nil {
-		return 0, err
-	}
 	tmp, err := os.MkdirTemp("", "petctl-million-")
 	if err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(tmp)
-	bin := o.petctlBin
-	if bin == "" {
-		fmt.Fprintln(out, "building petctl…")
-		if bin, err = harness.Build(ctx, root, tmp, "./cmd/petctl", "petctl"); err != nil {
-			return 0, err
-		}
+	bin, err := harness.Petctl(ctx, o.petctlBin, tmp, out)
+	if err != nil {
+		return 0, err
 	}
 	t := &harness.Table{}
 	t.Row("measure", "median", "runs")

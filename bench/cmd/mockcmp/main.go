@@ -158,21 +158,14 @@ func compare(ctx context.Context, o *options, rows *harness.Rows, out io.Writer)
 		}
 		cache = filepath.Join(dir, "petctl-bench")
 	}
-	root, err := harness.ModuleRoot(ctx)
-	if err != nil {
-		return err
-	}
 	tmp, err := os.MkdirTemp("", "petctl-mockcmp-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := o.petctlBin
-	if bin == "" {
-		fmt.Fprintln(out, "building petctl…")
-		if bin, err = harness.Build(ctx, root, tmp, "./cmd/petctl", "petctl"); err != nil {
-			return err
-		}
+	bin, err := harness.Petctl(ctx, o.petctlBin, tmp, out)
+	if err != nil {
+		return err
 	}
 	// The document the others mock is the one petctl serves.
 	doc, err := exec.CommandContext(ctx, bin, "spec").Output()

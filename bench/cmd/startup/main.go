@@ -95,11 +95,8 @@ func measure(ctx context.Context, corpus, bin string, starts int, names []string
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if bin == "" {
-		fmt.Fprintln(out, "building petctl…")
-		if bin, err = harness.Build(ctx, root, tmp, "./cmd/petctl", "petctl"); err != nil {
-			return err
-		}
+	if bin, err = harness.Petctl(ctx, bin, tmp, out); err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "%d start-ups per document, medians; corpus %s\n\n", starts, corpus)
 	t := &harness.Table{}

@@ -64,21 +64,14 @@ type backend struct {
 }
 
 func measure(ctx context.Context, o *options, out io.Writer) error {
-	root, err := harness.ModuleRoot(ctx)
-	if err != nil {
-		return err
-	}
 	tmp, err := os.MkdirTemp("", "petctl-storecmp-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := o.petctlBin
-	if bin == "" {
-		fmt.Fprintln(out, "building petctl…")
-		if bin, err = harness.Build(ctx, root, tmp, "./cmd/petctl", "petctl"); err != nil {
-			return err
-		}
+	bin, err := harness.Petctl(ctx, o.petctlBin, tmp, out)
+	if err != nil {
+		return err
 	}
 	backends := []backend{{name: "memory", args: []string{"--state", "none"}}}
 	for _, sync := range []string{"always", "interval", "never"} {
