@@ -194,19 +194,39 @@ func (s *Server) listBody(coll *collection, schema *spec.Schema, at []string, it
 func (s *Server) fillMeta(env map[string]any, schema *spec.Schema, m *listMeta) {
 	l, st := m.l, m.st
 	set := func(at []string, v any) {
-		if at != nil {
-			setAt(env, at, v)
+		if at == nil {
+			return
 		}
+		// An optional envelope object the made answer left out (lago's
+		// meta) is made from its schema first: its own required fields
+		// then hold values, not nothing.
+		for i := 1; i < len(at); i++ {
+			if _, ok := getAt(env, at[:i]).(map[string]any); !ok {
+				made, _ := s.made(schemaAt(schema, at[:i])).(map[string]any)
+				if made == nil {
+					made = map[string]any{}
+				}
+				setAt(env, at[:i], made)
+			}
+		}
+		setAt(env, at, v)
 	}
 	set(l.Total, st.total)
-	if st.size > 0 {
+	switch {
+	case st.size > 0:
 		set(l.TotalPages, (st.total+st.size-1)/st.size)
 		set(l.PageSize, st.size)
+	default:
+		// A list the document does not page is one page holding all.
+		set(l.TotalPages, 1)
 	}
-	if l.Paging == "page" {
+	switch {
+	case l.Paging == "page":
 		set(l.Page, st.page)
-	} else if st.size > 0 {
+	case st.size > 0:
 		set(l.Page, st.offset/st.size+1)
+	default:
+		set(l.Page, 1)
 	}
 	set(l.Offset, st.offset)
 	set(l.HasMore, st.more)
@@ -481,6 +501,19 @@ func setAt(m map[string]any, at []string, v any) {
 		m = next
 	}
 	m[at[len(at)-1]] = v
+}
+
+// getAt is the value at a path of properties, nil where there is none.
+func getAt(m map[string]any, at []string) any {
+	var v any = m
+	for _, p := range at {
+		o, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = o[p]
+	}
+	return v
 }
 
 // deleteAt removes the value at a path of properties.
