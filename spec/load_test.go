@@ -135,6 +135,54 @@ paths:
 	}
 }
 
+// TestNullableParameters: a nullable parameter compiles as its document's
+// OpenAPI version reads it. libopenapi-validator compiles every parameter
+// as 3.1, so a 3.0 document's nullable query parameter (overseerr's take)
+// had every request to its operation refused 400, valid or not. Each
+// request runs twice: the second finds the schema cached.
+func TestNullableParameters(t *testing.T) {
+	for _, version := range []string{"3.0.2", "3.1.0"} {
+		doc := filepath.Join(t.TempDir(), "openapi.yaml")
+		if err := os.WriteFile(doc, []byte(`openapi: `+version+`
+info: {title: t, version: "1"}
+paths:
+  /things:
+    get:
+      operationId: listThings
+      parameters:
+        - {name: take, in: query, schema: {type: number, nullable: true, maximum: 100}}
+        - {name: X-Trace, in: header, schema: {type: string, nullable: true, maxLength: 4}}
+      responses:
+        "200": {description: the things}
+`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Load(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := s.NewValidator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct{ query, trace, wantField string }{
+			{"take=25", "", ""},
+			{"take=25", "abcd", ""},
+			{"take=500", "", "take"},
+			{"take=many", "", "take"},
+			{"", "abcdef", "X-Trace"},
+		} {
+			for range 2 {
+				r := httptest.NewRequest("GET", "/things?"+tc.query, nil)
+				if tc.trace != "" {
+					r.Header.Set("X-Trace", tc.trace)
+				}
+				checkProblems(t, version+" "+tc.query+" "+tc.trace, v.Request(r, s.Operation("listThings")), tc.wantField)
+			}
+		}
+	}
+}
+
 // checkProblems fails unless ps is empty (wantField "") or names wantField,
 // and never when ps says a schema did not compile.
 func checkProblems(t *testing.T, what string, ps Problems, wantField string) {

@@ -79,15 +79,23 @@ type firstUses struct {
 }
 
 // do runs fn, alone among first uses unless key has been used before.
-func (f *firstUses) do(key any, fn func()) {
-	if _, ok := f.done.Load(key); ok {
-		fn()
+// A use whose schema did not compile (fn returns false) leaves the key
+// unused: the library caches no failure, so every later call renders the
+// schema again and must be alone too.
+func (f *firstUses) do(key any, fn func() (compiled bool)) {
+	if _, ok := f.done.Load(key); ok && fn() {
+		return
+	} else if ok {
+		// The schema failed to compile only now: the render that just ran
+		// was not alone, and every later one shall be.
+		f.done.Delete(key)
 		return
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	fn()
-	f.done.Store(key, struct{}{})
+	if fn() {
+		f.done.Store(key, struct{}{})
+	}
 }
 
 // alone runs fn alone among first uses: a compile always renders.
@@ -210,11 +218,15 @@ func (v *Validator) RequestDecoded(r *http.Request, op *Operation, doc any) Prob
 func (v *Validator) request(r *http.Request, op *Operation, key requestKey, kind memoKind) Problems {
 	var ok bool
 	var errs []*verrors.ValidationError
-	v.renders.do(op, func() {
+	v.renders.do(op, func() bool {
 		ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
 		if !ok && notCompiled(errs) && v.cacheCompiled(requestSchema(op, r.Header.Get("Content-Type")), schema_validation.SchemaValidationPurposeRequestBody) {
 			ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
 		}
+		if !ok && v.cacheParametersCompiled(errs) {
+			ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
+		}
+		return ok || !compileFailed(errs)
 	})
 	if ok {
 		if kind != memoNone {
@@ -269,11 +281,12 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 		res.Body = io.NopCloser(bytes.NewReader(body))
 		ok, errs = v.v.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(r, res, op.PathItem, op.Path)
 	}
-	v.renders.do(responseUse{resp, mt}, func() {
+	v.renders.do(responseUse{resp, mt}, func() bool {
 		validate()
 		if !ok && notCompiled(errs) && v.cacheCompiled(mediaSchema(op, resp, mt), schema_validation.SchemaValidationPurposeResponseBody) {
 			validate()
 		}
+		return ok || !compileFailed(errs)
 	})
 	if ok {
 		return nil
@@ -292,7 +305,10 @@ func (v *Validator) Schema(schema *base.Schema, doc []byte) Problems {
 	}
 	var ok bool
 	var errs []*verrors.ValidationError
-	v.renders.do(schema, func() { ok, errs = v.schemas.ValidateSchemaBytesWithVersion(schema, doc, v.version) })
+	v.renders.do(schema, func() bool {
+		ok, errs = v.schemas.ValidateSchemaBytesWithVersion(schema, doc, v.version)
+		return ok || !compileFailed(errs)
+	})
 	if ok {
 		return nil
 	}
@@ -575,6 +591,53 @@ func (v *Validator) cacheCompiled(schema *base.Schema, purpose schema_validation
 	}
 	v.opts.SchemaCache.Store(schema_validation.SchemaCacheKey(schema.GoLow().Hash(), v.version, purpose), c.ToCacheEntry(schema))
 	return true
+}
+
+// parameterSchemaVersion is the OpenAPI version libopenapi-validator
+// v0.14.0 compiles every parameter schema as, whatever the document's
+// (parameters.parameterSchemaVersion): a 3.0 document's nullable
+// parameter then fails to compile, and every request to its operation is
+// refused 400 (overseerr's take, nullable: true).
+const parameterSchemaVersion = 3.1
+
+// cacheParametersCompiled compiles, as the document's version reads them,
+// the parameter schemas errs says did not compile, and puts them in the
+// schema cache under the key the library's parameter validation looks
+// them up by. It reports whether there is something new to retry with.
+func (v *Validator) cacheParametersCompiled(errs []*verrors.ValidationError) bool {
+	if v.opts.SchemaCache == nil {
+		return false
+	}
+	cached := false
+	for _, e := range errs {
+		schema, ok := e.Context.(*base.Schema)
+		if !ok || schema == nil || schema.GoLow() == nil || !strings.Contains(e.Message, "failed schema compilation") {
+			continue
+		}
+		version := v.version
+		if strings.Contains(e.Reason, "nullable") {
+			version = 3.0 // as compileAlone reads a 3.1 document's nullable
+		}
+		c, err := schema_validation.CompileSchemaForValidation(schema, schema_validation.SchemaValidationPurposeGeneric, v.opts, version)
+		if err != nil {
+			continue
+		}
+		key := schema_validation.SchemaCacheKey(schema.GoLow().Hash(), parameterSchemaVersion, schema_validation.SchemaValidationPurposeGeneric)
+		v.opts.SchemaCache.Store(key, c.ToCacheEntry(schema))
+		cached = true
+	}
+	return cached
+}
+
+// compileFailed reports whether errs include a schema that did not
+// compile, a body's, a parameter's or a document's.
+func compileFailed(errs []*verrors.ValidationError) bool {
+	for _, e := range errs {
+		if strings.Contains(e.Reason, "failed to compile") || strings.Contains(e.Message, "failed schema compilation") || e.Message == "schema compilation failed" {
+			return true
+		}
+	}
+	return false
 }
 
 // notCompiled reports whether the library gave up on a body because its
