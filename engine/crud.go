@@ -199,6 +199,7 @@ func (s *Server) create(c *call, o *operation) *response {
 	} else if !def.Singleton {
 		return errorResponse(Errorf(CodeValidation, "body: want a JSON object"))
 	}
+	obj = s.fitItem(o, obj)
 	scope := scopeOf(c, def)
 	if res := s.parentMissing(coll, scope); res != nil {
 		return res
@@ -221,7 +222,7 @@ func (s *Server) batchCreate(c *call, o *operation) *response {
 	if !ok {
 		return errorResponse(Errorf(CodeValidation, "body: want a JSON array of items"))
 	}
-	for _, item := range list {
+	for i, item := range list {
 		if m, ok := item.(map[string]any); ok {
 			for field, raw := range coll.defaults {
 				if _, sent := m[field]; !sent {
@@ -229,6 +230,7 @@ func (s *Server) batchCreate(c *call, o *operation) *response {
 				}
 			}
 		}
+		list[i] = s.fitItem(o, item)
 	}
 	// The parents' ids, where the batch's path names them (below the
 	// collection's path): /owners/{ownerId}/pets/import.
@@ -285,7 +287,7 @@ func (s *Server) replace(c *call, o *operation) *response {
 		return res
 	}
 	id := c.params[def.IDParam]
-	body := requestItem(c, o)
+	body := s.fitItem(o, requestItem(c, o))
 	w := store.Write{Scope: scope, ID: id, Now: s.now(), Self: s.selfLink(c, def, scope), KeepUnsent: true}
 	rec, created, err := coll.data.Put(w, o.rop.CreatesOnPut || def.Singleton, func(old *store.Record) (any, error) {
 		if err := s.preconditions(c, def, old); err != nil {
@@ -342,7 +344,7 @@ func (s *Server) patch(c *call, o *operation) *response {
 		if o.rop.Request.Kind == "patch" {
 			return applyJSONPatch(current, c.doc)
 		}
-		return mergePatch(current, requestPatch(c, o)), nil
+		return s.fitItem(o, mergePatch(current, requestPatch(c, o))), nil
 	})
 	if errors.Is(err, store.ErrNotFound) {
 		return notFound(def, id)

@@ -292,6 +292,39 @@ func TestCRUDNaturalKeys(t *testing.T) {
 	})
 }
 
+// TestCRUDSchemasDisagree: where a document's create or update schema
+// gives a field another type than its item schema, a write the document
+// accepts is stored as the item's type (converted where the value reads as
+// one, else made from the item's schema), instead of failing; a required
+// field no property declares is filled.
+func TestCRUDSchemasDisagree(t *testing.T) {
+	env := newCRUD(t)
+	play(t, env, []exchange{
+		{name: "create: a rate as text", method: "POST", path: "/taxes", body: `{"code":"vat","rate":"20.5","thresholds":[{"value":"10"}]}`,
+			status: 200, want: map[string]string{"code": "vat", "rate": "20.5", "thresholds.0.value": "10"}, check: func(t *testing.T, r result) {
+				if !strings.Contains(string(r.body), `"rate":20.5`) {
+					t.Errorf("body %s: want rate stored as the number 20.5", r.body)
+				}
+				if !strings.Contains(string(r.body), `"balance":`) {
+					t.Errorf("body %s: want the required, undeclared balance", r.body)
+				}
+			}},
+		{name: "create: a rate that is no number", method: "POST", path: "/taxes", body: `{"code":"odd","rate":"twenty"}`,
+			status: 200, want: map[string]string{"code": "odd"}, check: func(t *testing.T, r result) {
+				if !regexp.MustCompile(`"rate":[0-9]`).Match(r.body) {
+					t.Errorf("body %s: want a number made for rate", r.body)
+				}
+			}},
+		{name: "update: numbers where the item has text", method: "PUT", path: "/taxes/vat", body: `{"rate":7,"thresholds":[{"value":5},{"value":6.5}],"flag":"true"}`,
+			status: 200, want: map[string]string{"rate": "7", "thresholds.1.value": "6.5", "flag": "true"}, check: func(t *testing.T, r result) {
+				if !strings.Contains(string(r.body), `"value":"6.5"`) || !strings.Contains(string(r.body), `"flag":true`) {
+					t.Errorf("body %s: want the values as the item's types", r.body)
+				}
+			}},
+		{name: "read shows the update", path: "/taxes/vat", status: 200, want: map[string]string{"thresholds.0.value": "5", "flag": "true"}},
+	})
+}
+
 // TestCRUDIDsInThePath: an item without an id field is found by the id in
 // its path, and its self link is its URL.
 func TestCRUDIDsInThePath(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,6 +80,10 @@ type lifecycle struct {
 	// base is the served document's URL; client sends to it.
 	base   string
 	client *http.Client
+	// listed are the values of a list's required filter parameters, by
+	// resource, made once: its creates carry the same values, so the
+	// list (findAllWallets?external_customer_id=) shows their items.
+	listed map[*spec.Resource]map[string]any
 }
 
 // skip ends a resource's life early, saying why.
@@ -100,7 +105,7 @@ func (lc *lifecycle) partly(t *testing.T, key, why string) {
 // dropped. Errors are answered in the document's own format.
 func newLifecycle(t *testing.T, path string) *lifecycle {
 	t.Helper()
-	lc := &lifecycle{t: t, parents: map[*spec.Resource][]string{}, skips: map[string]string{},
+	lc := &lifecycle{t: t, parents: map[*spec.Resource][]string{}, skips: map[string]string{}, listed: map[*spec.Resource]map[string]any{},
 		client: &http.Client{Timeout: 30 * time.Second}}
 	s, err := spec.Load(path)
 	if err != nil {
@@ -310,6 +315,7 @@ func (lc *lifecycle) create(t *testing.T, c *collection, scope []string) (string
 			return "", result{}, why
 		}
 		lc.chooseID(def, co, body)
+		lc.sameFilters(def, co, body)
 		r := lc.send(t, co.Op, lc.fill(co.Op, def, scope, ""), lc.query(co.Op), body, mt)
 		if why := documentFault(r); why != "" {
 			return "", r, why
@@ -340,6 +346,21 @@ func (lc *lifecycle) create(t *testing.T, c *collection, scope []string) (string
 	return "", result{}, "no operation creates its items (only fixtures can)"
 }
 
+// bodyItem is the item a create body carries (nil for none): the body,
+// or its wrapped field, made from the field's schema where the wrapper
+// does not require it and the minimal body left it out (lago's {"wallet"}).
+func (lc *lifecycle) bodyItem(co *spec.ResourceOp, body any) map[string]any {
+	m, _ := body.(map[string]any)
+	if co.Request.Kind != "wrapped" || m == nil {
+		return m
+	}
+	if _, ok := m[co.Request.Field]; !ok {
+		m[co.Request.Field] = lc.value(co.Request.Schema, co.Request.Field)
+	}
+	inner, _ := m[co.Request.Field].(map[string]any)
+	return inner
+}
+
 // chooseID puts an id made from the item path's parameter schema into a
 // create body that carries the id field: a client that chooses its ids
 // chooses ones its reads can name (lago's create takes any string code,
@@ -348,10 +369,7 @@ func (lc *lifecycle) chooseID(def *spec.Resource, co *spec.ResourceOp, body any)
 	if !def.ClientIDs || def.IDField == "" || def.ID.Schema == nil {
 		return
 	}
-	m, _ := body.(map[string]any)
-	if co.Request.Kind == "wrapped" {
-		m, _ = m[co.Request.Field].(map[string]any)
-	}
+	m := lc.bodyItem(co, body)
 	if _, ok := m[def.IDField]; ok {
 		m[def.IDField] = lc.value(def.ID.Schema, def.IDField)
 	}
@@ -382,6 +400,44 @@ func (lc *lifecycle) idOf(def *spec.Resource, co *spec.ResourceOp, r result) str
 	return ""
 }
 
+// listFilters are the values of def's list's required filter
+// parameters, by parameter, made on first use.
+func (lc *lifecycle) listFilters(def *spec.Resource) map[string]any {
+	if v, ok := lc.listed[def]; ok {
+		return v
+	}
+	out := map[string]any{}
+	if lo := def.Op(spec.KindList); lo != nil && lo.List != nil {
+		for _, f := range lo.List.Filters {
+			for _, p := range lo.Op.Params {
+				if p.Name == f.Param && p.In == "query" && p.Required && p.Schema != nil {
+					out[f.Param] = lc.value(lc.srv.spec.SchemaView(p.Schema), p.Name)
+				}
+			}
+		}
+	}
+	lc.listed[def] = out
+	return out
+}
+
+// sameFilters sets the fields of a create body that the list's required
+// filters name to the values the list asks for.
+func (lc *lifecycle) sameFilters(def *spec.Resource, co *spec.ResourceOp, body any) {
+	m := lc.bodyItem(co, body)
+	lo := def.Op(spec.KindList)
+	if m == nil || lo == nil || lo.List == nil {
+		return
+	}
+	values := lc.listFilters(def)
+	for _, f := range lo.List.Filters {
+		if v, ok := values[f.Param]; ok {
+			if _, sent := m[f.Field]; sent || slices.Contains(co.Request.Schema.Required, f.Field) {
+				m[f.Field] = v
+			}
+		}
+	}
+}
+
 // listIDs lists the ids of the items of def's list under scope (the
 // items' count, for items without an id field).
 func (lc *lifecycle) listIDs(t *testing.T, c *collection, scope []string) ([]string, bool) {
@@ -389,7 +445,11 @@ func (lc *lifecycle) listIDs(t *testing.T, c *collection, scope []string) ([]str
 	if lo == nil {
 		return nil, false
 	}
-	r := lc.send(t, lo.Op, lc.fill(lo.Op, c.def, scope, ""), lc.query(lo.Op), nil, "")
+	q := lc.query(lo.Op)
+	for param, v := range lc.listFilters(c.def) {
+		q.Set(param, fmt.Sprint(v))
+	}
+	r := lc.send(t, lo.Op, lc.fill(lo.Op, c.def, scope, ""), q, nil, "")
 	if r.status >= 300 {
 		if why := documentFault(r); why != "" {
 			lc.partly(t, c.def.Key, "no list: "+why)

@@ -118,6 +118,9 @@ type operation struct {
 	// delay and fault are what Latency and Faults inject; nil for none.
 	delay *Delay
 	fault *Fault
+	// fit is set when the write's body schema gives a field a type the
+	// item schema does not take: its bodies are fitted (see itemfit.go).
+	fit bool
 }
 
 // New prepares a Server: it compiles the validator, infers the collections
@@ -303,6 +306,9 @@ func (s *Server) prepareOperations(overrides map[string]spec.Override) error {
 		}
 		if o.rop != nil {
 			o.list = o.rop.List
+		}
+		if o.rop != nil && o.coll != nil {
+			o.fit = needsFit(writeItemSchema(o.rop), o.coll.def.Item)
 		}
 		if po.Why != "" && (po.CRUD || po.Resource != nil) {
 			s.log.Warn("operation not served from the store", "operation", op.String(), "reason", po.Why)

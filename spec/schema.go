@@ -2,6 +2,8 @@ package spec
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -133,8 +135,20 @@ func (s *Schema) Props() ([]*Property, map[string]bool) {
 		}
 	}
 	walk(s)
+	for _, r := range slices.Sorted(maps.Keys(required)) {
+		if _, ok := index[r]; !ok {
+			// Required, but no property declares it (lago's wallet requires
+			// a balance it never describes): any value will do, and one must
+			// be there for the object to be valid.
+			out = append(out, &Property{Name: r, Schema: undeclared})
+		}
+	}
 	return out, required
 }
+
+// undeclared is the schema of a required property no properties declare:
+// the empty schema, which every value matches. Shared, never changed.
+var undeclared = &Schema{}
 
 // Prop returns the named property's schema (allOf members included), or nil.
 func (s *Schema) Prop(name string) *Schema {
