@@ -233,3 +233,36 @@ func TestClientBounds(t *testing.T) {
 		t.Errorf("Retry-After of an hour: %d, want the 429 itself", ex.Status)
 	}
 }
+
+// TestSameValueAcrossTypes: a field the write's schema types otherwise
+// than the answer's compares as the answer's type: the same number or text
+// passes, another fails, and a value that cannot be the answer's type is
+// not judged. Nested fields compare the same way.
+func TestSameValueAcrossTypes(t *testing.T) {
+	num := &spec.Schema{Types: []string{"number"}}
+	str := &spec.Schema{Types: []string{"string"}}
+	boolean := &spec.Schema{Types: []string{"boolean"}}
+	list := &spec.Schema{Types: []string{"array"}, Items: &spec.Schema{Types: []string{"object"}, Properties: []*spec.Property{{Name: "value", Schema: str}}}}
+	for _, tc := range []struct {
+		name      string
+		ps        *spec.Schema
+		got, sent string
+		want      bool
+	}{
+		{"text read as its number", num, `20.50`, `"20.5"`, true},
+		{"text read as another number", num, `21`, `"20.5"`, false},
+		{"text that is no number", num, `3`, `"twenty"`, true},
+		{"a number read as its text", str, `"7"`, `7`, true},
+		{"a number read as other text", str, `"8"`, `7`, false},
+		{"text read as its boolean", boolean, `true`, `"true"`, true},
+		{"text read as the other boolean", boolean, `false`, `"true"`, false},
+		{"the same type differs", str, `"a"`, `"b"`, false},
+		{"nested, read as text", list, `[{"value":"5"},{"value":"6.5"}]`, `[{"value":5},{"value":6.5}]`, true},
+		{"nested, one differs", list, `[{"value":"5"},{"value":"6"}]`, `[{"value":5},{"value":6.5}]`, false},
+		{"nested, one missing", list, `[{"value":"5"}]`, `[{"value":5},{"value":6.5}]`, false},
+	} {
+		if got := sameValue(tc.ps, decodeJSON([]byte(tc.got)), decodeJSON([]byte(tc.sent))); got != tc.want {
+			t.Errorf("%s: sameValue(%s, sent %s) = %v, want %v", tc.name, tc.got, tc.sent, got, tc.want)
+		}
+	}
+}
