@@ -77,7 +77,7 @@ func (t *T) readBack(r *spec.Resource, parents map[string]string, id string, kno
 	if v := idOfItem(r, got); v != id {
 		diffs = append(diffs, fmt.Sprintf("the id is %q, want %q", v, id))
 	}
-	diffs = append(diffs, t.differences(answerSchema(read), got, sent, r.IDField)...)
+	diffs = append(diffs, t.differences(answerSchema(read), got, sent, r)...)
 	props, _ := r.Item.Props()
 	for _, p := range props {
 		if _, wasSent := sent[p.Name]; wasSent || p.Name == r.IDField || p.Schema == nil {

@@ -243,6 +243,7 @@ func TestSameValueAcrossTypes(t *testing.T) {
 	str := &spec.Schema{Types: []string{"string"}}
 	boolean := &spec.Schema{Types: []string{"boolean"}}
 	list := &spec.Schema{Types: []string{"array"}, Items: &spec.Schema{Types: []string{"object"}, Properties: []*spec.Property{{Name: "value", Schema: str}}}}
+	instant := &spec.Schema{Types: []string{"string"}, Format: "date-time"}
 	for _, tc := range []struct {
 		name      string
 		ps        *spec.Schema
@@ -260,6 +261,9 @@ func TestSameValueAcrossTypes(t *testing.T) {
 		{"nested, read as text", list, `[{"value":"5"},{"value":"6.5"}]`, `[{"value":5},{"value":6.5}]`, true},
 		{"nested, one differs", list, `[{"value":"5"},{"value":"6"}]`, `[{"value":5},{"value":6.5}]`, false},
 		{"nested, one missing", list, `[{"value":"5"}]`, `[{"value":5},{"value":6.5}]`, false},
+		{"nested, with fields the server assigned", list, `[{"value":"5","id":"a1"}]`, `[{"value":5}]`, true},
+		{"Unix seconds read as their instant", instant, `"2022-04-29T13:59:51Z"`, `1651240791`, true},
+		{"Unix seconds read as another instant", instant, `"2022-04-29T13:59:52Z"`, `1651240791`, false},
 	} {
 		if got := sameValue(tc.ps, decodeJSON([]byte(tc.got)), decodeJSON([]byte(tc.sent))); got != tc.want {
 			t.Errorf("%s: sameValue(%s, sent %s) = %v, want %v", tc.name, tc.got, tc.sent, got, tc.want)

@@ -309,6 +309,12 @@ func TestCRUDSchemasDisagree(t *testing.T) {
 					t.Errorf("body %s: want the required, undeclared balance", r.body)
 				}
 			}},
+		{name: "create: Unix seconds for an instant, lines without their ids", method: "POST", path: "/taxes", body: `{"code":"gst","rate":"5","since":1651240791,"lines":[{"amount":3}]}`,
+			status: 200, want: map[string]string{"since": "2022-04-29T13:59:51Z", "lines.0.amount": "3", "lines.0.created_at": "2030-05-06T07:08:09Z"}, check: func(t *testing.T, r result) {
+				if !regexp.MustCompile(`"lines":\[\{[^]]*"id":"[0-9a-f-]{36}"`).Match(r.body) {
+					t.Errorf("body %s: want the line's id made", r.body)
+				}
+			}},
 		{name: "create: a rate that is no number", method: "POST", path: "/taxes", body: `{"code":"odd","rate":"twenty"}`,
 			status: 200, want: map[string]string{"code": "odd"}, check: func(t *testing.T, r result) {
 				if !regexp.MustCompile(`"rate":[0-9]`).Match(r.body) {

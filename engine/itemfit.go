@@ -2,8 +2,11 @@ package engine
 
 import (
 	"encoding/json"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/petctl/petctl/spec"
 )
@@ -15,7 +18,10 @@ import (
 // a string to read), the write could only fail, though the client did
 // everything the document asks. Such a value is stored as the item's type:
 // converted where it reads as one ("3" → 3, 3 → "3", "true" → true), else
-// replaced by a value made from the item's schema.
+// replaced by a value made from the item's schema. Likewise a nested object
+// the item requires fields of that the write does not declare (a credit
+// note's items, each with a lago_id and created_at the server assigns)
+// gets them made.
 
 // fitDepth bounds how deep typesDiffer and fitValue follow schemas: item
 // schemas may be recursive (a category's parent category).
@@ -55,8 +61,12 @@ func typesDiffer(body, item *spec.Schema, depth int) bool {
 		return false
 	}
 	bt, it := body.Type(), item.Type()
-	if bt != "" && it != "" && bt != it && !(bt == "integer" && it == "number") {
-		return true
+	if len(item.Types) > 0 {
+		for _, t := range schemaTypes(body) {
+			if t != "null" && !slices.Contains(item.Types, t) && !(t == "integer" && slices.Contains(item.Types, "number")) {
+				return true // lago's event timestamp: integer or string, read as a string
+			}
+		}
 	}
 	switch {
 	case bt == "array" && it == "array":
@@ -68,8 +78,28 @@ func typesDiffer(body, item *spec.Schema, depth int) bool {
 				return true
 			}
 		}
+		if depth > 0 {
+			// A nested object whose item schema requires what the write's
+			// does not declare (a line's lago_id and created_at).
+			_, required := item.Props()
+			for name := range required {
+				if body.Prop(name) == nil {
+					return true
+				}
+			}
+		}
 	}
 	return false
+}
+
+// schemaTypes are the JSON types a schema takes: its own, or its
+// alternatives' (lago's event timestamp: oneOf integer, string).
+func schemaTypes(s *spec.Schema) []string {
+	out := s.Types
+	for _, alt := range append(append([]*spec.Schema{}, s.OneOf...), s.AnyOf...) {
+		out = append(out, schemaTypes(alt)...)
+	}
+	return out
 }
 
 // fitValue returns v with every value whose JSON type schema does not take
@@ -89,6 +119,16 @@ func (s *Server) fitValue(v any, schema *spec.Schema, name string, g *spec.Value
 				x[k] = s.fitValue(sub, ps, k, g, depth+1)
 			}
 		}
+		if depth > 0 {
+			// The store assigns the item's own required fields; a nested
+			// object's are made here.
+			props, required := schema.Props()
+			for _, p := range props {
+				if _, sent := x[p.Name]; required[p.Name] && !sent {
+					x[p.Name] = g.Value(p.Schema, p.Name)
+				}
+			}
+		}
 		return x
 	case []any:
 		if !fitsType(x, schema) {
@@ -102,15 +142,21 @@ func (s *Server) fitValue(v any, schema *spec.Schema, name string, g *spec.Value
 	if fitsType(v, schema) {
 		return v
 	}
-	if c, ok := convertScalar(v, schema.Type()); ok && fitsType(c, schema) {
+	if c, ok := convertScalar(v, schema); ok && fitsType(c, schema) {
 		return c
 	}
 	return g.Value(schema, name)
 }
 
+// maxUnixSeconds bounds a number read as Unix seconds: the year 5138.
+const maxUnixSeconds = 1e11
+
 // convertScalar converts a string, number or boolean to the JSON type
-// want, where it reads as one.
-func convertScalar(v any, want string) (any, bool) {
+// schema takes, where it reads as one: a number as an instant is Unix
+// seconds (lago's event timestamp); text for another format is not made
+// from a value of another type.
+func convertScalar(v any, schema *spec.Schema) (any, bool) {
+	want := schema.Type()
 	text := ""
 	switch x := v.(type) {
 	case string:
@@ -126,6 +172,20 @@ func convertScalar(v any, want string) (any, bool) {
 	}
 	switch want {
 	case "string":
+		if n, ok := v.(json.Number); ok && (schema.Format == "date-time" || schema.Format == "date") {
+			f, err := n.Float64()
+			if err != nil || math.Abs(f) > maxUnixSeconds {
+				return nil, false
+			}
+			at := time.Unix(0, int64(f*1e9)).UTC()
+			if schema.Format == "date" {
+				return at.Format(time.DateOnly), true
+			}
+			return at.Format(time.RFC3339Nano), true
+		}
+		if schema.Format != "" || schema.Pattern != "" || len(schema.Enum) > 0 {
+			return nil, false
+		}
 		return text, true
 	case "integer":
 		if _, err := strconv.ParseInt(text, 10, 64); err == nil {
