@@ -501,10 +501,8 @@ func (s *Server) checkStubError(id string, st Stub, res *response) []error {
 	}
 	if len(reasons) > 0 {
 		errs = append(errs, keyError(key+".body", "%s: %s", what, strings.Join(reasons, "; ")))
-	} else if s.errorSchema != nil {
-		if ps := s.val.Schema(s.errorSchema, res.body); len(ps) > 0 {
-			errs = append(errs, keyError(key+".body", "does not match the document's error schema: %s", describeProblems(ps)))
-		}
+	} else if ps := s.val.DocumentError(res.body); len(ps) > 0 {
+		errs = append(errs, keyError(key+".body", "does not match the document's error schema: %s", describeProblems(ps)))
 	}
 	return errs
 }

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -56,27 +55,9 @@ func proveComposition(o *operation) bool {
 	if resp == nil || resp.Schema == nil || len(resp.Headers) > 0 || !slices.Contains(resp.MediaTypes, spec.JSON) {
 		return false
 	}
-	schema := resp.Schema
+	hash, ok := spec.SchemaHash(resp.Schema)
 	if o.kind == kindList {
-		if !isPlainArray(schema) {
-			return false
-		}
-		schema = schema.Items.A.Schema()
+		hash, ok = spec.PlainArrayItemsHash(resp.Schema)
 	}
-	return schema != nil && schema.GoLow() != nil && schema.GoLow().Hash() == c.schema.Hash
-}
-
-// isPlainArray reports whether s is {type: array, items: S} and nothing
-// that constrains the array as a whole.
-func isPlainArray(s *base.Schema) bool {
-	if len(s.Type) != 1 || s.Type[0] != "array" || s.Items == nil || !s.Items.IsA() || s.Items.A == nil {
-		return false
-	}
-	return s.MaxItems == nil && s.MinItems == nil && s.UniqueItems == nil &&
-		s.Contains == nil && s.MinContains == nil && s.MaxContains == nil &&
-		len(s.PrefixItems) == 0 && s.UnevaluatedItems == nil &&
-		len(s.AllOf) == 0 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && s.Not == nil &&
-		s.If == nil && s.Then == nil && s.Else == nil &&
-		len(s.Enum) == 0 && s.Const == nil && s.Nullable == nil &&
-		s.WriteOnly == nil && s.ReadOnly == nil && s.DynamicRef == "" && s.Id == ""
+	return ok && hash == c.schema.Hash
 }

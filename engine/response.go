@@ -111,7 +111,7 @@ func (s *Server) checkResponse(r *http.Request, res *response) {
 		ps = s.val.ErrorBody(res.format, res.body)
 	case res.status >= 400:
 		// A configured answer the operation does not declare is the Error body.
-		ps = s.val.Schema(s.errorSchema, res.body)
+		ps = s.val.DocumentError(res.body)
 	case res.status == http.StatusNoContent && res.body == nil:
 		// OPTIONS and CORS preflight answers have no body to validate.
 	default:

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/spec"
 )
@@ -36,7 +35,6 @@ type Server struct {
 	plan        *Plan
 	cascade     bool
 	data        *store.Store // the records of colls
-	errorSchema *base.Schema // the most common; configured error answers are held to it
 	log         *slog.Logger
 	quiet       bool // no line per request
 	logBuffer   *LogBuffer
@@ -183,7 +181,6 @@ func New(o Options) (*Server, error) {
 	if s.auth, err = newAuthenticator(o, s.router, s.now, s.log); err != nil {
 		errs = append(errs, err)
 	}
-	s.errorSchema = s.spec.ErrorSchema()
 	for _, r := range s.router.routes {
 		if strings.HasPrefix(s.spec.BasePath+r.template+"/", AdminPrefix) {
 			errs = append(errs, wholeError("spec", fmt.Errorf("spec %s: path %s%s is under %s, which petctl reserves for its admin endpoints", s.spec.Source, s.spec.BasePath, r.template, AdminPrefix)))

@@ -64,6 +64,8 @@ type Validator struct {
 	// renders is shared by a validator and its Plain copy: they share
 	// the library's model and schema cache.
 	renders *firstUses
+	// errorSchema is the document's most common error schema, nil for none.
+	errorSchema *base.Schema
 }
 
 // firstUses serializes the calls into libopenapi-validator that may render
@@ -131,12 +133,13 @@ func (s *Spec) NewValidator() (*Validator, error) {
 	v := validator.NewValidatorFromV3Model(&model, opts...)
 	schemas.warming.Store(false)
 	val := &Validator{
-		spec:    s,
-		v:       v,
-		schemas: schema_validation.NewSchemaValidator(opts...),
-		opts:    config.NewValidationOptions(opts...),
-		version: helpers.VersionToFloat(s.Model.Version),
-		renders: &firstUses{},
+		spec:        s,
+		v:           v,
+		schemas:     schema_validation.NewSchemaValidator(opts...),
+		opts:        config.NewValidationOptions(opts...),
+		version:     helpers.VersionToFloat(s.Model.Version),
+		renders:     &firstUses{},
+		errorSchema: s.ErrorSchema(),
 	}
 	val.memo = newRequestMemo(val, s.Operations)
 	return val, nil
@@ -294,6 +297,14 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 	return toProblems(errs)
 }
 
+// DocumentError validates an error body against the document's most
+// common error schema (Spec.ErrorSchema): what a configured error answer
+// the operation does not declare is held to. Nil where the document
+// declares none.
+func (v *Validator) DocumentError(doc []byte) Problems {
+	return v.Schema(v.errorSchema, doc)
+}
+
 // Schema validates a JSON document against schema (a record, an error body).
 func (v *Validator) Schema(schema *base.Schema, doc []byte) Problems {
 	if schema == nil {
@@ -336,6 +347,36 @@ type ResponseSchema struct {
 	compiled *jsonschema.Schema
 	rendered []byte
 	formats  map[string]func(any) error
+}
+
+// SchemaHash is the content hash of a schema of the document, as
+// ResponseSchema.Hash has it; ok is false for a schema without one.
+func SchemaHash(s *base.Schema) (hash uint64, ok bool) {
+	if s == nil || s.GoLow() == nil {
+		return 0, false
+	}
+	return s.GoLow().Hash(), true
+}
+
+// PlainArrayItemsHash is the hash of S where s is {type: array, items: S}
+// and nothing that constrains the array as a whole: by JSON Schema's
+// definition of items, an array is then valid against s exactly when each
+// element is valid against S. ok is false for any other schema.
+func PlainArrayItemsHash(s *base.Schema) (hash uint64, ok bool) {
+	if s == nil || len(s.Type) != 1 || s.Type[0] != "array" || s.Items == nil || !s.Items.IsA() || s.Items.A == nil {
+		return 0, false
+	}
+	plain := s.MaxItems == nil && s.MinItems == nil && s.UniqueItems == nil &&
+		s.Contains == nil && s.MinContains == nil && s.MaxContains == nil &&
+		len(s.PrefixItems) == 0 && s.UnevaluatedItems == nil &&
+		len(s.AllOf) == 0 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && s.Not == nil &&
+		s.If == nil && s.Then == nil && s.Else == nil &&
+		len(s.Enum) == 0 && s.Const == nil && s.Nullable == nil &&
+		s.WriteOnly == nil && s.ReadOnly == nil && s.DynamicRef == "" && s.Id == ""
+	if !plain {
+		return 0, false
+	}
+	return SchemaHash(s.Items.A.Schema())
 }
 
 // ErrNotCompiled marks a Validate that could not run because the schema
