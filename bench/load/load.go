@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,7 +29,17 @@ type Request struct {
 	Path   string // with the query: "/v1/pets?limit=20"
 	Header http.Header
 	Body   []byte
+	// Seq, when set, numbers the requests: each one sent takes the next
+	// value of the count, written wherever Path and Body hold SeqMark (a
+	// DELETE of another record each time, a create of a new natural key).
+	// The count is the caller's, so that it goes on from one run to the
+	// next, or starts again after the caller has reset the server's store.
+	Seq *atomic.Int64
 }
+
+// SeqMark, in a Request's Path or Body, stands for the request's number
+// (see Request.Seq).
+const SeqMark = "{seq}"
 
 // Config says how hard and how long to push.
 type Config struct {
@@ -82,11 +93,22 @@ func (r Result) String() string {
 // Encode builds the bytes of req as an HTTP/1.1 request to host.
 func Encode(req Request, host string) []byte {
 	var b bytes.Buffer
+	if writeHead(&b, req, host) {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(req.Body))
+	}
+	b.WriteString("\r\n")
+	b.Write(req.Body)
+	return b.Bytes()
+}
+
+// writeHead writes the request line and the headers but the
+// Content-Length, and says whether one must follow.
+func writeHead(b *bytes.Buffer, req Request, host string) (length bool) {
 	method := req.Method
 	if method == "" {
 		method = http.MethodGet
 	}
-	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, req.Path, host)
+	fmt.Fprintf(b, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, req.Path, host)
 	keys := make([]string, 0, len(req.Header))
 	for k := range req.Header {
 		keys = append(keys, k)
@@ -94,15 +116,58 @@ func Encode(req Request, host string) []byte {
 	sort.Strings(keys)
 	for _, k := range keys {
 		for _, v := range req.Header[k] {
-			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+			fmt.Fprintf(b, "%s: %s\r\n", k, v)
 		}
 	}
-	if req.Body != nil || method == http.MethodPost || method == http.MethodPut {
-		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(req.Body))
+	return req.Body != nil || method == http.MethodPost || method == http.MethodPut
+}
+
+// template makes the bytes of each request a run sends: always the same
+// ones for a request without a Seq, built once; else the head and the
+// body split at each SeqMark, joined with the request's number.
+type template struct {
+	fixed      []byte
+	head, body [][]byte
+	length     bool
+	seq        *atomic.Int64
+}
+
+func newTemplate(req Request, host string) *template {
+	if req.Seq == nil {
+		return &template{fixed: Encode(req, host)}
 	}
-	b.WriteString("\r\n")
-	b.Write(req.Body)
-	return b.Bytes()
+	var b bytes.Buffer
+	length := writeHead(&b, req, host)
+	mark := []byte(SeqMark)
+	return &template{head: bytes.Split(b.Bytes(), mark), body: bytes.Split(req.Body, mark), length: length, seq: req.Seq}
+}
+
+// render returns the next request's bytes, built in w's buffers.
+func (t *template) render(w *worker) []byte {
+	if t.fixed != nil {
+		return t.fixed
+	}
+	n := t.seq.Add(1)
+	w.body = join(w.body[:0], t.body, n)
+	w.raw = join(w.raw[:0], t.head, n)
+	if t.length {
+		w.raw = append(w.raw, "Content-Length: "...)
+		w.raw = strconv.AppendInt(w.raw, int64(len(w.body)), 10)
+		w.raw = append(w.raw, "\r\n"...)
+	}
+	w.raw = append(w.raw, "\r\n"...)
+	return append(w.raw, w.body...)
+}
+
+// join appends parts to dst with n written between each two.
+func join(dst []byte, parts [][]byte, n int64) []byte {
+	for i, p := range parts {
+		if i > 0 {
+			dst = strconv.AppendInt(dst, n, 10)
+		}
+		dst = append(dst, p...)
+	}
+	return dst
 }
 
 // worker is one connection's share of a run.
@@ -111,6 +176,8 @@ type worker struct {
 	status   map[int]int64
 	errors   int64
 	firstErr error
+	// raw and body are where a numbered request is built.
+	raw, body []byte
 }
 
 // Run pushes req at cfg.Addr and measures. It returns an error only when
@@ -125,7 +192,7 @@ func Run(ctx context.Context, cfg Config, req Request) (Result, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 5 * time.Second
 	}
-	raw := Encode(req, cfg.Addr)
+	tmpl := newTemplate(req, cfg.Addr)
 	// Every connection is opened before the clock starts.
 	conns := make([]net.Conn, cfg.Conns)
 	for i := range conns {
@@ -146,7 +213,7 @@ func Run(ctx context.Context, cfg Config, req Request) (Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			workers[i].run(ctx, cfg, raw, conns[i], begin, end)
+			workers[i].run(ctx, cfg, tmpl, conns[i], begin, end)
 		}()
 	}
 	wg.Wait()
@@ -177,7 +244,7 @@ func Run(ctx context.Context, cfg Config, req Request) (Result, error) {
 	return res, ctx.Err()
 }
 
-func (w *worker) run(ctx context.Context, cfg Config, raw []byte, conn net.Conn, begin, end time.Time) {
+func (w *worker) run(ctx context.Context, cfg Config, tmpl *template, conn net.Conn, begin, end time.Time) {
 	w.status = map[int]int64{}
 	w.lat = make([]time.Duration, 0, 1<<14)
 	br := bufio.NewReaderSize(conn, 64<<10)
@@ -202,7 +269,7 @@ func (w *worker) run(ctx context.Context, cfg Config, raw []byte, conn net.Conn,
 			br.Reset(conn)
 		}
 		_ = conn.SetDeadline(t0.Add(cfg.Timeout))
-		status, keep, err := roundTrip(conn, br, raw)
+		status, keep, err := roundTrip(conn, br, tmpl.render(w))
 		t1 := time.Now()
 		if err != nil {
 			w.fail(t0, begin, err)

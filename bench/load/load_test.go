@@ -3,10 +3,14 @@ package load
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -120,5 +124,52 @@ func TestEncode(t *testing.T) {
 	want := "POST /v1/pets HTTP/1.1\r\nHost: h:1\r\nA: 1\r\nB: 2\r\nContent-Length: 2\r\n\r\n{}"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestRunNumbersRequests sends a request whose path and body hold the
+// mark: every request the server sees carries the next number of the
+// caller's count, the same in path and body, with a Content-Length that
+// fits the rendered body as the numbers grow a digit.
+func TestRunNumbersRequests(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[int64]int{}
+	bad := ""
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ N int64 }
+		err := json.NewDecoder(r.Body).Decode(&body)
+		n, perr := strconv.ParseInt(strings.TrimPrefix(r.URL.Path, "/x/"), 10, 64)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil || perr != nil || n != body.N {
+			bad = fmt.Sprintf("path %s, body n %d, errors %v %v", r.URL.Path, body.N, err, perr)
+		}
+		seen[n]++
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	var seq atomic.Int64
+	seq.Store(5) // the first request is 6: the numbers pass from one digit to two
+	req := Request{Method: "PUT", Path: "/x/" + SeqMark, Body: []byte(`{"n":` + SeqMark + `}`), Seq: &seq}
+	res, err := Run(context.Background(), Config{Addr: strings.TrimPrefix(srv.URL, "http://"), Conns: 3, Duration: 100 * time.Millisecond}, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Unexpected(http.StatusNoContent) != 0 {
+		t.Fatalf("got %s, want only 204s", res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if bad != "" {
+		t.Fatalf("a request did not carry its number in both places: %s", bad)
+	}
+	last := seq.Load()
+	if got, want := int64(len(seen)), last-5; got != want || last < 15 {
+		t.Errorf("server saw %d numbers, the count went from 5 to %d; want one request per number, and past 15", got, last)
+	}
+	for n := int64(6); n <= last; n++ {
+		if seen[n] != 1 {
+			t.Errorf("number %d sent %d times, want once", n, seen[n])
+		}
 	}
 }

@@ -9,7 +9,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -181,10 +180,11 @@ func measureSource(ctx context.Context, o *options, bin, name string, args []str
 
 	// The filtered page: check it once, then load it.
 	const path = "/v1/pets?status=sold&limit=100"
-	if err := checkPage(ctx, "http://"+p.Addr+path); err != nil {
+	auth := http.Header{"Authorization": {"Bearer " + benchKey}}
+	if err := harness.CheckPage(ctx, "http://"+p.Addr+path, auth, 100, "status", "sold"); err != nil {
 		return err
 	}
-	req := load.Request{Method: "GET", Path: path, Header: http.Header{"Authorization": {"Bearer " + benchKey}}}
+	req := load.Request{Method: "GET", Path: path, Header: auth}
 	for _, conns := range o.conns {
 		var runs harness.Runs
 		for r := 0; r < o.rounds; r++ {
@@ -236,35 +236,6 @@ func start(ctx context.Context, bin string, extra []string, tmp string, timeout 
 		return nil, 0, err
 	}
 	return p, ready, nil
-}
-
-// checkPage makes sure the measured page is what it claims: 100 sold animals.
-func checkPage(ctx context.Context, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+benchKey)
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	var pets []struct {
-		Status string `json:"status"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&pets); err != nil || resp.StatusCode != 200 {
-		return fmt.Errorf("GET %s: %d, %v", url, resp.StatusCode, err)
-	}
-	if len(pets) != 100 {
-		return fmt.Errorf("GET %s: %d animals, want 100", url, len(pets))
-	}
-	for i, p := range pets {
-		if p.Status != "sold" {
-			return fmt.Errorf("GET %s: animal %d has status %q", url, i, p.Status)
-		}
-	}
-	return nil
 }
 
 func medianMemory(ms []harness.Memory) (rss, hwm int64) {

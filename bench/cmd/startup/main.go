@@ -17,7 +17,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
@@ -136,48 +135,18 @@ func measure(ctx context.Context, corpus, bin string, starts int, names []string
 // ones named.
 func documents(corpus string, names []string) ([]document, error) {
 	docs := []document{{name: "petstore (embedded)", size: int64(len(spec.DefaultDocument()))}}
-	entries, err := os.ReadDir(corpus)
+	listed, err := harness.ListCorpus(corpus)
 	if err != nil {
 		return nil, fmt.Errorf("corpus: %w (give -corpus, or set PETCTL_CORPUS)", err)
 	}
-	for _, e := range entries {
-		p := filepath.Join(corpus, e.Name())
-		ext := filepath.Ext(e.Name())
-		d := document{name: strings.TrimSuffix(e.Name(), ext), path: p}
-		switch {
-		case !e.IsDir() && (ext == ".yaml" || ext == ".yml" || ext == ".json"):
-			if st, err := e.Info(); err == nil {
-				d.size = st.Size()
-			}
-		case e.IsDir():
-			d.path = filepath.Join(p, "openapi.yaml")
-			if _, err := os.Stat(d.path); err != nil {
-				continue
-			}
-			d.size = folderSize(p)
-		default:
-			continue
-		}
-		docs = append(docs, d)
+	for _, d := range listed {
+		docs = append(docs, document{name: d.Name, path: d.Path, size: d.Size})
 	}
 	if len(names) > 0 {
 		docs = slices.DeleteFunc(docs, func(d document) bool { return !slices.Contains(names, d.name) })
 	}
 	slices.SortStableFunc(docs, func(a, b document) int { return int(a.size - b.size) })
 	return docs, nil
-}
-
-func folderSize(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if st, err := d.Info(); err == nil {
-				n += st.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }
 
 // inProcess times spec.Load and engine.New for d; refused is why New
