@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -160,6 +161,69 @@ func BenchmarkCompiledRecord(b *testing.B) {
 			if err := rs.Validate(docs[i%20]); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+}
+
+// BenchmarkCRUDHandler measures replace, merge patch and delete in-process,
+// on the Petstore's animals with those operations added
+// (fixtures/petstore-crud.yaml), beside the create they are compared with.
+func BenchmarkCRUDHandler(b *testing.B) {
+	s, err := spec.Load("../fixtures/petstore-crud.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := New(Options{Spec: s, Keys: []string{testKey}, Generate: 50000,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	serve := func(b *testing.B, method, url, body string) {
+		var rd io.Reader
+		if body != "" {
+			rd = strings.NewReader(body)
+		}
+		r := httptest.NewRequest(method, url, rd)
+		r.Header.Set("Authorization", "Bearer "+testKey)
+		if body != "" {
+			r.Header.Set("Content-Type", "application/json")
+			if method == "PATCH" {
+				r.Header.Set("Content-Type", "application/merge-patch+json")
+			}
+		}
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, r)
+		if w.Code >= 300 {
+			b.Fatalf("%s %s: %d %s", method, url, w.Code, w.Body)
+		}
+	}
+	b.Run("create", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			serve(b, "POST", "/v1/pets", `{"name":"Bench","categoryId":3,"status":"available"}`)
+		}
+	})
+	b.Run("replace", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := range b.N {
+			serve(b, "PUT", "/v1/pets/42", `{"name":"Bench `+strconv.Itoa(i)+`","categoryId":3,"status":"available"}`)
+		}
+	})
+	b.Run("patch", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := range b.N {
+			serve(b, "PATCH", "/v1/pets/43", `{"name":"Bench `+strconv.Itoa(i)+`"}`)
+		}
+	})
+	next := 1000 // the next animal to delete, across the runs
+	b.Run("delete", func(b *testing.B) {
+		b.ReportAllocs()
+		if next+b.N > 50000 {
+			b.Skip("more deletes than animals")
+		}
+		for range b.N {
+			serve(b, "DELETE", "/v1/pets/"+strconv.Itoa(next), "")
+			next++
 		}
 	})
 }

@@ -17,8 +17,9 @@ import (
 // validator would decode from the record's JSON. A response is then valid
 // when:
 //
-//   - read and create: the body is one record, and the response schema has
-//     the same content hash as the item schema;
+//   - read, create, replace, patch and delete: the body is one record,
+//     and the response schema has the same content hash as the item
+//     schema (for a write, at every status it answers with the item);
 //   - list: the body is a JSON array of records, and the response schema is
 //     {type: array, items: S} with no other constraint and S with the item
 //     schema's hash; by JSON Schema's definition of items an array is valid
@@ -37,15 +38,36 @@ func proveComposition(o *operation) bool {
 	if c == nil || c.schema == nil || c.writeOnly || o.rop == nil {
 		return false
 	}
-	var status int
+	var statuses []int
 	switch o.kind {
 	case kindRead, kindList:
-		status = http.StatusOK
+		statuses = []int{http.StatusOK}
 	case kindCreate:
-		status = o.rop.Response.Status
-	default:
+		statuses = []int{o.rop.Response.Status}
+	case kindReplace, kindPatch, kindDelete:
+		// Every status the write may answer with the item (a replace
+		// that creates answers 201, else 200).
+		for st, sh := range o.rop.Answers {
+			if sh.Kind != "none" {
+				statuses = append(statuses, st)
+			}
+		}
+	}
+	if len(statuses) == 0 {
 		return false
 	}
+	for _, status := range statuses {
+		if !provenAt(o, status) {
+			return false
+		}
+	}
+	return true
+}
+
+// provenAt reports whether o's answer at status is the record (the list
+// of records, for a list) under a response declaration that validating
+// it could not reject.
+func provenAt(o *operation, status int) bool {
 	var resp *spec.Response
 	for _, r := range o.op.Responses {
 		if r.Status == status {
@@ -59,5 +81,5 @@ func proveComposition(o *operation) bool {
 	if o.kind == kindList {
 		hash, ok = spec.PlainArrayItemsHash(resp.Schema)
 	}
-	return ok && hash == c.schema.Hash
+	return ok && hash == o.coll.schema.Hash
 }
