@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/pb33f/libopenapi-validator/schema_validation"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 )
 
 // requestMemo remembers the request lines the validator accepted, so an
@@ -29,6 +31,9 @@ import (
 //     accepted once has valid parameters; the body is then accepted when
 //     quickBody is sure the validator would accept it.
 //
+// Requests to an item path key on its template where their path
+// parameters pass an exact quick check (see pathShape).
+//
 // Only acceptances are kept; a refused request is validated in full every
 // time, for its message. TestRequestMemoAgreesWithValidator and
 // TestRequestBodyMemoAgreesWithValidator hold the memo to the validator.
@@ -37,6 +42,13 @@ type requestMemo struct {
 	ok     map[requestKey]struct{}
 	kinds  map[*Operation]memoKind
 	bodies map[*Operation]*lazyPlan
+	// paths are the shapes of item paths whose requests key on the
+	// template (see pathShape); base is the base path requests carry.
+	paths map[*Operation]*pathShape
+	base  string
+	// media is the body media type each memoBody operation's quick path
+	// takes (see jsonBodyMedia).
+	media map[*Operation]string
 }
 
 // lazyPlan compiles an operation's body plan on the first request that
@@ -56,6 +68,9 @@ func (l *lazyPlan) accepts(obj map[string]any) bool {
 type requestKey struct {
 	op                           *Operation
 	method, path, rawPath, query string
+	// templated: path is the operation's template, every path parameter
+	// having passed its pathShape check.
+	templated bool
 }
 
 // Bounds: a client that sends endless distinct queries costs at most this
@@ -79,7 +94,8 @@ const (
 )
 
 func newRequestMemo(v *Validator, ops []*Operation) *requestMemo {
-	m := &requestMemo{ok: map[requestKey]struct{}{}, kinds: map[*Operation]memoKind{}, bodies: map[*Operation]*lazyPlan{}}
+	m := &requestMemo{ok: map[requestKey]struct{}{}, kinds: map[*Operation]memoKind{}, bodies: map[*Operation]*lazyPlan{},
+		paths: map[*Operation]*pathShape{}, base: v.spec.BasePath, media: map[*Operation]string{}}
 	for _, op := range ops {
 		switch {
 		case memoizable(op):
@@ -88,6 +104,12 @@ func newRequestMemo(v *Validator, ops []*Operation) *requestMemo {
 			// Until its plan is built, and where it cannot be, quickBody
 			// is not sure and the validator decides.
 			m.kinds[op], m.bodies[op] = memoBody, &lazyPlan{build: func() *objectPlan { return v.jsonBodyPlan(op) }}
+			m.media[op], _ = jsonBodyMedia(op)
+		default:
+			continue
+		}
+		if sh := newPathShape(op); sh != nil {
+			m.paths[op] = sh
 		}
 	}
 	return m
@@ -112,22 +134,38 @@ func onlyLineParams(op *Operation) bool {
 	return true
 }
 
-func hasJSONBody(op *Operation) bool {
+// jsonBodyMedia is the media type of op's request body the quick path
+// takes: application/json where declared with a schema, else the first
+// declared +json type with one (a merge patch's application/merge-patch+json,
+// which the validator decodes with the same JSON decoder); "" for none.
+func jsonBodyMedia(op *Operation) (string, *v3.MediaType) {
 	if op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Content == nil {
-		return false
+		return "", nil
 	}
-	mt, ok := op.Op.RequestBody.Content.Get(JSON)
-	return ok && mt != nil && mt.Schema != nil
+	if mt, ok := op.Op.RequestBody.Content.Get(JSON); ok && mt != nil && mt.Schema != nil {
+		return JSON, mt
+	}
+	for name, mt := range op.Op.RequestBody.Content.FromOldest() {
+		if strings.HasPrefix(name, "application/") && strings.HasSuffix(name, "+json") && mt != nil && mt.Schema != nil {
+			return name, mt
+		}
+	}
+	return "", nil
 }
 
-// jsonBodyPlan returns the plan for op's application/json request body,
-// compiled as the validator compiles a request body schema; nil when there
-// is none or the schema is outside the plan's shape.
+func hasJSONBody(op *Operation) bool {
+	name, _ := jsonBodyMedia(op)
+	return name != ""
+}
+
+// jsonBodyPlan returns the plan for op's JSON request body (see
+// jsonBodyMedia), compiled as the validator compiles a request body
+// schema; nil when there is none or the schema is outside the plan's shape.
 func (v *Validator) jsonBodyPlan(op *Operation) *objectPlan {
-	if !hasJSONBody(op) {
+	_, mt := jsonBodyMedia(op)
+	if mt == nil {
 		return nil
 	}
-	mt, _ := op.Op.RequestBody.Content.Get(JSON)
 	rs, err := v.compileSchema(mt.Schema.Schema(), schema_validation.SchemaValidationPurposeRequestBody)
 	if err != nil {
 		return nil
@@ -141,6 +179,11 @@ func (m *requestMemo) key(r *http.Request, op *Operation) (requestKey, memoKind)
 		return requestKey{}, memoNone
 	}
 	k := requestKey{op: op, method: r.Method, path: r.URL.Path, rawPath: r.URL.RawPath, query: r.URL.RawQuery}
+	if sh := m.paths[op]; sh != nil && k.rawPath == "" {
+		if rest, ok := strings.CutPrefix(k.path, m.base); ok && sh.template(rest) {
+			k.path, k.templated = op.Path, true
+		}
+	}
 	if len(k.method)+len(k.path)+len(k.rawPath)+len(k.query) > memoKeyBytes {
 		return requestKey{}, memoNone
 	}
@@ -148,11 +191,11 @@ func (m *requestMemo) key(r *http.Request, op *Operation) (requestKey, memoKind)
 }
 
 // quickBody reports whether r's body is surely valid for op: sent as
-// exactly application/json, and decoded as the validator decodes it
+// exactly its JSON media type, and decoded as the validator decodes it
 // (encoding/json, one value), an object the plan accepts. The body is read
 // and put back.
 func (m *requestMemo) quickBody(r *http.Request, op *Operation) bool {
-	if !exactlyJSON(r) || r.Body == nil {
+	if !exactly(r, m.media[op]) || r.Body == nil {
 		return false
 	}
 	data, err := io.ReadAll(io.LimitReader(r.Body, maxQuickBody+1))
@@ -171,14 +214,14 @@ func (m *requestMemo) quickBody(r *http.Request, op *Operation) bool {
 // quickDoc is quickBody for a body the caller decoded to doc already.
 func (m *requestMemo) quickDoc(r *http.Request, op *Operation, doc any) bool {
 	obj, ok := doc.(map[string]any)
-	return ok && exactlyJSON(r) && m.bodies[op].accepts(obj)
+	return ok && exactly(r, m.media[op]) && m.bodies[op].accepts(obj)
 }
 
-// exactlyJSON reports whether r says its body is application/json, once
-// and without parameters: what the quick paths know the validator accepts.
-func exactlyJSON(r *http.Request) bool {
+// exactly reports whether r says its body is of media type mt, once and
+// without parameters: what the quick paths know the validator accepts.
+func exactly(r *http.Request, mt string) bool {
 	ct := r.Header["Content-Type"]
-	return len(ct) == 1 && ct[0] == JSON
+	return mt != "" && len(ct) == 1 && ct[0] == mt
 }
 
 // maxQuickBody bounds the bodies quickBody decodes; larger ones go to the validator.

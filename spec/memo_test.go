@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -75,8 +76,10 @@ func TestRequestMemoAgreesWithValidator(t *testing.T) {
 	if accepted == 0 || accepted == len(reqs) {
 		t.Fatalf("%d of %d memoizable requests accepted; want some of each verdict", accepted, len(reqs))
 	}
-	// All accepted createPet requests share one request line.
-	if got, want := len(memo.memo.ok), accepted-acceptedCreates+1; got != want {
+	// All accepted createPet requests share one request line, and the
+	// reads of /pets/1, /pets/42 and /pets/-1 another: their ids pass the
+	// exact check, so the memo keys them on /pets/{petId}.
+	if got, want := len(memo.memo.ok), accepted-acceptedCreates+1-2; got != want {
 		t.Errorf("the memo holds %d request lines, want %d", got, want)
 	}
 }
@@ -254,4 +257,135 @@ func decodeOne(b string) (any, bool) {
 		return nil, false
 	}
 	return doc, true
+}
+
+// TestPathTemplateMemoAgreesWithValidator: requests whose path parameters
+// pass the exact quick check share the memo entry of their template; the
+// verdict on every value, valid, out of bounds or malformed, is the
+// validator's, before and after the memo has seen the template.
+func TestPathTemplateMemoAgreesWithValidator(t *testing.T) {
+	doc := `openapi: 3.1.0
+info: {title: t, version: "1"}
+servers: [{url: /api}]
+paths:
+  /owners/{ownerId}/pets/{petId}:
+    parameters:
+      - {name: ownerId, in: path, required: true, schema: {type: integer, format: int32, minimum: 1, maximum: 1000}}
+    get:
+      operationId: getPet
+      parameters:
+        - {name: petId, in: path, required: true, schema: {type: string, format: uuid}}
+        - {name: v, in: query, schema: {type: integer}}
+      responses: {'200': {description: ok}}
+  /tags/{tag}:
+    delete:
+      operationId: deleteTag
+      parameters:
+        - {name: tag, in: path, required: true, schema: {type: string}}
+      responses: {'204': {description: gone}}
+  /codes/{code}:
+    get:
+      operationId: getCode
+      parameters:
+        - {name: code, in: path, required: true, schema: {type: string, pattern: '^[a-z]+$'}}
+      responses: {'200': {description: ok}}
+`
+	s, err := Parse([]byte(doc), "paths.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	memo, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := memo.Plain()
+	uuid := "0b6f1a34-5d2e-4c8a-9f1e-2a3b4c5d6e7f"
+	cases := []struct{ op, target string }{
+		{"getPet", "/api/owners/1/pets/" + uuid},
+		{"getPet", "/api/owners/1000/pets/" + uuid},
+		{"getPet", "/api/owners/7/pets/" + uuid + "?v=3"},
+		{"getPet", "/api/owners/0/pets/" + uuid},
+		{"getPet", "/api/owners/1001/pets/" + uuid},
+		{"getPet", "/api/owners/01/pets/" + uuid},
+		{"getPet", "/api/owners/1.0/pets/" + uuid},
+		{"getPet", "/api/owners/-5/pets/" + uuid},
+		{"getPet", "/api/owners/2147483648/pets/" + uuid},
+		{"getPet", "/api/owners/5/pets/" + strings.ToUpper(uuid)},
+		{"getPet", "/api/owners/5/pets/not-a-uuid"},
+		{"getPet", "/api/owners/5/pets/" + uuid + "?v=x"},
+		{"deleteTag", "/api/tags/red"},
+		{"deleteTag", "/api/tags/blue%20green"},
+		{"deleteTag", "/api/tags/a%2Fb"},
+		{"getCode", "/api/codes/abc"},
+		{"getCode", "/api/codes/ABC"},
+	}
+	for round := range 2 {
+		for _, c := range cases {
+			op := s.Operation(c.op)
+			got := memo.Request(httptest.NewRequest(op.Method, c.target, nil), op)
+			want := full.Request(httptest.NewRequest(op.Method, c.target, nil), op)
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("round %d, %s: memo says %v, the validator %v", round, c.target, got, want)
+			}
+		}
+	}
+	templated := 0
+	for k := range memo.memo.ok {
+		if k.templated {
+			templated++
+		}
+	}
+	// getPet without and with ?v=3, deleteTag; getCode's pattern is the
+	// validator's to judge, so it keys on its path.
+	if templated != 3 {
+		t.Errorf("%d templated memo entries, want 3: %v", templated, memo.memo.ok)
+	}
+	if newPathShape(s.Operation("getCode")) != nil {
+		t.Error("a path parameter with a pattern has a quick check")
+	}
+}
+
+// TestMergePatchMemoAgreesWithValidator: a body of a declared +json media
+// type (a merge patch) takes the quick path when sent as exactly that type,
+// with the validator's verdict on every body and Content-Type.
+func TestMergePatchMemoAgreesWithValidator(t *testing.T) {
+	s, err := Load("../fixtures/petstore-crud.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	memo, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := memo.Plain()
+	op := s.Operation("patchPet")
+	if memo.memo.kinds[op] != memoBody || memo.memo.media[op] != "application/merge-patch+json" {
+		t.Fatalf("patchPet: memo kind %v, media %q; want its merge patch body planned", memo.memo.kinds[op], memo.memo.media[op])
+	}
+	bodies := []string{`{"name":"b"}`, `{"status":"sold"}`, `{"status":"lost"}`, `{"name":7}`, `{}`, `[]`, `{"name":"b"} {}`, `{"categoryId":"x"}`}
+	cts := [][]string{{"application/merge-patch+json"}, {"application/merge-patch+json; charset=utf-8"}, {JSON}, nil}
+	quick := 0
+	for round := range 2 {
+		for _, ct := range cts {
+			for _, b := range bodies {
+				req := func() *http.Request {
+					r := httptest.NewRequest("PATCH", "/v1/pets/"+strconv.Itoa(round+1), strings.NewReader(b))
+					if ct != nil {
+						r.Header["Content-Type"] = ct
+					}
+					return r
+				}
+				if key, kind := memo.memo.key(req(), op); kind == memoBody && memo.memo.accepted(key) && memo.memo.quickBody(req(), op) {
+					quick++
+				}
+				got, want := memo.Request(req(), op), full.Request(req(), op)
+				if (len(got) == 0) != (len(want) == 0) {
+					t.Errorf("round %d, Content-Type %q, body %q: memo says %v, the validator %v", round, ct, b, got, want)
+				}
+			}
+		}
+	}
+	if quick == 0 {
+		t.Error("no merge patch took the quick path")
+	}
 }
