@@ -20,22 +20,35 @@ func (p *Plan) WriteReport(w io.Writer, s *spec.Spec) error {
 		writeResource(b, p, r)
 	}
 	crud, stateful := 0, 0
-	var not []*PlannedOperation
+	// CRUD operations the store does not serve come first: they are what
+	// a user most likely wants to fix in configuration.
+	var notCRUD, others []*PlannedOperation
 	for _, po := range p.Operations {
-		if po.CRUD {
+		switch {
+		case po.CRUD && po.Stateful:
 			crud++
-			if po.Stateful {
-				stateful++
-			}
-		}
-		if !po.Stateful {
-			not = append(not, po)
+			stateful++
+		case po.CRUD:
+			crud++
+			notCRUD = append(notCRUD, po)
+		case !po.Stateful:
+			others = append(others, po)
 		}
 	}
-	if len(not) > 0 {
-		b.WriteString("\nnot served from the store\n")
-		for _, po := range not {
-			fmt.Fprintf(b, "  %-7s %s  %s  %s: %s\n", po.Op.Method, po.Op.Path, po.Op.ID, po.Kind, po.Why)
+	for _, part := range []struct {
+		title string
+		ops   []*PlannedOperation
+	}{{"CRUD operations not served from the store", notCRUD}, {"other operations not served from the store", others}} {
+		if len(part.ops) == 0 {
+			continue
+		}
+		b.WriteString("\n" + part.title + "\n")
+		for _, po := range part.ops {
+			id := "  " + po.Op.ID
+			if po.Op.ID == po.Op.Method+" "+po.Op.Path {
+				id = "" // the document names it by method and path only
+			}
+			fmt.Fprintf(b, "  %-7s %s%s  %s: %s\n", po.Op.Method, po.Op.Path, id, po.Kind, po.Why)
 		}
 	}
 	fmt.Fprintf(b, "\nresources: %d; %d of %d CRUD operations served from the store\n", len(p.Resources), stateful, crud)
