@@ -22,6 +22,7 @@ func (s *suite) paginationChecks(r *spec.Resource, add func(*check)) {
 	ok := successStatuses(op)
 	list := func(t *T, value string) *Exchange {
 		req := s.validRequest(op, authKey)
+		s.firstPage(r, lo, req)
 		if value != "" {
 			req.query.Set(l.Param, value)
 		}
@@ -46,17 +47,36 @@ func (s *suite) paginationChecks(r *spec.Resource, add func(*check)) {
 		populates = []string{labelWrite}
 	}
 	if l.Default > 0 {
-		add(&check{group: groupPagination, op: op, labels: populates, text: fmt.Sprintf("without %s returns at most the default, %d", l.Param, l.Default), fn: func(t *T) {
+		required := ""
+		if p := op.Param("query", l.Param); p != nil && p.Required {
+			required = fmt.Sprintf("the document requires %s: no request leaves it out", l.Param)
+		}
+		add(&check{group: groupPagination, op: op, labels: populates, skip: required, text: fmt.Sprintf("without %s returns at most the default, %d", l.Param, l.Default), fn: func(t *T) {
 			t.population(r)
 			ex := list(t, "")
 			atMost(t, ex, l.Default, "the default of "+l.Param)
 		}})
 	}
-	add(&check{group: groupPagination, op: op, labels: populates, text: fmt.Sprintf("%s=%d returns at most %d", l.Param, l.Min, max(l.Min, 1)), fn: func(t *T) {
+	// The smallest page of items: limit=1 where the minimum is 0, whose
+	// meaning the document leaves open (no items, the default page, or
+	// every item, as APIs differ); 0 must be accepted, and what it gives
+	// is observed.
+	least := max(l.Min, 1)
+	add(&check{group: groupPagination, op: op, labels: populates, text: fmt.Sprintf("%s=%d returns at most %d", l.Param, least, least), fn: func(t *T) {
 		t.population(r)
-		ex := list(t, strconv.FormatInt(l.Min, 10))
-		atMost(t, ex, max(l.Min, 1), "the minimum of "+l.Param)
+		ex := list(t, strconv.FormatInt(least, 10))
+		atMost(t, ex, least, "the smallest page of "+l.Param)
 	}})
+	if l.Min < least {
+		add(&check{group: groupPagination, op: op, labels: []string{labelObserve}, text: fmt.Sprintf("%s=%d, the minimum, is accepted; what it gives is observed", l.Param, l.Min), fn: func(t *T) {
+			ex := list(t, strconv.FormatInt(l.Min, 10))
+			t.observe(fmt.Sprintf("answer to %s=%d", l.Param, l.Min), t.s.answer(ex))
+			t.expectStatus(ex, ok, fmt.Sprintf("%s: %s=%d is within the bounds the document declares", statusList(ok), l.Param, l.Min))
+			if _, found := listItems(r, ex); !found {
+				t.failf(ex, "%s with %s", statusList(ok), itemsPath(r))
+			}
+		}})
+	}
 	if l.Max > 0 {
 		// No population here: whether the maximum is accepted does not
 		// depend on the number of items, and the population is counted

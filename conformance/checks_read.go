@@ -3,7 +3,8 @@ package conformance
 // The read checks: an item from the list reads back the same, and an
 // unknown id is not found. The run's first full page of a resource
 // (listing) is shared by the checks that need items; a nested resource is
-// read under an item its parent lists.
+// checked under a parent item the run made for it (parents), or one its
+// parent lists.
 
 import (
 	"fmt"
@@ -74,7 +75,8 @@ func (t *T) readBack(r *spec.Resource, parents map[string]string, id string, kno
 		t.failf(ex, "%s with the item as a JSON object", statusList(successStatuses(read.Op)))
 	}
 	var diffs []string
-	if v := idOfItem(r, got); v != id {
+	// An item whose id is in its path only holds nothing to compare.
+	if v := idOfItem(r, got); carriesID(r) && v != id {
 		diffs = append(diffs, fmt.Sprintf("the id is %q, want %q", v, id))
 	}
 	diffs = append(diffs, t.differences(answerSchema(read), got, sent, r)...)
@@ -187,6 +189,7 @@ func (t *T) list(r *spec.Resource) *listing {
 	for _, p := range r.ParentParams {
 		l.parents[p] = req.path[p]
 	}
+	s.firstPage(r, lo, req)
 	if lim := r.List.Limit; lim != nil && lim.Max > 0 {
 		req.query.Set(lim.Param, strconv.FormatInt(lim.Max, 10))
 	}
@@ -206,9 +209,45 @@ func (t *T) list(r *spec.Resource) *listing {
 	return l
 }
 
-// parents fills the path parameters of req that name r's parents with the
-// ids of items the parents list (the first of each); it says why it could
-// not.
+// firstPage makes req, a request of r's list lo, ask for the first page
+// where the document makes the run send the paging parameters: a required
+// offset or page gets its first value instead of a drawn one, and a
+// required page size its default (a drawn one may be 0, whose meaning is
+// open). An optional one is left out, as a client starting at the top
+// does.
+func (s *suite) firstPage(r *spec.Resource, lo *spec.ResourceOp, req *request) {
+	l := r.List
+	if l == nil {
+		return
+	}
+	if p := l.OffsetParam; p != "" && req.query.Has(p) {
+		req.query.Set(p, strconv.FormatInt(s.paramStart(lo, p, 0), 10))
+	}
+	if p := l.PageParam; p != "" && req.query.Has(p) {
+		req.query.Set(p, strconv.FormatInt(s.paramStart(lo, p, 1), 10))
+	}
+	if lim := l.Limit; lim != nil && lim.Default > 0 && req.query.Has(lim.Param) {
+		req.query.Set(lim.Param, strconv.FormatInt(lim.Default, 10))
+	}
+}
+
+// paramStart is where a paging parameter of lo starts: its minimum, else
+// otherwise (0 for an offset, 1 for a page number).
+func (s *suite) paramStart(lo *spec.ResourceOp, name string, otherwise int64) int64 {
+	if p := lo.Op.Param("query", name); p != nil {
+		if ps := s.spec.ParamSchema(lo.Op, p); ps != nil && ps.Minimum != nil {
+			return int64(*ps.Minimum)
+		}
+	}
+	return otherwise
+}
+
+// parents fills the path parameters of req that name r's parents; it says
+// why it could not. The parent is an item the run creates for the
+// purpose where the parent resource has a create (see nest): the parent's
+// own stateful checks delete the record they follow, and a child under it
+// would be under nothing. Else, or where that create failed, it is the
+// first item the parent lists but that record.
 func (t *T) parents(r *spec.Resource, req *request) string {
 	if len(r.ParentParams) == 0 {
 		return ""
@@ -217,24 +256,101 @@ func (t *T) parents(r *spec.Resource, req *request) string {
 	if r.Parent == nil {
 		return fmt.Sprintf("%s is nested under {%s}, and the document declares no read of what it names", r.Path, own)
 	}
-	l := t.listing(r.Parent)
-	if l.err != "" {
-		return fmt.Sprintf("no %s to nest %s under: %s", r.Parent.Name, r.Name, l.err)
-	}
-	if len(l.items) == 0 {
-		return fmt.Sprintf("no %s to nest %s under: the list is empty", r.Parent.Name, r.Name)
-	}
-	id := idOfItem(r.Parent, l.items[0])
-	if id == "" {
-		return fmt.Sprintf("no %s to nest %s under: the first listed has no id", r.Parent.Name, r.Name)
+	id, above, why := t.parentItem(r.Parent)
+	if why != "" {
+		return fmt.Sprintf("no %s to nest %s under: %s", r.Parent.Name, r.Name, why)
 	}
 	// The parent's own parents, by position: a path may name them
 	// otherwise than the parent's path does.
 	for i, p := range r.Parent.ParentParams {
 		if i < len(r.ParentParams)-1 {
-			req.path[r.ParentParams[i]] = l.parents[p]
+			req.path[r.ParentParams[i]] = above[p]
 		}
 	}
 	req.path[own] = id
 	return ""
+}
+
+// parentItem is an item of p for children to nest under, and the path
+// parameters it is under: the run's nest, else the first item p lists
+// that the run's stateful checks do not delete. why says why there is
+// none.
+func (t *T) parentItem(p *spec.Resource) (id string, above map[string]string, why string) {
+	n := t.nest(p)
+	if n != nil && n.err == "" {
+		return n.id, n.parents, ""
+	}
+	failed := ""
+	if n != nil {
+		failed = "; creating one failed: " + n.err
+	}
+	l := t.listing(p)
+	switch {
+	case l.err != "":
+		return "", nil, l.err + failed
+	case len(l.items) == 0:
+		return "", nil, "the list is empty" + failed
+	}
+	deleted := t.s.followed(p)
+	for _, it := range l.items {
+		if id := idOfItem(p, it); id != "" && id != deleted {
+			return id, l.parents, ""
+		}
+	}
+	return "", nil, "no item listed has an id, other than the record its stateful checks delete" + failed
+}
+
+// followed is the id of the record of r the stateful checks follow, and
+// delete at their end: the run's one valid create of r, until they begin.
+func (s *suite) followed(r *spec.Resource) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if lc := s.lifecycles[r]; lc != nil && lc.id != "" {
+		return lc.id
+	}
+	if c := s.creations[r]; c != nil {
+		return c.id
+	}
+	return ""
+}
+
+// nest is an item of a resource the run created for the items of the
+// resources nested under it, and kept: no check deletes it.
+type nest struct {
+	id string
+	// parents are the path parameters it was created under.
+	parents map[string]string
+	// err says why there is none: the create failed (the parent's list
+	// serves then).
+	err string
+}
+
+// nest is the run's item of p for children to nest under, made through
+// p's own create (its parents first) once, by the first check that may
+// write; nil where p has no create, or no nest was made and this check
+// may not make one (--read-only, or a check without the write label,
+// which must create nothing).
+func (t *T) nest(p *spec.Resource) *nest {
+	s := t.s
+	s.mu.Lock()
+	n, made := s.nests[p]
+	s.mu.Unlock()
+	if made {
+		return n
+	}
+	cr := creator(p)
+	if cr == nil || p.Singleton || p.IDParam == "" || s.cfg.ReadOnly || !t.c.writes {
+		return nil
+	}
+	c := t.createOne(p, cr, nil)
+	n = &nest{id: c.id, err: c.err, parents: map[string]string{}}
+	if c.req != nil {
+		for _, pp := range p.ParentParams {
+			n.parents[pp] = c.req.path[pp]
+		}
+	}
+	s.mu.Lock()
+	s.nests[p] = n
+	s.mu.Unlock()
+	return n
 }

@@ -115,6 +115,8 @@ func (s *suite) statefulChecks(r *spec.Resource, add func(*check)) {
 			switch {
 			case why != "":
 				t.skipf("%s", why)
+			case !found && !carriesID(r):
+				t.failf(ex, "the created item (id %s, which its items do not hold: told by the fields the run wrote) among the items listed; it is not", lc.id)
 			case !found:
 				t.failf(ex, "the created item (id %s) among the items listed; it is not", lc.id)
 			}
@@ -413,17 +415,44 @@ func freeText(r *spec.Resource) string {
 }
 
 // find looks for the lifecycle's record in r's list: narrowed by the enum
-// filters the record's values name, a page as large as the document
-// allows, paged on as the list pages (offset, page, cursor) up to
-// maxListPages. why says why the run cannot tell (the list pages further
-// than it can follow); ex is the last page read.
+// filters the record's values name, from the first page, a page as large
+// as the document allows, paged on as the list pages (offset, page,
+// cursor) up to maxListPages. The record is told by its id, or, where
+// r's items do not hold it, by the fields the run wrote (see
+// recordFields). why says why the run cannot tell (the list pages further
+// than it can follow, nothing tells the record); ex is the last page read.
 func (t *T) find(r *spec.Resource, lc *lifecycle) (bool, *Exchange, string) {
 	s := t.s
 	lo := r.Op(spec.KindList)
+	is := func(it map[string]any) bool { return idOfItem(r, it) == lc.id }
+	if !carriesID(r) {
+		fields, own, why := s.recordFields(r, lc)
+		if why != "" {
+			return false, nil, why
+		}
+		// A list may show a summary of each item: a field it leaves out
+		// tells nothing, one it shows must hold what the run wrote, and
+		// the run's own text must be among them.
+		is = func(it map[string]any) bool {
+			mine := false
+			for k, v := range fields {
+				got, ok := it[k]
+				switch {
+				case !ok:
+				case !sameValue(r.Item.Prop(k), got, v):
+					return false
+				case own[k]:
+					mine = true
+				}
+			}
+			return mine
+		}
+	}
 	req := s.validRequest(lo.Op, authKey)
 	for k, v := range lc.parents {
 		req.path[k] = v
 	}
+	s.firstPage(r, lo, req)
 	for _, f := range r.List.Filters {
 		v := scalarString(lc.known[f.Field])
 		if v == "" {
@@ -437,15 +466,11 @@ func (t *T) find(r *spec.Resource, lc *lifecycle) (bool, *Exchange, string) {
 	if lim := r.List.Limit; lim != nil && lim.Max > 0 {
 		size = lim.Max
 		req.query.Set(lim.Param, strconv.FormatInt(size, 10))
+	} else if lim != nil && req.query.Has(lim.Param) {
+		size, _ = strconv.ParseInt(req.query.Get(lim.Param), 10, 64)
 	}
-	start := int64(1)
-	if r.List.PageParam != "" {
-		if p := lo.Op.Param("query", r.List.PageParam); p != nil {
-			if ps := s.spec.ParamSchema(lo.Op, p); ps != nil && ps.Minimum != nil {
-				start = int64(*ps.Minimum)
-			}
-		}
-	}
+	start := s.paramStart(lo, r.List.PageParam, 1)
+	offset := s.paramStart(lo, r.List.OffsetParam, 0)
 	var ex *Exchange
 	for page := 0; page < maxListPages; page++ {
 		ex = t.send(req)
@@ -455,7 +480,7 @@ func (t *T) find(r *spec.Resource, lc *lifecycle) (bool, *Exchange, string) {
 			t.failf(ex, "%s", itemsPath(r))
 		}
 		for _, it := range items {
-			if idOfItem(r, it) == lc.id {
+			if is(it) {
 				return true, ex, ""
 			}
 		}
@@ -465,7 +490,7 @@ func (t *T) find(r *spec.Resource, lc *lifecycle) (bool, *Exchange, string) {
 		}
 		switch r.List.Paging {
 		case "offset":
-			req.query.Set(r.List.OffsetParam, strconv.FormatInt(int64(page+1)*int64(len(items)), 10))
+			req.query.Set(r.List.OffsetParam, strconv.FormatInt(offset+int64(page+1)*int64(len(items)), 10))
 		case "page":
 			req.query.Set(r.List.PageParam, strconv.FormatInt(start+int64(page)+1, 10))
 		case "cursor":
@@ -479,6 +504,30 @@ func (t *T) find(r *spec.Resource, lc *lifecycle) (bool, *Exchange, string) {
 		}
 	}
 	return false, ex, fmt.Sprintf("the item is not on the first %d pages", maxListPages)
+}
+
+// recordFields are the fields that tell the lifecycle's record among r's
+// items where they do not hold their id: the values the run wrote (the
+// create, then each update) of fields the item declares and answers (not
+// writeOnly; a null may remove the field). own are those holding a text
+// of the run's own (recordText), which no other record has: one at least,
+// else why says there is nothing to tell the record by.
+func (s *suite) recordFields(r *spec.Resource, lc *lifecycle) (fields map[string]any, own map[string]bool, why string) {
+	fields, own = map[string]any{}, map[string]bool{}
+	for k, v := range lc.known {
+		ps := r.Item.Prop(k)
+		if ps == nil || ps.WriteOnly || v == nil {
+			continue
+		}
+		fields[k] = v
+		if text, ok := v.(string); ok && s.isRecordText(text, ps) {
+			own[k] = true
+		}
+	}
+	if len(own) == 0 {
+		return nil, nil, fmt.Sprintf("the items of %s do not hold their id (it is in their path only), and no field the run wrote holds a text of its own to tell its record by", r.Name)
+	}
+	return fields, own, ""
 }
 
 // morePages reports whether a list answer says more pages follow: a full

@@ -46,6 +46,14 @@ func idOfItem(r *spec.Resource, item map[string]any) string {
 	return ""
 }
 
+// carriesID reports whether r's items hold their id: in a field, or in
+// their link to themselves. Where the id is in their path only (and the
+// Location of a create's answer), an item read or listed does not say
+// which it is.
+func carriesID(r *spec.Resource) bool {
+	return r.IDField != "" || r.SelfField != ""
+}
+
 // idOfAnswer reads the id of the item an answer of ro names: in the item
 // it carries, else in its Location.
 func idOfAnswer(r *spec.Resource, ro *spec.ResourceOp, ex *Exchange) string {

@@ -43,6 +43,15 @@ func (s *suite) recordText(seq int64) string {
 	return s.cfg.RecordNamePrefix + " " + inLetters(s.cfg.RunID) + " " + inLetters(strconv.FormatInt(seq, 10))
 }
 
+// isRecordText reports whether v, a value of a field of schema ps, is
+// the whole text of one of the run's records: not one the field's
+// maxLength may have cut, which records may share.
+func (s *suite) isRecordText(v string, ps *spec.Schema) bool {
+	run := s.cfg.RecordNamePrefix + " " + inLetters(s.cfg.RunID) + " "
+	uncut := ps == nil || ps.MaxLength == nil || int64(len(v)) < *ps.MaxLength
+	return uncut && len(v) > len(run) && strings.HasPrefix(v, run)
+}
+
 // inLetters writes a run id or a number in letters: a digit d as the
 // capital letter d places after A (0 is A, 9 is J), a letter in lower
 // case; '-' and '_' are left out.

@@ -87,6 +87,7 @@ type suite struct {
 	waited       time.Duration
 	listings     map[*spec.Resource]*listing
 	creations    map[*spec.Resource]*creation
+	nests        map[*spec.Resource]*nest
 	lifecycles   map[*spec.Resource]*lifecycle
 	populations  map[*spec.Resource]string // "" when there are enough items
 	populated    map[*spec.Resource]bool
@@ -122,6 +123,7 @@ func newSuite(cfg Config, base *url.URL, doc *spec.Spec, val *spec.Validator) *s
 		observedOnce: map[string]bool{},
 		listings:     map[*spec.Resource]*listing{},
 		creations:    map[*spec.Resource]*creation{},
+		nests:        map[*spec.Resource]*nest{},
 		lifecycles:   map[*spec.Resource]*lifecycle{},
 		populations:  map[*spec.Resource]string{},
 		populated:    map[*spec.Resource]bool{},

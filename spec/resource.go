@@ -109,8 +109,9 @@ type Resource struct {
 	// Item is what the resource stores and answers; New what a create takes.
 	Item *Schema
 	New  *Schema
-	// Assigned are the item's fields the server fills: readOnly ones, and
-	// those the item requires but a create does not carry.
+	// Assigned are the item's fields the server fills: readOnly ones
+	// (but those the create's body declares writable), and those the
+	// item requires but a create does not carry.
 	Assigned []string
 
 	Ops []*ResourceOp
@@ -641,7 +642,11 @@ func (r *Resource) inferID(s *Spec) {
 			continue
 		}
 		sent := slices.Contains(newNames, p.Name)
-		if p.Schema.ReadOnly || (required[p.Name] && r.New != nil && !sent) {
+		// readOnly in the item, yet declared by the create's own body
+		// (overseerr's email): the client gives it when creating, and no
+		// later write changes it.
+		created := sent && !r.New.Prop(p.Name).ReadOnly
+		if p.Schema.ReadOnly && !created || (required[p.Name] && r.New != nil && !sent) {
 			r.Assigned = append(r.Assigned, p.Name)
 		}
 	}

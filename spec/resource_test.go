@@ -179,3 +179,86 @@ func TestNormIsCheap(t *testing.T) {
 		t.Errorf("norm allocates %v times per call, want at most 2", got)
 	}
 }
+
+// TestAssignedLeavesWhatTheCreateDeclares: a readOnly field of the item is
+// the server's to assign, unless the create's own body declares it
+// writable: then the client gives it when creating.
+func TestAssignedLeavesWhatTheCreateDeclares(t *testing.T) {
+	const doc = `openapi: 3.0.3
+info: {title: T, version: "1"}
+paths:
+  /users:
+    post:
+      operationId: createUser
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                email: {type: string}
+                token: {type: string, readOnly: true}
+      responses:
+        '201':
+          description: Created.
+          content: {application/json: {schema: {$ref: '#/components/schemas/User'}}}
+  /users/{userId}:
+    get:
+      operationId: getUser
+      parameters: [{name: userId, in: path, required: true, schema: {type: integer}}]
+      responses:
+        '200':
+          description: The user.
+          content: {application/json: {schema: {$ref: '#/components/schemas/User'}}}
+  /teams:
+    post:
+      operationId: createTeam
+      requestBody:
+        content: {application/json: {schema: {$ref: '#/components/schemas/Team'}}}
+      responses:
+        '201':
+          description: Created.
+          content: {application/json: {schema: {$ref: '#/components/schemas/Team'}}}
+  /teams/{teamId}:
+    get:
+      operationId: getTeam
+      parameters: [{name: teamId, in: path, required: true, schema: {type: integer}}]
+      responses:
+        '200':
+          description: The team.
+          content: {application/json: {schema: {$ref: '#/components/schemas/Team'}}}
+components:
+  schemas:
+    User:
+      type: object
+      properties:
+        id: {type: integer, readOnly: true}
+        email: {type: string, readOnly: true}
+        token: {type: string, readOnly: true}
+        name: {type: string}
+    Team:
+      type: object
+      properties:
+        id: {type: integer, readOnly: true}
+        slug: {type: string, readOnly: true}
+        name: {type: string}
+`
+	s, err := Parse([]byte(doc), "assigned.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"/users", "id, token"}, // email: the create's body declares it
+		{"/teams", "id, slug"},  // the create takes the item: slug stays readOnly
+	} {
+		var got string
+		for _, r := range s.Resources {
+			if r.Path == tc.path {
+				got = strings.Join(r.Assigned, ", ")
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s: assigned %q, want %q", tc.path, got, tc.want)
+		}
+	}
+}

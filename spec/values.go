@@ -152,6 +152,17 @@ func (g *Values) object(s *Schema, depth int) any {
 			obj[p.Name] = g.value(p.Schema, p.Name, depth+1)
 		}
 	}
+	// A oneOf or anyOf among the allOf members (page or offset metadata
+	// beside the hits) holds only once one of its alternatives does: one
+	// is drawn, and its fields join the object's.
+	for _, c := range choices(s) {
+		alt, _ := g.alternative(c, append(append([]*Schema{}, c.OneOf...), c.AnyOf...), "", depth).(map[string]any)
+		for k, v := range alt {
+			if _, ok := obj[k]; !ok {
+				obj[k] = v
+			}
+		}
+	}
 	// minProperties: the optional ones next, in document order.
 	for _, p := range props {
 		if s.MinProperties == nil || int64(len(obj)) >= *s.MinProperties {
@@ -162,6 +173,28 @@ func (g *Values) object(s *Schema, depth int) any {
 		}
 	}
 	return obj
+}
+
+// choices are s and its allOf members, at any depth, that hold a oneOf or
+// anyOf: Props merges their properties, not their alternatives.
+func choices(s *Schema) []*Schema {
+	var out []*Schema
+	seen := map[*Schema]bool{}
+	var walk func(*Schema)
+	walk = func(s *Schema) {
+		if s == nil || seen[s] {
+			return
+		}
+		seen[s] = true
+		if len(s.OneOf)+len(s.AnyOf) > 0 {
+			out = append(out, s)
+		}
+		for _, sub := range s.AllOf {
+			walk(sub)
+		}
+	}
+	walk(s)
+	return out
 }
 
 // travels reports whether a property goes in the value's direction.

@@ -135,8 +135,10 @@ type field struct {
 	// field, or a timestamp); keep: a create does not take it from the
 	// client (readOnly, or server-assigned), and an update keeps the
 	// stored value unless it sends one where it may; readOnly: no write
-	// ever changes it.
-	assign, keep, readOnly bool
+	// ever changes it; atCreate: readOnly, yet the create's own body
+	// declares it (spec.Resource.Assigned leaves it out), so a create
+	// takes it from the client.
+	assign, keep, readOnly, atCreate bool
 }
 
 // Collection holds the records of one spec.Resource: it builds each
@@ -196,6 +198,7 @@ func NewCollection(def *spec.Resource, check Check, limits Limits) *Collection {
 			assigned := slices.Contains(def.Assigned, p.Name)
 			f.readOnly = p.Schema != nil && p.Schema.ReadOnly
 			f.keep = assigned || f.readOnly
+			f.atCreate = f.readOnly && !assigned
 			f.assign = assigned && (f.required || p.Schema != nil && (p.Schema.Format == "date-time" || p.Schema.Format == "date"))
 			c.fields = append(c.fields, f)
 		}

@@ -210,7 +210,7 @@ func (c *Collection) buildFields(sc *scratch, extra []string, seq int64, mode bu
 			val, present = w.Self(b.key), true
 		case f.assign:
 			val, present = c.assigned(f, seq, w.Now), true
-		case f.keep:
+		case f.keep && !f.atCreate:
 			// readOnly or assigned: a create does not take it from the client
 		default:
 			val, present = sc.in.vals[i], sc.in.has[i]
