@@ -458,7 +458,12 @@ func (t *T) find(r *spec.Resource, lc *lifecycle) (bool, *Exchange, string) {
 		if v == "" {
 			v = scalarString(lc.item[f.Field])
 		}
-		if v != "" && slices.Contains(f.Enum, v) {
+		// An enumerated filter, and one the list requires (the request
+		// holds a made value for it: lago's wallets by
+		// external_customer_id), take the record's own value, which the
+		// record surely matches; another filter's meaning is the
+		// deployment's.
+		if v != "" && (slices.Contains(f.Enum, v) || req.query.Has(f.Param)) {
 			req.query.Set(f.Param, v)
 		}
 	}

@@ -5,7 +5,8 @@ package conformance_test
 // record (meilisearch's documents under an index, lago's alerts under a
 // subscription), items whose id is in their path only, with no field to
 // hold it (meilisearch's keys, lago's entitlements), a list whose offset
-// and limit are required, and a page size whose minimum is 0.
+// and limit are required, one whose filter is (lago's wallets by
+// customer), and a page size whose minimum is 0.
 
 import (
 	"net/http"
@@ -67,6 +68,8 @@ paths:
       - {name: ownerId, in: path, required: true, schema: {type: integer}}
     get:
       operationId: listPets
+      parameters:
+        - {name: name, in: query, required: true, schema: {type: string}}
       responses:
         '200':
           description: The owner's pets.
