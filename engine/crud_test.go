@@ -315,6 +315,14 @@ func TestCRUDSchemasDisagree(t *testing.T) {
 					t.Errorf("body %s: want the line's id made", r.body)
 				}
 			}},
+		{name: "create: Unix seconds as text for an instant", method: "POST", path: "/taxes", body: `{"code":"pst","rate":"1","since":"1651240791.5"}`,
+			status: 200, want: map[string]string{"since": "2022-04-29T13:59:51.5Z"}},
+		{name: "create: text that is no instant", method: "POST", path: "/taxes", body: `{"code":"hst","rate":"1","since":"soon"}`,
+			status: 200, check: func(t *testing.T, r result) {
+				if !regexp.MustCompile(`"since":"20[0-9]{2}-`).Match(r.body) {
+					t.Errorf("body %s: want an instant made for since", r.body)
+				}
+			}},
 		{name: "create: a rate that is no number", method: "POST", path: "/taxes", body: `{"code":"odd","rate":"twenty"}`,
 			status: 200, want: map[string]string{"code": "odd"}, check: func(t *testing.T, r result) {
 				if !regexp.MustCompile(`"rate":[0-9]`).Match(r.body) {

@@ -68,6 +68,9 @@ func typesDiffer(body, item *spec.Schema, depth int) bool {
 			}
 		}
 	}
+	if isInstant(item) && !isInstant(body) && slices.Contains(schemaTypes(body), "string") {
+		return true // any text to write, an instant to read (lago's event timestamp)
+	}
 	switch {
 	case bt == "array" && it == "array":
 		return typesDiffer(body.Items, item.Items, depth+1)
@@ -140,12 +143,35 @@ func (s *Server) fitValue(v any, schema *spec.Schema, name string, g *spec.Value
 		return x
 	}
 	if fitsType(v, schema) {
-		return v
+		if text, ok := v.(string); ok && isInstant(schema) && !instantText(text, schema.Format) {
+			if n, err := strconv.ParseFloat(strings.TrimSpace(text), 64); err == nil {
+				v = json.Number(strconv.FormatFloat(n, 'f', -1, 64)) // Unix seconds as text
+			} else {
+				return g.Value(schema, name)
+			}
+		} else {
+			return v
+		}
 	}
 	if c, ok := convertScalar(v, schema); ok && fitsType(c, schema) {
 		return c
 	}
 	return g.Value(schema, name)
+}
+
+// isInstant reports whether s is a string of format date-time or date.
+func isInstant(s *spec.Schema) bool {
+	return s != nil && s.Type() == "string" && (s.Format == "date-time" || s.Format == "date")
+}
+
+// instantText reports whether text is an instant of format.
+func instantText(text, format string) bool {
+	layout := time.RFC3339Nano
+	if format == "date" {
+		layout = time.DateOnly
+	}
+	_, err := time.Parse(layout, text)
+	return err == nil
 }
 
 // maxUnixSeconds bounds a number read as Unix seconds: the year 5138.
