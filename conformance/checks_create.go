@@ -205,6 +205,12 @@ func sameValue(ps *spec.Schema, got, sent any) bool {
 	if aok && bok && (ps.Format == "date-time" || ps.Format == "date") {
 		ta, errA := time.Parse(time.RFC3339Nano, a)
 		tb, errB := time.Parse(time.RFC3339Nano, b)
+		if errB != nil && ps.Format == "date-time" {
+			// Text the write's schema allows and the answer's instant
+			// cannot hold (lago's event timestamp: any text to write):
+			// what it reads back as is the deployment's to say.
+			return true
+		}
 		return errA == nil && errB == nil && ta.Equal(tb)
 	}
 	return retyped(ps, got, sent)

@@ -11,6 +11,7 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -265,11 +266,36 @@ func (t *T) lifecycleCreation(r *spec.Resource, cr *spec.ResourceOp) *creation {
 			lc.parents[p] = c.req.path[p]
 		}
 	}
-	lc.why, lc.id, lc.item, lc.known = c.err, c.id, c.item, map[string]any{}
+	lc.why, lc.id, lc.item, lc.known = c.err, c.id, withoutPinned(c.item, answerSchema(cr)), map[string]any{}
 	for k, v := range c.sent {
 		lc.known[k] = v
 	}
 	return c
+}
+
+// withoutPinned is item without the fields the create's answer schema
+// pins to one value, null or a const, that a later read need not show:
+// lago's created event has lago_customer_id null ("processing is done
+// asynchronously"), its read the customer's id.
+func withoutPinned(item map[string]any, schema *spec.Schema) map[string]any {
+	if item == nil || schema == nil {
+		return item
+	}
+	var out map[string]any
+	for k := range item {
+		ps := schema.Prop(k)
+		if ps == nil || !(ps.HasConst || ps.Nullable && len(ps.Types) == 0 && len(ps.Properties) == 0 && ps.Items == nil && len(ps.AllOf)+len(ps.OneOf)+len(ps.AnyOf) == 0) {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(item)
+		}
+		delete(out, k)
+	}
+	if out == nil {
+		return item
+	}
+	return out
 }
 
 // createOne makes one more record of r, under parents when given.

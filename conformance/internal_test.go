@@ -264,9 +264,39 @@ func TestSameValueAcrossTypes(t *testing.T) {
 		{"nested, with fields the server assigned", list, `[{"value":"5","id":"a1"}]`, `[{"value":5}]`, true},
 		{"Unix seconds read as their instant", instant, `"2022-04-29T13:59:51Z"`, `1651240791`, true},
 		{"Unix seconds read as another instant", instant, `"2022-04-29T13:59:52Z"`, `1651240791`, false},
+		{"text that is no instant", instant, `"2022-04-29T13:59:52Z"`, `"soon"`, true},
+		{"an instant read as another", instant, `"2022-04-29T13:59:52Z"`, `"2022-04-29T13:59:51Z"`, false},
 	} {
 		if got := sameValue(tc.ps, decodeJSON([]byte(tc.got)), decodeJSON([]byte(tc.sent))); got != tc.want {
 			t.Errorf("%s: sameValue(%s, sent %s) = %v, want %v", tc.name, tc.got, tc.sent, got, tc.want)
 		}
+	}
+}
+
+// TestWithoutPinned: a field the create's answer pins to null or a const
+// is not held against the reads that follow; the others are.
+func TestWithoutPinned(t *testing.T) {
+	answer := &spec.Schema{Types: []string{"object"}, Properties: []*spec.Property{
+		{Name: "customer", Schema: &spec.Schema{Nullable: true}},
+		{Name: "state", Schema: &spec.Schema{Types: []string{"string"}, HasConst: true, Const: "queued"}},
+		{Name: "name", Schema: &spec.Schema{Types: []string{"string"}}},
+		{Name: "note", Schema: &spec.Schema{Types: []string{"string"}, Nullable: true}},
+	}}
+	item := map[string]any{"customer": nil, "state": "queued", "name": "a", "note": nil}
+	got := withoutPinned(item, answer)
+	if _, ok := got["customer"]; ok {
+		t.Error("customer, pinned to null, is kept")
+	}
+	if _, ok := got["state"]; ok {
+		t.Error("state, pinned to a const, is kept")
+	}
+	if _, ok := got["name"]; !ok {
+		t.Error("name is dropped")
+	}
+	if _, ok := got["note"]; !ok {
+		t.Error("note, a nullable string, is dropped")
+	}
+	if len(item) != 4 {
+		t.Errorf("the created item itself was changed: %v", item)
 	}
 }
