@@ -284,7 +284,9 @@ func withoutPinned(item map[string]any, schema *spec.Schema) map[string]any {
 	var out map[string]any
 	for k := range item {
 		ps := schema.Prop(k)
-		if ps == nil || !(ps.HasConst || ps.Nullable && len(ps.Types) == 0 && len(ps.Properties) == 0 && ps.Items == nil && len(ps.AllOf)+len(ps.OneOf)+len(ps.AnyOf) == 0) {
+		onlyNull := ps != nil && ps.Nullable && len(ps.Types) == 0 && len(ps.Enum) == 0 && ps.Format == "" &&
+			len(ps.Properties) == 0 && ps.Items == nil && ps.AdditionalProperties == nil && len(ps.AllOf)+len(ps.OneOf)+len(ps.AnyOf) == 0
+		if ps == nil || !(ps.HasConst || onlyNull) {
 			continue
 		}
 		if out == nil {

@@ -264,6 +264,9 @@ func TestSameValueAcrossTypes(t *testing.T) {
 		{"nested, with fields the server assigned", list, `[{"value":"5","id":"a1"}]`, `[{"value":5}]`, true},
 		{"Unix seconds read as their instant", instant, `"2022-04-29T13:59:51Z"`, `1651240791`, true},
 		{"Unix seconds read as another instant", instant, `"2022-04-29T13:59:52Z"`, `1651240791`, false},
+		{"an array the answer's schema leaves undescribed", &spec.Schema{Types: []string{"array"}}, `[1]`, `[2]`, false},
+		{"text read as a whole number", &spec.Schema{Types: []string{"integer"}}, `3`, `"3.5"`, true},
+		{"text with a pattern", &spec.Schema{Types: []string{"string"}, Pattern: "^[a-z]+$"}, `"abc"`, `7`, true},
 		{"text that is no instant", instant, `"2022-04-29T13:59:52Z"`, `"soon"`, true},
 		{"an instant read as another", instant, `"2022-04-29T13:59:52Z"`, `"2022-04-29T13:59:51Z"`, false},
 	} {

@@ -317,6 +317,12 @@ func TestCRUDSchemasDisagree(t *testing.T) {
 			}},
 		{name: "create: Unix seconds as text for an instant", method: "POST", path: "/taxes", body: `{"code":"pst","rate":"1","since":"1651240791.5"}`,
 			status: 200, want: map[string]string{"since": "2022-04-29T13:59:51.5Z"}},
+		{name: "create: a rate JSON would not write, and a timestamp that is not a number", method: "POST", path: "/taxes", body: `{"code":"qst","rate":".5","since":"NaN","lines":[{"amount":7}]}`,
+			status: 200, want: map[string]string{"rate": "0.5"}, check: func(t *testing.T, r result) {
+				if !regexp.MustCompile(`"since":"20[0-9]{2}-`).Match(r.body) {
+					t.Errorf("body %s: want an instant made for since", r.body)
+				}
+			}},
 		{name: "create: text that is no instant", method: "POST", path: "/taxes", body: `{"code":"hst","rate":"1","since":"soon"}`,
 			status: 200, check: func(t *testing.T, r result) {
 				if !regexp.MustCompile(`"since":"20[0-9]{2}-`).Match(r.body) {

@@ -22,7 +22,7 @@ func (p *Plan) WriteReport(w io.Writer, s *spec.Spec) error {
 	crud, stateful := 0, 0
 	// CRUD operations the store does not serve come first: they are what
 	// a user most likely wants to fix in configuration.
-	var notCRUD, others []*PlannedOperation
+	var unservedCRUD, others []*PlannedOperation
 	for _, po := range p.Operations {
 		switch {
 		case po.CRUD && po.Stateful:
@@ -30,7 +30,7 @@ func (p *Plan) WriteReport(w io.Writer, s *spec.Spec) error {
 			stateful++
 		case po.CRUD:
 			crud++
-			notCRUD = append(notCRUD, po)
+			unservedCRUD = append(unservedCRUD, po)
 		case !po.Stateful:
 			others = append(others, po)
 		}
@@ -38,7 +38,7 @@ func (p *Plan) WriteReport(w io.Writer, s *spec.Spec) error {
 	for _, part := range []struct {
 		title string
 		ops   []*PlannedOperation
-	}{{"CRUD operations not served from the store", notCRUD}, {"other operations not served from the store", others}} {
+	}{{"CRUD operations not served from the store", unservedCRUD}, {"other operations not served from the store", others}} {
 		if len(part.ops) == 0 {
 			continue
 		}

@@ -98,9 +98,16 @@ func typesDiffer(body, item *spec.Schema, depth int) bool {
 // schemaTypes are the JSON types a schema takes: its own, or its
 // alternatives' (lago's event timestamp: oneOf integer, string).
 func schemaTypes(s *spec.Schema) []string {
-	out := s.Types
+	return alternativeTypes(s, 0)
+}
+
+func alternativeTypes(s *spec.Schema, depth int) []string {
+	if s == nil || depth > fitDepth {
+		return nil
+	}
+	out := slices.Clone(s.Types)
 	for _, alt := range append(append([]*spec.Schema{}, s.OneOf...), s.AnyOf...) {
-		out = append(out, schemaTypes(alt)...)
+		out = append(out, alternativeTypes(alt, depth+1)...)
 	}
 	return out
 }
@@ -174,9 +181,6 @@ func instantText(text, format string) bool {
 	return err == nil
 }
 
-// maxUnixSeconds bounds a number read as Unix seconds: the year 5138.
-const maxUnixSeconds = 1e11
-
 // convertScalar converts a string, number or boolean to the JSON type
 // schema takes, where it reads as one: a number as an instant is Unix
 // seconds (lago's event timestamp); text for another format is not made
@@ -200,10 +204,10 @@ func convertScalar(v any, schema *spec.Schema) (any, bool) {
 	case "string":
 		if n, ok := v.(json.Number); ok && (schema.Format == "date-time" || schema.Format == "date") {
 			f, err := n.Float64()
-			if err != nil || math.Abs(f) > maxUnixSeconds {
+			at, ok := spec.UnixInstant(f)
+			if err != nil || !ok {
 				return nil, false
 			}
-			at := time.Unix(0, int64(f*1e9)).UTC()
 			if schema.Format == "date" {
 				return at.Format(time.DateOnly), true
 			}
@@ -214,12 +218,14 @@ func convertScalar(v any, schema *spec.Schema) (any, bool) {
 		}
 		return text, true
 	case "integer":
-		if _, err := strconv.ParseInt(text, 10, 64); err == nil {
-			return json.Number(text), true
+		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+			return json.Number(strconv.FormatInt(n, 10)), true // "+3", "007": 3, 7
 		}
 	case "number":
-		if _, err := strconv.ParseFloat(text, 64); err == nil {
-			return json.Number(text), true
+		// Written as JSON writes a number: ParseFloat also takes ".5",
+		// "1_000", "NaN" and "Inf", which are no JSON numbers.
+		if f, err := strconv.ParseFloat(text, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), true
 		}
 	case "boolean":
 		if b, err := strconv.ParseBool(text); err == nil {

@@ -48,8 +48,11 @@ func proveComposition(o *operation) bool {
 		// Every status the write may answer with the item (a replace
 		// that creates answers 201, else 200).
 		for st, sh := range o.rop.Answers {
-			if sh.Kind != "none" {
+			switch {
+			case sh.Kind == "item" && sh.Schema == c.def.Item:
 				statuses = append(statuses, st)
+			case sh.Kind != "none":
+				return false // a wrapped or made answer: validated in full
 			}
 		}
 	}

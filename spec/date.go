@@ -1,6 +1,9 @@
 package spec
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // ParseInstant reads an RFC 3339 date-time, keeping its offset, or a full
 // date, midnight UTC: every instant petctl is given is read here (the
@@ -14,4 +17,19 @@ func ParseInstant(s string) (t time.Time, ok bool) {
 		return t, true
 	}
 	return time.Time{}, false
+}
+
+// maxUnixSeconds bounds a number read as Unix seconds: about the year 5138.
+const maxUnixSeconds = 1e11
+
+// UnixInstant is the instant a number of Unix seconds names (lago's event
+// timestamp, "1651240791.123"): where a document's write schema takes a
+// number and its read schema an instant, petctl serve stores, and petctl
+// conform expects, this instant. ok is false for a number no instant is.
+func UnixInstant(seconds float64) (at time.Time, ok bool) {
+	if math.IsNaN(seconds) || math.Abs(seconds) > maxUnixSeconds {
+		return time.Time{}, false
+	}
+	sec, frac := math.Modf(seconds)
+	return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), true
 }

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -26,6 +27,30 @@ func TestParseInstant(t *testing.T) {
 		}
 		if _, off := got.Zone(); ok && off != tc.offset {
 			t.Errorf("ParseInstant(%q): offset %ds, want %ds", tc.in, off, tc.offset)
+		}
+	}
+}
+
+func TestUnixInstant(t *testing.T) {
+	for _, tc := range []struct {
+		seconds float64
+		want    string // "" for no instant
+	}{
+		{1651240791, "2022-04-29T13:59:51Z"},
+		{1651240791.5, "2022-04-29T13:59:51.5Z"},
+		{1e10, "2286-11-20T17:46:40Z"},
+		{-1, "1969-12-31T23:59:59Z"},
+		{1e12, ""},
+		{math.NaN(), ""},
+		{math.Inf(1), ""},
+	} {
+		at, ok := UnixInstant(tc.seconds)
+		got := ""
+		if ok {
+			got = at.Format(time.RFC3339Nano)
+		}
+		if got != tc.want {
+			t.Errorf("UnixInstant(%v) = %q, want %q", tc.seconds, got, tc.want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 )
 
 // pathShape lets the request memo key requests to an item path on the
@@ -31,6 +32,9 @@ func newPathShape(op *Operation) *pathShape {
 	ps := &pathShape{}
 	for _, seg := range strings.Split(strings.TrimPrefix(op.Path, "/"), "/") {
 		if !strings.ContainsAny(seg, "{}") {
+			if seg == "" {
+				return nil // "" marks a parameter: /pets/{id}/ has no quick path
+			}
 			ps.literal = append(ps.literal, seg)
 			continue
 		}
@@ -80,13 +84,54 @@ func (ps *pathShape) template(path string) bool {
 // default), and its schema a plain integer, a uuid or an unconstrained
 // string.
 func pathParamCheck(op *Operation, name string) func(string) bool {
-	var schema *base.Schema
-	for _, p := range op.Params {
-		if p.In == "path" && p.Name == name {
-			schema = p.Schema
+	// The validator checks every declaration of the name, the path
+	// item's and the operation's: the value must pass each.
+	var checks []func(string) bool
+	for _, params := range [][]*v3.Parameter{pathItemParams(op), operationParams(op)} {
+		for _, p := range params {
+			if p == nil || p.In != "path" || p.Name != name {
+				continue
+			}
+			if p.Style != "" && p.Style != "simple" || p.Schema == nil {
+				return nil
+			}
+			check := schemaCheck(p.Schema.Schema())
+			if check == nil {
+				return nil
+			}
+			checks = append(checks, check)
 		}
 	}
-	if schema == nil || !simpleStyle(op, name) || constrainedBeyondType(schema) {
+	if len(checks) == 0 {
+		return nil
+	}
+	return func(v string) bool {
+		for _, c := range checks {
+			if !c(v) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func pathItemParams(op *Operation) []*v3.Parameter {
+	if op.PathItem == nil {
+		return nil
+	}
+	return op.PathItem.Parameters
+}
+
+func operationParams(op *Operation) []*v3.Parameter {
+	if op.Op == nil {
+		return nil
+	}
+	return op.Op.Parameters
+}
+
+// schemaCheck is the exact check of a path parameter's schema, or nil.
+func schemaCheck(schema *base.Schema) func(string) bool {
+	if schema == nil || constrainedBeyondType(schema) {
 		return nil
 	}
 	if len(schema.Type) != 1 {
@@ -105,15 +150,21 @@ func pathParamCheck(op *Operation, name string) func(string) bool {
 		default:
 			return nil
 		}
-		if schema.Minimum != nil {
-			lo = max(lo, int64(math.Ceil(*schema.Minimum)))
+		if m := schema.Minimum; m != nil {
+			if math.IsNaN(*m) || *m > math.MaxInt64/2 {
+				return nil
+			}
+			lo = max(lo, int64(math.Max(math.Ceil(*m), math.MinInt64/2)))
 		}
-		if schema.Maximum != nil {
-			hi = min(hi, int64(math.Floor(*schema.Maximum)))
+		if m := schema.Maximum; m != nil {
+			if math.IsNaN(*m) || *m < math.MinInt64/2 {
+				return nil
+			}
+			hi = min(hi, int64(math.Min(math.Floor(*m), math.MaxInt64/2)))
 		}
 		return func(v string) bool {
-			// Plain decimal digits only, and few enough that the
-			// validator's float64 reading of them is exact.
+			// Plain decimal digits only, few enough that the compiled
+			// schema's float64 comparison with the bounds is exact.
 			if !plainInteger.MatchString(v) {
 				return false
 			}
@@ -144,25 +195,4 @@ var (
 func constrainedBeyondType(s *base.Schema) bool {
 	return len(s.Enum) > 0 || s.Const != nil || len(s.AllOf)+len(s.AnyOf)+len(s.OneOf) > 0 || s.Not != nil ||
 		s.If != nil || s.Nullable != nil && *s.Nullable || s.Items != nil || s.Properties != nil
-}
-
-// simpleStyle reports whether op's path parameter name has the simple
-// style, declared or by default.
-func simpleStyle(op *Operation, name string) bool {
-	style := ""
-	if op.PathItem != nil {
-		for _, p := range op.PathItem.Parameters {
-			if p != nil && p.Name == name && p.In == "path" {
-				style = p.Style
-			}
-		}
-	}
-	if op.Op != nil {
-		for _, p := range op.Op.Parameters {
-			if p != nil && p.Name == name && p.In == "path" {
-				style = p.Style
-			}
-		}
-	}
-	return style == "" || style == "simple"
 }

@@ -283,6 +283,20 @@ paths:
       parameters:
         - {name: tag, in: path, required: true, schema: {type: string}}
       responses: {'204': {description: gone}}
+  /things/{id}:
+    parameters:
+      - {name: id, in: path, required: true, schema: {type: string, format: uuid}}
+    get:
+      operationId: getThing
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses: {'200': {description: ok}}
+  /slash/{id}/:
+    get:
+      operationId: getSlash
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: integer}}
+      responses: {'200': {description: ok}}
   /codes/{code}:
     get:
       operationId: getCode
@@ -316,6 +330,10 @@ paths:
 		{"deleteTag", "/api/tags/red"},
 		{"deleteTag", "/api/tags/blue%20green"},
 		{"deleteTag", "/api/tags/a%2Fb"},
+		{"getThing", "/api/things/" + uuid},
+		{"getThing", "/api/things/not-a-uuid"},
+		{"getSlash", "/api/slash/3/"},
+		{"getSlash", "/api/slash/x/"},
 		{"getCode", "/api/codes/abc"},
 		{"getCode", "/api/codes/ABC"},
 	}
@@ -335,10 +353,11 @@ paths:
 			templated++
 		}
 	}
-	// getPet without and with ?v=3, deleteTag; getCode's pattern is the
-	// validator's to judge, so it keys on its path.
-	if templated != 3 {
-		t.Errorf("%d templated memo entries, want 3: %v", templated, memo.memo.ok)
+	// getPet without and with ?v=3, deleteTag, getThing (whose value must
+	// pass both declarations of id); getCode's pattern is the validator's
+	// to judge, and getSlash's empty last segment has no quick path.
+	if templated != 4 {
+		t.Errorf("%d templated memo entries, want 4: %v", templated, memo.memo.ok)
 	}
 	if newPathShape(s.Operation("getCode")) != nil {
 		t.Error("a path parameter with a pattern has a quick check")

@@ -80,22 +80,23 @@ type firstUses struct {
 	done sync.Map // keys whose first call has finished
 }
 
-// do runs fn, alone among first uses unless key has been used before.
-// A use whose schema did not compile (fn returns false) leaves the key
-// unused: the library caches no failure, so every later call renders the
-// schema again and must be alone too.
-func (f *firstUses) do(key any, fn func() (compiled bool)) {
-	if _, ok := f.done.Load(key); ok && fn() {
-		return
-	} else if ok {
-		// The schema failed to compile only now: the render that just ran
-		// was not alone, and every later one shall be.
+// do runs fn, alone among first uses unless key has been used before; fn
+// is told whether it runs alone, and repairs a schema that did not compile
+// (rendering it again) only then. A use whose schema did not compile (fn
+// returns false) leaves the key unused: the library caches no failure, so
+// every later call renders the schema again and must be alone too. A key
+// is per operation, so a later request may meet a schema its first did
+// not (a parameter it left out): that use runs again, alone.
+func (f *firstUses) do(key any, fn func(alone bool) (compiled bool)) {
+	if _, ok := f.done.Load(key); ok {
+		if fn(false) {
+			return
+		}
 		f.done.Delete(key)
-		return
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if fn() {
+	if fn(true) {
 		f.done.Store(key, struct{}{})
 	}
 }
@@ -221,12 +222,12 @@ func (v *Validator) RequestDecoded(r *http.Request, op *Operation, doc any) Prob
 func (v *Validator) request(r *http.Request, op *Operation, key requestKey, kind memoKind) Problems {
 	var ok bool
 	var errs []*verrors.ValidationError
-	v.renders.do(op, func() bool {
+	v.renders.do(op, func(alone bool) bool {
 		ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
-		if !ok && notCompiled(errs) && v.cacheCompiled(requestSchema(op, r.Header.Get("Content-Type")), schema_validation.SchemaValidationPurposeRequestBody) {
+		if !ok && alone && notCompiled(errs) && v.cacheCompiled(requestSchema(op, r.Header.Get("Content-Type")), schema_validation.SchemaValidationPurposeRequestBody) {
 			ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
 		}
-		if !ok && v.cacheParametersCompiled(errs) {
+		if !ok && alone && v.cacheParametersCompiled(errs) {
 			ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
 		}
 		return ok || !compileFailed(errs)
@@ -284,9 +285,9 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 		res.Body = io.NopCloser(bytes.NewReader(body))
 		ok, errs = v.v.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(r, res, op.PathItem, op.Path)
 	}
-	v.renders.do(responseUse{resp, mt}, func() bool {
+	v.renders.do(responseUse{resp, mt}, func(alone bool) bool {
 		validate()
-		if !ok && notCompiled(errs) && v.cacheCompiled(mediaSchema(op, resp, mt), schema_validation.SchemaValidationPurposeResponseBody) {
+		if !ok && alone && notCompiled(errs) && v.cacheCompiled(mediaSchema(op, resp, mt), schema_validation.SchemaValidationPurposeResponseBody) {
 			validate()
 		}
 		return ok || !compileFailed(errs)
@@ -316,7 +317,7 @@ func (v *Validator) Schema(schema *base.Schema, doc []byte) Problems {
 	}
 	var ok bool
 	var errs []*verrors.ValidationError
-	v.renders.do(schema, func() bool {
+	v.renders.do(schema, func(bool) bool {
 		ok, errs = v.schemas.ValidateSchemaBytesWithVersion(schema, doc, v.version)
 		return ok || !compileFailed(errs)
 	})
