@@ -37,8 +37,21 @@ func (fx *Fixtures) name() string { return strings.Join(fx.files, ", ") }
 // without decoding them, so a file of a million records never exists as a
 // million maps at once, nor as a million of anything larger than a ref.
 type fixtureSet struct {
+	name string // the collection
 	segs []fixtureSegment
 	refs []fixtureRef
+	// gen, when set, are generated records that follow the files' (see
+	// Store.Generate): record i of the set is generated record
+	// i-len(refs).
+	gen *generated
+}
+
+// len is the number of records, the generated ones included.
+func (fs *fixtureSet) len() int {
+	if fs.gen != nil {
+		return len(fs.refs) + fs.gen.n
+	}
+	return len(fs.refs)
 }
 
 // fixtureSegment is one array of records in one file.
@@ -65,6 +78,9 @@ func (fs *fixtureSet) raw(r *fixtureRef) []byte {
 
 // place locates record i.
 func (fs *fixtureSet) place(i int) Place {
+	if i >= len(fs.refs) {
+		return Place{File: fs.gen.file, Collection: fs.name, Index: i - len(fs.refs)}
+	}
 	r := &fs.refs[i]
 	sg := &fs.segs[r.seg]
 	return Place{File: sg.file, Collection: sg.coll, Index: int(r.index), Stored: sg.state}
@@ -76,7 +92,7 @@ func (fs *fixtureSet) refuse(i int, id string, why error) *RecordError {
 }
 
 // coll is the collection the records are of.
-func (fs *fixtureSet) coll() string { return fs.segs[0].coll }
+func (fs *fixtureSet) coll() string { return fs.name }
 
 // collectionOfFile is the collection an array of records in a file named
 // name fills: its base name without the extension (pets.json: pets).
@@ -184,7 +200,7 @@ func (s *Store) splitRecords(p *parser, file, name string, out map[string]*fixtu
 	}
 	set := out[name]
 	if set == nil {
-		set = &fixtureSet{}
+		set = &fixtureSet{name: name}
 		out[name] = set
 	}
 	seg := int32(len(set.segs))

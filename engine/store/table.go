@@ -30,17 +30,22 @@ type arena struct {
 func (a *arena) add(b []byte) span {
 	last := len(a.chunks) - 1
 	if last < 0 || len(a.chunks[last])+len(b) > cap(a.chunks[last]) {
-		size := arenaChunk
-		if len(b) > size/4 {
-			size = len(b) // a large record gets a block of its own
-		}
-		a.chunks = append(a.chunks, make([]byte, 0, size))
+		a.chunks = append(a.chunks, newChunk(len(b)))
 		last++
 	}
 	c := a.chunks[last]
 	off := len(c)
 	a.chunks[last] = append(c, b...)
 	return span{chunk: uint32(last), off: uint32(off), n: uint32(len(b))}
+}
+
+// newChunk is an empty chunk for a record of n bytes and those after it.
+func newChunk(n int) []byte {
+	size := arenaChunk
+	if n > size/4 {
+		size = n // a large record gets a block of its own
+	}
+	return make([]byte, 0, size)
 }
 
 func (a *arena) get(s span) []byte {
