@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,31 +60,46 @@ type fixtureSegment struct {
 	file, coll string
 	data       []byte // the whole file
 	state      bool   // the records are a journal's, which file names
+	first      int    // the set's index of its first record
 }
 
-// fixtureRef locates one record: its segment, its index in that array, and
-// its bytes in the file.
+// fixtureRef locates one record's bytes in its segment's file; the
+// segments' records follow one another in the set's refs.
 type fixtureRef struct {
-	seg        int32
-	index      int32
 	start, end uint32
 }
+
+// sizeSample is how many records splitRecords reads before it sizes the
+// refs for the rest of the array.
+const sizeSample = 1024
 
 // maxFixtureBytes bounds a fixtures file so a ref's offsets fit in 32 bits.
 const maxFixtureBytes = 1<<32 - 1
 
-func (fs *fixtureSet) raw(r *fixtureRef) []byte {
-	return fs.segs[r.seg].data[r.start:r.end]
+// seg is the segment of file record i.
+func (fs *fixtureSet) seg(i int) int {
+	if len(fs.segs) == 1 {
+		return 0
+	}
+	return sort.Search(len(fs.segs), func(s int) bool { return fs.segs[s].first > i }) - 1
 }
+
+// raw is the JSON of file record i.
+func (fs *fixtureSet) raw(i int) []byte {
+	r := fs.refs[i]
+	return fs.segs[fs.seg(i)].data[r.start:r.end]
+}
+
+// index is file record i's index in its segment's array.
+func (fs *fixtureSet) index(i int) int { return i - fs.segs[fs.seg(i)].first }
 
 // place locates record i.
 func (fs *fixtureSet) place(i int) Place {
 	if i >= len(fs.refs) {
 		return Place{File: fs.gen.file, Collection: fs.name, Index: i - len(fs.refs)}
 	}
-	r := &fs.refs[i]
-	sg := &fs.segs[r.seg]
-	return Place{File: sg.file, Collection: sg.coll, Index: int(r.index), Stored: sg.state}
+	sg := &fs.segs[fs.seg(i)]
+	return Place{File: sg.file, Collection: sg.coll, Index: i - sg.first, Stored: sg.state}
 }
 
 // refuse says why record i was refused; id is its id once it is built.
@@ -203,8 +219,8 @@ func (s *Store) splitRecords(p *parser, file, name string, out map[string]*fixtu
 		set = &fixtureSet{name: name}
 		out[name] = set
 	}
-	seg := int32(len(set.segs))
-	set.segs = append(set.segs, fixtureSegment{file: file, coll: name, data: p.data})
+	set.segs = append(set.segs, fixtureSegment{file: file, coll: name, data: p.data, first: len(set.refs)})
+	from := p.pos
 	p.pos++ // '['
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
@@ -217,7 +233,13 @@ func (s *Store) splitRecords(p *parser, file, name string, out map[string]*fixtu
 		if err := p.skipValue(); err != nil {
 			return &RecordError{Place: Place{File: file, Collection: name, Index: i}, Err: err}
 		}
-		set.refs = append(set.refs, fixtureRef{seg: seg, index: int32(i), start: uint32(start), end: uint32(p.pos)})
+		if i == sizeSample {
+			// Grown once to the size the records so far suggest, not
+			// doubled again and again: a million refs are 8 MB.
+			est := (len(p.data) - p.pos) / max(1, (p.pos-from)/i)
+			set.refs = slices.Grow(set.refs, est+est/16)
+		}
+		set.refs = append(set.refs, fixtureRef{start: uint32(start), end: uint32(p.pos)})
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return &FileError{File: file, Err: fmt.Errorf("%s: %v", name, p.fail(""))}

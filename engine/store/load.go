@@ -212,7 +212,7 @@ func (c *Collection) buildWaiting(set *fixtureSet, cols *columns, group *arenaGr
 					var seq int64
 					switch {
 					case !c.table.integer && i < nfile:
-						seq = int64(set.refs[i].index + 1)
+						seq = int64(set.index(i) + 1)
 					case !c.table.integer:
 						seq = int64(i - nfile + 1)
 					case int64(k) >= left:
@@ -388,7 +388,7 @@ func (c *Collection) newFixtureWorker(cols *columns, set *fixtureSet, group *are
 // no field.
 func (fw *fixtureWorker) decode(i int) ([]string, error) {
 	c, set := fw.c, fw.set
-	raw := set.raw(&set.refs[i])
+	raw := set.raw(i)
 	extra, ok := decodeFieldsCached(raw, c.fieldPos, &fw.sc.in, fw.extra[:0], fw.cache)
 	fw.extra = extra
 	if ok {
@@ -427,7 +427,7 @@ func (fw *fixtureWorker) build(i int, now time.Time) (wait bool, err error) {
 			return false, set.refuse(i, "", fmt.Errorf("the id field '%s': %v", c.def.IDField, err))
 		}
 	} else {
-		seq = int64(set.refs[i].index + 1)
+		seq = int64(set.index(i) + 1)
 	}
 	b, err := c.buildChecked(set, i, &fw.sc, extra, seq, now)
 	if err != nil {
@@ -633,13 +633,12 @@ type arenaWriter struct {
 func (w *arenaWriter) add(i int, raw []byte) span {
 	set := w.group.set
 	if i < len(set.refs) {
-		r := &set.refs[i]
-		if bytes.Equal(set.raw(r), raw) {
+		if s := set.seg(i); bytes.Equal(set.segs[s].data[set.refs[i].start:set.refs[i].end], raw) {
 			if w.kept == nil {
 				w.kept = make([]int64, len(set.segs))
 			}
-			w.kept[r.seg] += int64(len(raw))
-			return span{chunk: uint32(r.seg), off: r.start, n: uint32(len(raw))}
+			w.kept[s] += int64(len(raw))
+			return span{chunk: uint32(s), off: set.refs[i].start, n: uint32(len(raw))}
 		}
 	}
 	return w.copy(raw)

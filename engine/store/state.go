@@ -167,7 +167,7 @@ func (c *Collection) loadStored(j recordSource, check bool) (cols *columns, next
 		}
 		start := len(buf)
 		buf = append(buf, sv.raw...)
-		refs = append(refs, fixtureRef{index: int32(len(refs)), start: uint32(start), end: uint32(len(buf))})
+		refs = append(refs, fixtureRef{start: uint32(start), end: uint32(len(buf))})
 		return nil
 	})
 	if err != nil {
