@@ -397,6 +397,24 @@ func (s *table) ownList(i int, v string, list []int32) []int32 {
 	return slices.Clone(list)
 }
 
+// heldBytes is the table's part of Store.HeldBytes, but for the arena's
+// chunks, which it hands to chunk (records of one file share one).
+func (s *table) heldBytes(chunk func([]byte)) int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	const spanBytes = 12 // three uint32
+	n := int64(cap(s.seqs))*8 + int64(cap(s.spans))*spanBytes + int64(cap(s.dead))*8
+	for _, c := range s.data.chunks {
+		chunk(c)
+	}
+	for _, m := range s.index {
+		for _, l := range m {
+			n += int64(cap(l)) * 4
+		}
+	}
+	return n
+}
+
 // isDead reports whether pos holds a tombstone.
 func (s *table) isDead(pos int) bool {
 	return s.dead != nil && pos/64 < len(s.dead) && s.dead[pos/64]&(1<<(pos%64)) != 0
