@@ -19,6 +19,10 @@ import (
 // of records for the collection its base name names ("pets.json"), or a JSON
 // object mapping collection names to arrays of records. A name ending in
 // .yaml or .yml holds the same in YAML.
+//
+// Load and Import keep a record that is already in its canonical form in
+// Data where it is, rather than copy it: Data's bytes must not change once
+// given.
 type FixtureFile struct {
 	Name string // for messages, and the collection of a top-level array
 	Data []byte
