@@ -14,12 +14,13 @@ import (
 // and that stays until the records change. By default the collector lets
 // the heap grow by as much again as is live before it collects (GOGC=100),
 // so a million records (90 MB) take the process near twice that once
-// requests make garbage, though they make none themselves and cost the
-// collector next to nothing to mark. TuneGC sets the percent so that the
-// heap may grow by what the rest of it earns, as if the store were empty:
-// the collector runs as often as it does beside a small store, and the
-// records cost their size once. Under minTunedBytes of records the
-// default stands (100).
+// requests make garbage, though they make none themselves. TuneGC sets the
+// percent so that the heap may grow by what the rest of it earns, as if
+// the store were empty, and by a quarter of what the records hold: a
+// collection still marks the whole heap (milliseconds for a million
+// records), and one every few megabytes of garbage would show in a
+// one-connection p99. The records then cost their size and a quarter,
+// not twice. Under minTunedBytes of records the default stands (100).
 //
 // GOGC or GOMEMLIMIT in the process's environment is the user's choice,
 // which TuneGC leaves alone. It collects once first, to know what is live:
@@ -53,12 +54,13 @@ const minTunedBytes = 32 << 20
 const minHeadroom = 4 << 20
 
 // gcPercent is the percent that lets a heap of live bytes, held of them
-// the store's, grow by the rest (at least minHeadroom) before the next
-// collection; at most the default, 100.
+// the store's, grow by the rest and a quarter of what the store holds (at
+// least minHeadroom) before the next collection; at most the default, 100.
 func gcPercent(live, held int64) int {
 	if live <= 0 {
 		return 100
 	}
-	rest := max(live-held, minHeadroom)
-	return int(min(100, (100*rest+live-1)/live))
+	held = min(held, live) // a miscount past live
+	grow := max(live-held+held/4, minHeadroom)
+	return int(min(100, (100*grow+live-1)/live))
 }

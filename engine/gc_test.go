@@ -16,11 +16,13 @@ func TestGCPercent(t *testing.T) {
 		live, held int64
 		want       int
 	}{
-		{90 * mb, 70 * mb, 23}, // a million records: the rest, 20 MB, of 90
+		{90 * mb, 70 * mb, 42}, // the rest, 20 MB, and a quarter of 70
+		{88 * mb, 86 * mb, 27}, // a million generated animals
 		{10 * mb, 0, 100},      // no records: the default
-		{100 * mb, 99 * mb, 4}, // the rest is under the least headroom
-		{1000 * mb, 990 * mb, 1},
-		{50 * mb, 60 * mb, 8}, // held miscounted past live: the least headroom
+		{10 * mb, 8 * mb, 40},  // the rest and a quarter, 4 MB: the least
+		{1000 * mb, 990 * mb, 26},
+		{50 * mb, 60 * mb, 25}, // held miscounted past live: a quarter of live
+		{5 * mb, 5 * mb, 80},   // a quarter is under the least headroom
 		{0, 0, 100},
 	} {
 		if got := gcPercent(c.live, c.held); got != c.want {
