@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 )
 
 // TuneGC sets the garbage collector's percent (what GOGC sets) for the
@@ -36,11 +37,12 @@ func TuneGC(srv *Server) int {
 	percent := 100
 	if held >= minTunedBytes {
 		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
+		// What the collection just found live, without stopping the world.
+		live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		metrics.Read(live)
 		// srv's records are what is weighed: live until measured.
 		runtime.KeepAlive(srv)
-		percent = gcPercent(int64(m.HeapAlloc), held)
+		percent = gcPercent(int64(live[0].Value.Uint64()), held)
 	}
 	debug.SetGCPercent(percent)
 	return percent
