@@ -50,3 +50,29 @@ func BenchmarkLoadFixtures(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGenerate measures start-up's share that grows with
+// --generate: making the records, then building, validating and indexing
+// them as fixtures.
+func BenchmarkGenerate(b *testing.B) {
+	s, err := spec.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{100000} {
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				srv, err := New(Options{Spec: s, Keys: []string{testKey}, Generate: n,
+					Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if got := srv.Collections()["pets"]; got != n {
+					b.Fatalf("%d pets, want %d", got, n)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/record")
+		})
+	}
+}

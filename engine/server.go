@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
@@ -192,22 +191,16 @@ func New(o Options) (*Server, error) {
 	if err := s.checkOptions(o); err != nil {
 		errs = append(errs, err)
 	}
-	files := o.Fixtures
+	generate := o.Generate
 	if o.Generate > s.maxRecords {
 		// Refused before a single record is made: generating them first
 		// could take minutes and gigabytes.
 		errs = append(errs, keyError("store.maxRecords", "fixtures.generate adds %d records to every collection, past the limit of %d: raise store.maxRecords, or generate fewer", o.Generate, s.maxRecords))
-	} else if o.Generate > 0 {
-		gen, err := s.data.Generate(o.Generate, o.Seed)
-		if err != nil {
-			errs = append(errs, wholeError("fixtures.generate", err))
-		} else {
-			files = append(slices.Clip(files), gen)
-		}
+		generate = 0
 	}
 	// The fixtures are checked even when an option is wrong, so that a bad
 	// record is reported with the rest.
-	if err := s.loadFixtures(files); err != nil {
+	if err := s.loadFixtures(o.Fixtures, generate, o.Seed); err != nil {
 		errs = append(errs, err)
 	}
 	s.assignInjections(o.Latency, o.Faults)
@@ -324,22 +317,28 @@ func (s *Server) prepareOperations(overrides map[string]spec.Override) error {
 	return err
 }
 
-// loadFixtures stores the fixtures' records, which become what Reset
-// returns to. A problem is an *OptionError at fixtures.files, or at the
-// store limit the records would pass.
-func (s *Server) loadFixtures(files []FixtureFile) error {
+// loadFixtures stores the fixtures' records, and generate records made
+// from seed in every collection after them, which become what Reset
+// returns to. A problem is an *OptionError at fixtures.files, at
+// fixtures.generate, or at the store limit the records would pass.
+func (s *Server) loadFixtures(files []FixtureFile, generate int, seed int64) error {
 	fx, err := s.data.Parse(files, nil)
 	if err != nil {
 		return wholeError("fixtures.files", err)
 	}
+	s.data.Generate(fx, generate, seed)
 	errs := s.data.Load(fx, s.now())
 	for i, err := range errs {
 		var full *store.FullError
-		if errors.As(err, &full) {
+		var gen *store.GenerateError
+		switch {
+		case errors.As(err, &full):
 			// At the setting, so that the configuration layer names where
 			// it came from.
 			errs[i] = keyError(full.Setting(), "%s: the fixtures and generated records must fit; raise %s, or load fewer", full.Reason(), full.Setting())
-		} else {
+		case errors.As(err, &gen):
+			errs[i] = wholeError("fixtures.generate", err)
+		default:
 			errs[i] = wholeError("fixtures.files", err) // one line per bad record
 		}
 	}

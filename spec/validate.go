@@ -120,8 +120,8 @@ func (s *Spec) NewValidator() (*Validator, error) {
 		config.WithFormatAssertions(),
 		config.WithRegexEngine(compilePattern),
 		config.WithSchemaCache(schemas),
-		config.WithCustomFormat("int64", intFormat(math.MinInt64, math.MaxInt64)),
-		config.WithCustomFormat("int32", intFormat(math.MinInt32, math.MaxInt32)),
+		config.WithCustomFormat("int64", intFormat("int64")),
+		config.WithCustomFormat("int32", intFormat("int32")),
 	}
 	// The validator strips a request's base path by the servers it reads;
 	// it reads this one, petctl's, whatever the document's servers say
@@ -173,20 +173,36 @@ func (c *lazySchemaCache) Load(key uint64) (*cache.SchemaCacheEntry, bool) {
 	return c.SchemaCache.Load(key)
 }
 
-// intFormat bounds integers; the validator decodes JSON numbers to float64,
-// so values near the int64 bounds are only approximately checked here and
-// exactly where petctl stores them.
-func intFormat(lo, hi float64) func(any) error {
+// intFormat bounds integers to the range of the format name (int32,
+// int64); the validator decodes JSON numbers to float64, so values near
+// the int64 bounds are only approximately checked here and exactly where
+// petctl stores them.
+func intFormat(name string) func(any) error {
+	r, _ := intFormatRange(name)
 	return func(val any) error {
 		f, ok := val.(float64)
-		if !ok {
+		if !ok || r.holds(f) {
 			return nil
 		}
-		if f < lo || f > hi {
-			return fmt.Errorf("%v is outside the %s range", val, map[bool]string{true: "int64", false: "int32"}[hi > math.MaxInt32])
-		}
-		return nil
+		return fmt.Errorf("%v is outside the %s range", val, name)
 	}
+}
+
+// intRange is the range of an integer format, as float64s.
+type intRange struct{ lo, hi float64 }
+
+func (r intRange) holds(f float64) bool { return f >= r.lo && f <= r.hi }
+
+// intFormatRange is the range of the integer format petctl registers under
+// name: what the validator's format function checks, and an ObjectPlan.
+func intFormatRange(name string) (intRange, bool) {
+	switch name {
+	case "int64":
+		return intRange{math.MinInt64, math.MaxInt64}, true
+	case "int32":
+		return intRange{math.MinInt32, math.MaxInt32}, true
+	}
+	return intRange{}, false
 }
 
 // Request validates r's parameters and body against op. The body is read and

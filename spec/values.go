@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Direction says which way a generated value travels: readOnly properties
@@ -299,6 +300,11 @@ func (g *Values) str(s *Schema, name string) string {
 // fitLength pads or cuts v to the bounds, counted in characters as JSON
 // Schema counts them.
 func fitLength(v string, minLen, maxLen *int64) string {
+	if minLen == nil && maxLen == nil && utf8.ValidString(v) {
+		// No bounds, and nothing the rune conversion would replace: v as
+		// it is, without two copies (a million generated records).
+		return v
+	}
 	r := []rune(v)
 	if minLen != nil && int64(len(r)) < *minLen {
 		r = append(r, []rune(strings.Repeat("x", int(*minLen)-len(r)))...)

@@ -111,3 +111,26 @@ func TestPatternValuesDiffer(t *testing.T) {
 		seen[v] = seq
 	}
 }
+
+// TestFitLength: a string is padded or cut to its bounds in characters,
+// and without bounds it is what the rune conversion makes of it (invalid
+// UTF-8 becomes U+FFFD) whether or not that conversion is skipped.
+func TestFitLength(t *testing.T) {
+	two, four := int64(2), int64(4)
+	for _, c := range []struct {
+		v        string
+		min, max *int64
+		want     string
+	}{
+		{"cedar willow", nil, nil, "cedar willow"},
+		{"é\u2028", nil, nil, "é\u2028"},
+		{"a\xffb", nil, nil, "a\ufffdb"},
+		{"a", &two, nil, "ax"},
+		{"éééééé", nil, &four, "éééé"},
+		{"a\xff", nil, &four, "a\ufffd"},
+	} {
+		if got := fitLength(c.v, c.min, c.max); got != c.want {
+			t.Errorf("fitLength(%q, %v, %v) = %q, want %q", c.v, c.min, c.max, got, c.want)
+		}
+	}
+}

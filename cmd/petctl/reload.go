@@ -186,6 +186,7 @@ func (rl *reloader) reload(why string) {
 	old.srv.Thaw()
 	rl.current, rl.version = p, next
 	rl.watched = stamps(watchedFiles(p, rl.opts))
+	go tuneGC(p.srv, rl.logger)
 	rl.logger.Info("reloaded", "version", next, "reason", why, "document", p.spec.Source, "digest", p.spec.Digest)
 }
 

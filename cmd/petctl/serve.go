@@ -243,10 +243,19 @@ func serveRun(a *app, opts *serveOptions) error {
 	warnIfExposed(a, cfg.Config, ln.Addr())
 	rl := newReloader(a, opts, p, state, logger, logs)
 	go rl.run(a.ctx)
+	go tuneGC(p.srv, logger)
 	if opts.ready != nil {
 		opts.ready(base)
 	}
 	return failure(engine.Serve(a.ctx, ln, rl, p.srv.Timeouts(), logger))
+}
+
+// tuneGC lets the garbage collector weigh the records srv's store holds
+// (engine.TuneGC), off the serving path, and says what it set.
+func tuneGC(srv *engine.Server, logger *slog.Logger) {
+	if percent := engine.TuneGC(srv); percent > 0 && percent < 100 {
+		logger.Debug("the garbage collector's percent is set for the records the store holds", "percent", percent)
+	}
 }
 
 // stateChoice is where prepare's server keeps its records: journal (nil

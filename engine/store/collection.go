@@ -128,6 +128,7 @@ type Write struct {
 // field is one property of the item schema, as the store writes it.
 type field struct {
 	name     string
+	key      []byte // the name as JSON, and the colon: what a record's JSON writes before the value
 	schema   *spec.Schema
 	typ      string // the schema's type
 	required bool
@@ -194,7 +195,7 @@ func NewCollection(def *spec.Resource, check Check, limits Limits) *Collection {
 		for i, p := range props {
 			names[i] = p.Name
 			c.fieldPos[p.Name] = i
-			f := field{name: p.Name, schema: p.Schema, typ: p.Schema.Type(), required: required[p.Name]}
+			f := field{name: p.Name, key: append(appendJSONString(nil, p.Name), ':'), schema: p.Schema, typ: p.Schema.Type(), required: required[p.Name]}
 			assigned := slices.Contains(def.Assigned, p.Name)
 			f.readOnly = p.Schema != nil && p.Schema.ReadOnly
 			f.keep = assigned || f.readOnly
@@ -237,6 +238,15 @@ func NewCollection(def *spec.Resource, check Check, limits Limits) *Collection {
 
 // Resource returns what the collection holds the items of.
 func (c *Collection) Resource() *spec.Resource { return c.def }
+
+// fieldNames are the fields' names, by position.
+func (c *Collection) fieldNames() []string {
+	names := make([]string, len(c.fields))
+	for i, f := range c.fields {
+		names[i] = f.name
+	}
+	return names
+}
 
 func (c *Collection) fieldPosOf(name string) int {
 	if i, ok := c.fieldPos[name]; ok && name != "" {

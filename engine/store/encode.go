@@ -21,6 +21,12 @@ func appendJSON(buf []byte, v any) ([]byte, error) {
 	case nil:
 		return append(buf, "null"...), nil
 	}
+	return appendEncoded(buf, v)
+}
+
+// appendEncoded appends v as encoding/json writes it, without HTML
+// escaping.
+func appendEncoded(buf []byte, v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -119,3 +119,16 @@ func (e *BatchError) Error() string { return fmt.Sprintf("item %d: %v", e.Index,
 
 // Unwrap returns why.
 func (e *BatchError) Unwrap() error { return e.Err }
+
+// GenerateError says a collection's records could not be generated: a
+// value its schema makes cannot be JSON (a number out of range). None of
+// the collection's records were stored.
+type GenerateError struct {
+	Collection string
+	Err        error
+}
+
+func (e *GenerateError) Error() string { return fmt.Sprintf("generate %s: %v", e.Collection, e.Err) }
+
+// Unwrap returns why.
+func (e *GenerateError) Unwrap() error { return e.Err }

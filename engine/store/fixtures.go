@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +19,10 @@ import (
 // of records for the collection its base name names ("pets.json"), or a JSON
 // object mapping collection names to arrays of records. A name ending in
 // .yaml or .yml holds the same in YAML.
+//
+// Load and Import keep a record that is already in its canonical form in
+// Data where it is, rather than copy it: Data's bytes must not change once
+// given.
 type FixtureFile struct {
 	Name string // for messages, and the collection of a top-level array
 	Data []byte
@@ -37,8 +42,21 @@ func (fx *Fixtures) name() string { return strings.Join(fx.files, ", ") }
 // without decoding them, so a file of a million records never exists as a
 // million maps at once, nor as a million of anything larger than a ref.
 type fixtureSet struct {
+	name string // the collection
 	segs []fixtureSegment
 	refs []fixtureRef
+	// gen, when set, are generated records that follow the files' (see
+	// Store.Generate): record i of the set is generated record
+	// i-len(refs).
+	gen *generated
+}
+
+// len is the number of records, the generated ones included.
+func (fs *fixtureSet) len() int {
+	if fs.gen != nil {
+		return len(fs.refs) + fs.gen.n
+	}
+	return len(fs.refs)
 }
 
 // fixtureSegment is one array of records in one file.
@@ -46,28 +64,46 @@ type fixtureSegment struct {
 	file, coll string
 	data       []byte // the whole file
 	state      bool   // the records are a journal's, which file names
+	first      int    // the set's index of its first record
 }
 
-// fixtureRef locates one record: its segment, its index in that array, and
-// its bytes in the file.
+// fixtureRef locates one record's bytes in its segment's file; the
+// segments' records follow one another in the set's refs.
 type fixtureRef struct {
-	seg        int32
-	index      int32
 	start, end uint32
 }
+
+// sizeSample is how many records splitRecords reads before it sizes the
+// refs for the rest of the array.
+const sizeSample = 1024
 
 // maxFixtureBytes bounds a fixtures file so a ref's offsets fit in 32 bits.
 const maxFixtureBytes = 1<<32 - 1
 
-func (fs *fixtureSet) raw(r *fixtureRef) []byte {
-	return fs.segs[r.seg].data[r.start:r.end]
+// seg is the segment of file record i.
+func (fs *fixtureSet) seg(i int) int {
+	if len(fs.segs) == 1 {
+		return 0
+	}
+	return sort.Search(len(fs.segs), func(s int) bool { return fs.segs[s].first > i }) - 1
 }
+
+// raw is the JSON of file record i.
+func (fs *fixtureSet) raw(i int) []byte {
+	r := fs.refs[i]
+	return fs.segs[fs.seg(i)].data[r.start:r.end]
+}
+
+// index is file record i's index in its segment's array.
+func (fs *fixtureSet) index(i int) int { return i - fs.segs[fs.seg(i)].first }
 
 // place locates record i.
 func (fs *fixtureSet) place(i int) Place {
-	r := &fs.refs[i]
-	sg := &fs.segs[r.seg]
-	return Place{File: sg.file, Collection: sg.coll, Index: int(r.index), Stored: sg.state}
+	if i >= len(fs.refs) {
+		return Place{File: fs.gen.file, Collection: fs.name, Index: i - len(fs.refs)}
+	}
+	sg := &fs.segs[fs.seg(i)]
+	return Place{File: sg.file, Collection: sg.coll, Index: i - sg.first, Stored: sg.state}
 }
 
 // refuse says why record i was refused; id is its id once it is built.
@@ -76,7 +112,7 @@ func (fs *fixtureSet) refuse(i int, id string, why error) *RecordError {
 }
 
 // coll is the collection the records are of.
-func (fs *fixtureSet) coll() string { return fs.segs[0].coll }
+func (fs *fixtureSet) coll() string { return fs.name }
 
 // collectionOfFile is the collection an array of records in a file named
 // name fills: its base name without the extension (pets.json: pets).
@@ -184,11 +220,11 @@ func (s *Store) splitRecords(p *parser, file, name string, out map[string]*fixtu
 	}
 	set := out[name]
 	if set == nil {
-		set = &fixtureSet{}
+		set = &fixtureSet{name: name}
 		out[name] = set
 	}
-	seg := int32(len(set.segs))
-	set.segs = append(set.segs, fixtureSegment{file: file, coll: name, data: p.data})
+	set.segs = append(set.segs, fixtureSegment{file: file, coll: name, data: p.data, first: len(set.refs)})
+	from := p.pos
 	p.pos++ // '['
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
@@ -201,7 +237,13 @@ func (s *Store) splitRecords(p *parser, file, name string, out map[string]*fixtu
 		if err := p.skipValue(); err != nil {
 			return &RecordError{Place: Place{File: file, Collection: name, Index: i}, Err: err}
 		}
-		set.refs = append(set.refs, fixtureRef{seg: seg, index: int32(i), start: uint32(start), end: uint32(p.pos)})
+		if i == sizeSample {
+			// Grown once to the size the records so far suggest, not
+			// doubled again and again: a million refs are 8 MB.
+			est := (len(p.data) - p.pos) / max(1, (p.pos-from)/i)
+			set.refs = slices.Grow(set.refs, est+est/16)
+		}
+		set.refs = append(set.refs, fixtureRef{start: uint32(start), end: uint32(p.pos)})
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return &FileError{File: file, Err: fmt.Errorf("%s: %v", name, p.fail(""))}

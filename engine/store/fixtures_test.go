@@ -2,6 +2,8 @@ package store
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -70,6 +72,71 @@ func TestFixtureErrorsAreStructured(t *testing.T) {
 				if got.File != want.File || got.Err == nil {
 					t.Errorf("got %#v, want file %s and a reason", *got, want.File)
 				}
+			}
+		})
+	}
+}
+
+// TestCanonicalRecordsStayInTheirFile: a record already in its canonical
+// form in its file is kept there, not copied, when such records are most
+// of the file; otherwise every record is copied and the file not kept.
+// (The test changes the file's bytes after the load, which a caller must
+// not do, to see which records share them.)
+func TestCanonicalRecordsStayInTheirFile(t *testing.T) {
+	canonical := func(i int) string { return fmt.Sprintf(`{"id":%d,"name":"Rex","categoryId":2}`, i) }
+	loose := func(i int) string { return fmt.Sprintf(`{ "name": "Rex", "id": %d, "categoryId": 2 }`, i) }
+	for _, tc := range []struct {
+		name       string
+		record     func(i int) string
+		wantShared int // of the n records, those that share the file's bytes
+	}{
+		{"canonical", canonical, 6000},
+		{"mostly canonical", func(i int) string {
+			if i%10 == 0 {
+				return loose(i)
+			}
+			return canonical(i)
+		}, 5400},
+		{"mostly loose", func(i int) string {
+			if i%10 == 0 {
+				return canonical(i)
+			}
+			return loose(i)
+		}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const n = 6000 // past ParallelFixtures: the workers share the file
+			var b strings.Builder
+			b.WriteString("[")
+			for i := 1; i <= n; i++ {
+				if i > 1 {
+					b.WriteString(",\n")
+				}
+				b.WriteString(tc.record(i))
+			}
+			b.WriteString("]")
+			data := []byte(b.String())
+			d := newDoc(t, openPetstore(t).spec)
+			fx, err := d.store.Parse([]FixtureFile{{Name: "pets.json", Data: data}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if errs := d.store.Load(fx, time.Now()); len(errs) > 0 {
+				t.Fatal(errors.Join(errs...))
+			}
+			before := exportOf(t, d.store)
+			for i := range data {
+				if data[i] == 'R' {
+					data[i] = 'X'
+				}
+			}
+			after := exportOf(t, d.store)
+			shared := strings.Count(after, `"Xex"`)
+			if shared != tc.wantShared {
+				t.Errorf("%d records share the file's bytes, want %d", shared, tc.wantShared)
+			}
+			if got := strings.Count(before, `"Rex"`); got != n {
+				t.Errorf("%d records loaded as written, want %d", got, n)
 			}
 		})
 	}

@@ -21,6 +21,25 @@ type testDoc struct {
 
 func openDoc(t testing.TB, s *spec.Spec, fixture string) *testDoc {
 	t.Helper()
+	d := newDoc(t, s)
+	data, err := fs.ReadFile(fixtures.Files, fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx, err := d.store.Parse([]FixtureFile{{Name: fixture, Data: data}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := d.store.Load(fx, time.Now()); len(errs) > 0 {
+		t.Fatal(errors.Join(errs...))
+	}
+	return d
+}
+
+// newDoc is a document's collections in a store, held to their item
+// schemas as the engine holds them, and empty.
+func newDoc(t testing.TB, s *spec.Spec) *testDoc {
+	t.Helper()
 	val, err := s.NewValidator()
 	if err != nil {
 		t.Fatal(err)
@@ -39,19 +58,7 @@ func openDoc(t testing.TB, s *spec.Spec, fixture string) *testDoc {
 		}
 		colls = append(colls, NewCollection(def, Check{Compiled: compiled, Describe: describe}, Limits{}))
 	}
-	d := &testDoc{spec: s, val: val, store: New(colls...)}
-	data, err := fs.ReadFile(fixtures.Files, fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx, err := d.store.Parse([]FixtureFile{{Name: fixture, Data: data}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if errs := d.store.Load(fx, time.Now()); len(errs) > 0 {
-		t.Fatal(errors.Join(errs...))
-	}
-	return d
+	return &testDoc{spec: s, val: val, store: New(colls...)}
 }
 
 // openPetstore is the embedded Petstore with its fixtures.

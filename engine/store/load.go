@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,17 +54,16 @@ func (c *columns) bytes() int64 {
 // fixtures are built by one worker per CPU.
 const ParallelFixtures = 4096
 
-// pendingRecord is a record without an id, waiting for the largest id.
-type pendingRecord struct {
-	in    fieldValues
-	extra []string
-}
-
 // buildFixtures builds and validates a collection's records, and refuses
 // them (a *FullError) when they would pass the store's limits: the count
 // before anything is built, the bytes once the records are.
+//
+// The files' records with an id are built first, by one worker per CPU
+// over ranges of the files; those without one wait for the largest id and
+// are built next with the ids after it, the generated ones last, by the
+// same workers while one goroutine makes the generated values in order.
 func (c *Collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, error) {
-	n := len(set.refs)
+	n, nfile := set.len(), len(set.refs)
 	if err := c.table.limits.check(n, 0); err != nil {
 		return nil, err
 	}
@@ -78,74 +78,46 @@ func (c *Collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 	if n < ParallelFixtures || workers < 2 {
 		workers = 1
 	}
-	arenas := make([]arena, workers)
-	pending := make([]map[int]*pendingRecord, workers)
-	fws := make([]*fixtureWorker, workers)
+	group := newArenaGroup(set)
 	// Every worker checks all of its records, so that a file with many bad
 	// records is reported at once; each keeps the first of its bad records
-	// and counts the rest. The workers' ranges ascend, so their lists in
-	// worker order are in file order, however the work was scheduled.
-	bads := make([]badRecords, workers)
+	// and counts the rest.
+	fws := make([]*fixtureWorker, workers)
+	// waiting[w] are the file indexes of worker w's records without an
+	// id, ascending.
+	waiting := make([][]int32, workers)
 	var wg sync.WaitGroup
-	chunk := (n + workers - 1) / workers
-	for w := 0; w < workers; w++ {
-		lo, hi := w*chunk, min((w+1)*chunk, n)
+	chunk := (nfile + workers - 1) / workers
+	for w := range workers {
+		lo, hi := min(w*chunk, nfile), min((w+1)*chunk, nfile)
+		fw := c.newFixtureWorker(cols, set, group)
+		fws[w] = fw
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fw := c.newFixtureWorker(cols, &arenas[w])
-			fws[w] = fw
+			defer fw.out.flush()
 			for i := lo; i < hi; i++ {
-				p, err := fw.build(set, i, now)
-				if err != nil {
-					bads[w].add(err)
-					continue
-				}
-				if bads[w].n > 0 {
-					continue // the load fails; nothing more to build
-				}
-				if p != nil {
-					if pending[w] == nil {
-						pending[w] = map[int]*pendingRecord{}
-					}
-					pending[w][i] = p
+				wait, err := fw.build(i, now)
+				switch {
+				case err != nil:
+					fw.bad.add(i, err)
+				case wait && fw.bad.n == 0:
+					waiting[w] = append(waiting[w], int32(i))
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	var bad badRecords
-	for w := range bads {
-		bad.first = append(bad.first, bads[w].first...)
-		bad.n += bads[w].n
-	}
-	if err := bad.err(set.coll()); err != nil {
+	if err := mergeBad(fws).err(set.coll()); err != nil {
 		return nil, err
 	}
-	for w := range arenas {
-		base := cols.data.adopt(&arenas[w])
-		for i := w * chunk; i < min((w+1)*chunk, n); i++ {
-			cols.spans[i].chunk += base
-		}
-	}
-	// Index lists hold file indexes so far; the workers' ranges ascend, so
-	// appending them in worker order keeps every list ascending.
-	cols.index = make([]map[string][]int32, len(c.table.fields))
-	for j := range cols.index {
-		cols.index[j] = map[string][]int32{}
-	}
-	for _, fw := range fws {
-		fw.mergeIndex(cols.index)
-	}
-	pfw, err := c.buildPending(set, cols, pending, now)
+	more, err := c.buildWaiting(set, cols, group, slices.Concat(waiting...), workers, now)
 	if err != nil {
 		return nil, err
 	}
-	if pfw != nil {
-		// Records without an id are anywhere in the file.
-		pfw.mergeIndex(cols.index)
-		sortLists(cols.index)
-	}
+	group.release(cols)
+	cols.data = group.a
+	cols.index = mergeIndexes(len(c.table.fields), append(fws, more...))
 	if err := c.orderColumns(set, cols); err != nil {
 		return nil, err
 	}
@@ -153,6 +125,150 @@ func (c *Collection) buildFixtures(set *fixtureSet, now time.Time) (*columns, er
 		return nil, err
 	}
 	return cols, nil
+}
+
+// buildWaiting builds the records that wait for an id, the files' (file
+// indexes waiting, ascending) and then the generated ones: record k of
+// them takes the k-th id after the largest one the others have, and is
+// built by one of the workers (as many as given), which take batches of
+// them in order. A generated record's values are made in order by one
+// goroutine, the generator, ahead of the workers. It returns the workers.
+func (c *Collection) buildWaiting(set *fixtureSet, cols *columns, group *arenaGroup, waiting []int32, workers int, now time.Time) ([]*fixtureWorker, error) {
+	nfile, ngen := len(set.refs), 0
+	if set.gen != nil {
+		ngen = set.gen.n
+	}
+	m := len(waiting) + ngen
+	if m == 0 {
+		return nil, nil
+	}
+	// posOf is the position (the index in the set) of waiting record k.
+	posOf := func(k int) int {
+		if k < len(waiting) {
+			return int(waiting[k])
+		}
+		return nfile + k - len(waiting)
+	}
+	if c.idPos < 0 && !c.def.HiddenID && !c.def.Singleton {
+		return nil, set.refuse(posOf(0), "", fmt.Errorf("the id field '%s' is missing", c.def.IDField))
+	}
+	var maxSeq int64
+	if c.table.integer {
+		for _, seq := range cols.seqs[:nfile] { // 0 where a record waits
+			maxSeq = max(maxSeq, seq)
+		}
+	}
+	// maxSeq is at least 0, so this cannot overflow; past the largest int64
+	// there is no id to give (as for a create: ids_exhausted), and a record
+	// that would need one is refused rather than wrapped to a negative id.
+	left := math.MaxInt64 - maxSeq
+	if m < ParallelFixtures {
+		workers = 1
+	}
+	jobs, free := make(chan *waitJob, 2*workers), make(chan *waitJob, 2*workers+2)
+	for range cap(free) {
+		j := &waitJob{in: make([]fieldValues, waitBatch), bad: make([]error, waitBatch)}
+		for x := range j.in {
+			j.in[x] = c.newFieldValues()
+		}
+		free <- j
+	}
+	// The generator: batches in order, the generated ones with their
+	// values made.
+	var genErr error
+	var gr *generator
+	if ngen > 0 {
+		gr = c.newGenerator(set.gen)
+	}
+	go func() {
+		defer close(jobs)
+		for k0 := 0; k0 < m; k0 += waitBatch {
+			j := <-free
+			j.k0, j.k1 = k0, min(k0+waitBatch, m)
+			for k := max(j.k0, len(waiting)); k < j.k1; k++ {
+				x := k - j.k0
+				j.bad[x] = gr.make(&j.in[x])
+				if ge, ok := j.bad[x].(*GenerateError); ok {
+					genErr = ge
+					return
+				}
+			}
+			jobs <- j
+		}
+	}()
+	fws := make([]*fixtureWorker, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		fw := c.newFixtureWorker(cols, set, group)
+		fws[w] = fw
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer fw.out.flush()
+			own := fw.sc.in
+			for j := range jobs {
+				for k := j.k0; k < j.k1; k++ {
+					i := posOf(k)
+					var seq int64
+					switch {
+					case !c.table.integer && i < nfile:
+						seq = int64(set.index(i) + 1)
+					case !c.table.integer:
+						seq = int64(i - nfile + 1)
+					case int64(k) >= left:
+						fw.bad.add(i, set.refuse(i, "", fmt.Errorf("no id left: the record has no %s, and the largest id, %d, is taken; give it an id", c.def.IDField, int64(math.MaxInt64))))
+						continue
+					default:
+						seq = maxSeq + 1 + int64(k)
+					}
+					var extra []string
+					if i < nfile {
+						fw.sc.in = own
+						extra, _ = fw.decode(i) // it decoded in the first pass
+					} else {
+						if err := j.bad[k-j.k0]; err != nil {
+							fw.bad.add(i, set.refuse(i, "", err))
+							continue
+						}
+						fw.sc.in = j.in[k-j.k0]
+					}
+					if c.idPos >= 0 {
+						fw.sc.in.vals[c.idPos], fw.sc.in.has[c.idPos] = c.newID(seq), true
+					}
+					b, err := c.buildChecked(set, i, &fw.sc, extra, seq, now)
+					if err != nil {
+						fw.bad.add(i, err)
+						continue
+					}
+					if fw.bad.n == 0 {
+						fw.store(i, b)
+					}
+				}
+				free <- j
+			}
+			fw.sc.in = own
+		}()
+	}
+	wg.Wait()
+	if genErr != nil {
+		return nil, genErr
+	}
+	if err := mergeBad(fws).err(set.coll()); err != nil {
+		return nil, err
+	}
+	return fws, nil
+}
+
+// waitBatch is how many waiting records a worker takes at a time.
+const waitBatch = 256
+
+// waitJob is a batch of waiting records, k0 to k1 (exclusive): for the
+// generated ones, their values (in, by k-k0) or why they could not be
+// made (bad).
+type waitJob struct {
+	k0, k1 int
+	in     []fieldValues
+	bad    []error
 }
 
 // MaxFixtureProblems is how many bad records one load or import reports;
@@ -163,14 +279,39 @@ const MaxFixtureProblems = 20
 // the order they are added, and counts them all.
 type badRecords struct {
 	first []error
+	at    []int // the records' positions, by first
 	n     int
 }
 
-// add records a bad record: a *RecordError or a *DuplicateError.
-func (b *badRecords) add(err error) {
+// add records that the record at position i is bad: a *RecordError or a
+// *DuplicateError.
+func (b *badRecords) add(i int, err error) {
 	if b.n++; len(b.first) < MaxFixtureProblems {
-		b.first = append(b.first, err)
+		b.first, b.at = append(b.first, err), append(b.at, i)
 	}
+}
+
+// mergeBad gathers the workers' bad records in the order of their
+// positions: each worker's ascend, so the first of all are among the
+// first each kept.
+func mergeBad(fws []*fixtureWorker) *badRecords {
+	type one struct {
+		at  int
+		err error
+	}
+	var all []one
+	out := &badRecords{}
+	for _, fw := range fws {
+		for x, err := range fw.bad.first {
+			all = append(all, one{fw.bad.at[x], err})
+		}
+		out.n += fw.bad.n
+	}
+	slices.SortStableFunc(all, func(a, b one) int { return a.at - b.at })
+	for _, o := range all[:min(len(all), MaxFixtureProblems)] {
+		out.first, out.at = append(out.first, o.err), append(out.at, o.at)
+	}
+	return out
 }
 
 // err joins the first bad records of collection coll, one per line, and
@@ -194,20 +335,48 @@ func sortLists(index []map[string][]int32) {
 	}
 }
 
-// fixtureWorker builds records into the columns and its own arena.
+// mergeIndexes joins the workers' index lists, each ascending, into one
+// ascending list per value: appended where a worker's positions all
+// follow the ones before (the files' ranges, in order), merged otherwise.
+func mergeIndexes(fields int, fws []*fixtureWorker) []map[string][]int32 {
+	index := make([]map[string][]int32, fields)
+	for j := range index {
+		index[j] = map[string][]int32{}
+		for _, fw := range fws {
+			for v, l := range fw.index[j] {
+				have := index[j][v]
+				switch {
+				case len(have) == 0:
+					index[j][v] = slices.Clip(l)
+				case have[len(have)-1] < l[0]:
+					index[j][v] = append(have, l...)
+				default:
+					index[j][v] = mergeSorted(have, l)
+				}
+			}
+		}
+	}
+	return index
+}
+
+// fixtureWorker builds records into the columns and chunks of its own.
 type fixtureWorker struct {
 	c     *Collection
 	cols  *columns
-	a     *arena
+	set   *fixtureSet
+	out   arenaWriter
 	sc    scratch
 	extra []string
-	// index[j] maps a value of filter field j to the file indexes of the
-	// records that hold it, in the order they were stored.
+	// index[j] maps a value of filter field j to the positions of the
+	// records that hold it, in the order they were stored: ascending.
 	index []map[string][]int32
+	bad   badRecords
+	cache *valueCache
 }
 
-func (c *Collection) newFixtureWorker(cols *columns, a *arena) *fixtureWorker {
-	fw := &fixtureWorker{c: c, cols: cols, a: a, sc: scratch{in: c.newFieldValues(), view: c.newFieldValues()}}
+func (c *Collection) newFixtureWorker(cols *columns, set *fixtureSet, group *arenaGroup) *fixtureWorker {
+	fw := &fixtureWorker{c: c, cols: cols, set: set, out: arenaWriter{group: group},
+		sc: scratch{in: c.newFieldValues(), view: c.newFieldValues()}, cache: newValueCache(c.fieldNames())}
 	fw.index = make([]map[string][]int32, len(c.table.fields))
 	for j := range fw.index {
 		fw.index[j] = map[string][]int32{}
@@ -215,64 +384,63 @@ func (c *Collection) newFixtureWorker(cols *columns, a *arena) *fixtureWorker {
 	return fw
 }
 
-func (fw *fixtureWorker) mergeIndex(into []map[string][]int32) {
-	for j, m := range fw.index {
-		for v, l := range m {
-			into[j][v] = append(into[j][v], l...)
-		}
+// decode reads file record i into fw.sc.in and returns the keys that name
+// no field.
+func (fw *fixtureWorker) decode(i int) ([]string, error) {
+	c, set := fw.c, fw.set
+	raw := set.raw(i)
+	extra, ok := decodeFieldsCached(raw, c.fieldPos, &fw.sc.in, fw.extra[:0], fw.cache)
+	fw.extra = extra
+	if ok {
+		return extra, nil
 	}
+	// Not the common case: DecodeStrict decides, and says why.
+	doc, err := DecodeStrict(raw)
+	if err != nil {
+		return nil, set.refuse(i, "", err)
+	}
+	obj, isObj := doc.(map[string]any)
+	if !isObj {
+		return nil, set.refuse(i, "", errors.New("want a JSON object"))
+	}
+	return c.fromObject(obj, &fw.sc.in), nil
 }
 
-// build decodes, builds and validates record i; a record without an id is
-// returned to wait for the others.
-func (fw *fixtureWorker) build(set *fixtureSet, i int, now time.Time) (*pendingRecord, error) {
-	c := fw.c
-	raw := set.raw(&set.refs[i])
-	extra, ok := decodeFields(raw, c.fieldPos, &fw.sc.in, fw.extra[:0])
-	fw.extra = extra
-	if !ok {
-		// Not the common case: DecodeStrict decides, and says why.
-		doc, err := DecodeStrict(raw)
-		if err != nil {
-			return nil, set.refuse(i, "", err)
-		}
-		obj, isObj := doc.(map[string]any)
-		if !isObj {
-			return nil, set.refuse(i, "", errors.New("want a JSON object"))
-		}
-		extra = c.fromObject(obj, &fw.sc.in)
+// build decodes, builds and validates file record i; wait says it has no
+// id, and waits for the others (buildWaiting).
+func (fw *fixtureWorker) build(i int, now time.Time) (wait bool, err error) {
+	c, set := fw.c, fw.set
+	extra, err := fw.decode(i)
+	if err != nil {
+		return false, err
 	}
 	if c.idPos < 0 || !fw.sc.in.has[c.idPos] {
-		p := &pendingRecord{in: c.newFieldValues(), extra: append([]string(nil), extra...)}
-		copy(p.in.vals, fw.sc.in.vals)
-		copy(p.in.has, fw.sc.in.has)
-		return p, nil
+		return true, nil
 	}
 	var seq int64
 	if c.table.integer {
 		n, ok := fw.sc.in.vals[c.idPos].(json.Number)
 		if !ok {
-			return nil, set.refuse(i, "", fmt.Errorf("the id field '%s' must be an integer", c.def.IDField))
+			return false, set.refuse(i, "", fmt.Errorf("the id field '%s' must be an integer", c.def.IDField))
 		}
-		var err error
 		if seq, err = exactInt(n); err != nil {
-			return nil, set.refuse(i, "", fmt.Errorf("the id field '%s': %v", c.def.IDField, err))
+			return false, set.refuse(i, "", fmt.Errorf("the id field '%s': %v", c.def.IDField, err))
 		}
 	} else {
-		seq = int64(set.refs[i].index + 1)
+		seq = int64(set.index(i) + 1)
 	}
 	b, err := c.buildChecked(set, i, &fw.sc, extra, seq, now)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	fw.store(i, b)
-	return nil, nil
+	return false, nil
 }
 
 func (fw *fixtureWorker) store(i int, b built) {
 	cols := fw.cols
 	cols.seqs[i] = b.seq
-	cols.spans[i] = fw.a.add(b.raw)
+	cols.spans[i] = fw.out.add(i, b.raw)
 	if cols.keys != nil {
 		cols.keys[i] = b.key
 	}
@@ -286,75 +454,6 @@ func (fw *fixtureWorker) store(i int, b built) {
 			m[v] = append(m[v], int32(i))
 		}
 	}
-}
-
-// buildPending gives the records without an id the ids after the largest
-// one, in file order, and builds them; the worker it returns holds their
-// index entries (nil when there were none).
-func (c *Collection) buildPending(set *fixtureSet, cols *columns, pending []map[int]*pendingRecord, now time.Time) (*fixtureWorker, error) {
-	var idx []int
-	for _, m := range pending {
-		for i := range m {
-			idx = append(idx, i)
-		}
-	}
-	if len(idx) == 0 {
-		return nil, nil
-	}
-	sort.Ints(idx)
-	isPending := map[int]*pendingRecord{}
-	for _, m := range pending {
-		for i, p := range m {
-			isPending[i] = p
-		}
-	}
-	var maxSeq int64
-	if c.table.integer {
-		for i, seq := range cols.seqs {
-			if isPending[i] == nil && seq > maxSeq {
-				maxSeq = seq
-			}
-		}
-	}
-	// maxSeq is at least 0, so this cannot overflow; past the largest int64
-	// there is no id to give (as for a create: ids_exhausted), and a record
-	// that would need one is refused rather than wrapped to a negative id.
-	left := math.MaxInt64 - maxSeq
-	var a arena
-	fw := c.newFixtureWorker(cols, &a)
-	var bad badRecords
-	for k, i := range idx {
-		p := isPending[i]
-		seq := maxSeq + 1 + int64(k)
-		if !c.table.integer {
-			seq = int64(set.refs[i].index + 1)
-		} else if int64(k) >= left {
-			bad.add(set.refuse(i, "", fmt.Errorf("no id left: the record has no %s, and the largest id, %d, is taken; give it an id", c.def.IDField, int64(math.MaxInt64))))
-			continue
-		}
-		if c.idPos >= 0 {
-			p.in.vals[c.idPos], p.in.has[c.idPos] = c.newID(seq), true
-		} else if !c.def.HiddenID && !c.def.Singleton {
-			return nil, set.refuse(i, "", fmt.Errorf("the id field '%s' is missing", c.def.IDField))
-		}
-		fw.sc.in = p.in
-		b, err := c.buildChecked(set, i, &fw.sc, p.extra, seq, now)
-		if err != nil {
-			bad.add(err)
-			continue
-		}
-		if bad.n == 0 {
-			fw.store(i, b)
-		}
-	}
-	if err := bad.err(set.coll()); err != nil {
-		return nil, err
-	}
-	base := cols.data.adopt(&a)
-	for _, i := range idx {
-		cols.spans[i].chunk += base
-	}
-	return fw, nil
 }
 
 // orderColumns sorts the records by seq (stable: file order among equals,
@@ -414,7 +513,7 @@ func (c *Collection) orderColumns(set *fixtureSet, cols *columns) error {
 			if cols.keys != nil {
 				key = cols.keys[i]
 			}
-			bad.add(&DuplicateError{Place: set.place(i), ID: key, First: set.place(j)})
+			bad.add(i, &DuplicateError{Place: set.place(i), ID: key, First: set.place(j)})
 		}
 		bad.n = len(dups) // the rest are counted, not described
 		return bad.err(set.coll())
@@ -466,4 +565,114 @@ func (c *Collection) buildChecked(set *fixtureSet, i int, sc *scratch, extra []s
 		return built{}, set.refuse(i, b.key, err)
 	}
 	return b, nil
+}
+
+// arenaGroup is an arena several workers fill at once, each through an
+// arenaWriter that writes into chunks of its own, numbered when they are
+// taken: the spans need no renumbering afterwards. Its first chunks are
+// the bytes of the set's files, one per segment, so that a record already
+// in its canonical form there (an export loaded again, a file written by
+// a program) is kept where it is rather than copied: a file of a million
+// records is then not held twice.
+type arenaGroup struct {
+	mu  sync.Mutex
+	a   arena
+	set *fixtureSet
+	// kept[s] counts the bytes of the records kept in segment s's file.
+	kept []int64
+}
+
+func newArenaGroup(set *fixtureSet) *arenaGroup {
+	g := &arenaGroup{set: set, kept: make([]int64, len(set.segs))}
+	for _, sg := range set.segs {
+		// Clipped: a later add starts a chunk of its own.
+		g.a.chunks = append(g.a.chunks, slices.Clip(sg.data))
+	}
+	return g
+}
+
+// release copies the records kept in a file out of it when they are less
+// than half of what keeping the file holds, so that a few canonical
+// records do not keep a large file alive; the arena then holds the file
+// no more. Call it once the writers have flushed, before the spans are
+// reordered.
+func (g *arenaGroup) release(cols *columns) {
+	drop := make([]bool, len(g.set.segs))
+	some := false
+	for s, sg := range g.set.segs {
+		drop[s] = g.kept[s]*2 < int64(cap(sg.data))
+		some = some || drop[s]
+	}
+	if !some {
+		return
+	}
+	w := arenaWriter{group: g}
+	for i, sp := range cols.spans {
+		if int(sp.chunk) < len(drop) && drop[sp.chunk] {
+			cols.spans[i] = w.copy(g.a.get(sp))
+		}
+	}
+	w.flush()
+	for s := range drop {
+		if drop[s] {
+			g.a.chunks[s] = nil
+		}
+	}
+}
+
+// arenaWriter adds records to an arenaGroup from one goroutine.
+type arenaWriter struct {
+	group *arenaGroup
+	cur   []byte
+	chunk uint32
+	kept  []int64 // bytes kept in each segment's file, for the group's count
+}
+
+// add stores record i's canonical JSON, raw: where it is in its file when
+// it is there as it is, else copied.
+func (w *arenaWriter) add(i int, raw []byte) span {
+	set := w.group.set
+	if i < len(set.refs) {
+		if s := set.seg(i); bytes.Equal(set.segs[s].data[set.refs[i].start:set.refs[i].end], raw) {
+			if w.kept == nil {
+				w.kept = make([]int64, len(set.segs))
+			}
+			w.kept[s] += int64(len(raw))
+			return span{chunk: uint32(s), off: set.refs[i].start, n: uint32(len(raw))}
+		}
+	}
+	return w.copy(raw)
+}
+
+// copy stores b in the writer's chunk, taking a new one when it is full.
+func (w *arenaWriter) copy(b []byte) span {
+	if w.cur == nil || len(w.cur)+len(b) > cap(w.cur) {
+		g := w.group
+		next := newChunk(len(b))
+		g.mu.Lock()
+		if w.cur != nil {
+			g.a.chunks[w.chunk] = w.cur
+		}
+		w.chunk, w.cur = uint32(len(g.a.chunks)), next
+		g.a.chunks = append(g.a.chunks, next)
+		g.mu.Unlock()
+	}
+	off := len(w.cur)
+	w.cur = append(w.cur, b...)
+	return span{chunk: w.chunk, off: uint32(off), n: uint32(len(b))}
+}
+
+// flush hands the writer's last chunk, as far as it is filled, and its
+// counts to the group.
+func (w *arenaWriter) flush() {
+	g := w.group
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if w.cur != nil {
+		g.a.chunks[w.chunk] = w.cur
+	}
+	for s, n := range w.kept {
+		g.kept[s] += n
+	}
+	clear(w.kept)
 }

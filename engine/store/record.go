@@ -229,7 +229,10 @@ func (c *Collection) buildFields(sc *scratch, extra []string, seq int64, mode bu
 			continue
 		}
 		norm, err := val, error(nil)
-		if i != c.idPos || mode == fromFixture { // the id is normalized above
+		switch {
+		case i == c.idPos && id != nil:
+			norm = id // normalized above
+		case i != c.idPos || mode == fromFixture:
 			if norm, err = normalize(f, val); err != nil {
 				return built{}, err
 			}
@@ -248,8 +251,7 @@ func (c *Collection) buildFields(sc *scratch, extra []string, seq int64, mode bu
 			buf = append(buf, ',')
 		}
 		first = false
-		buf = appendJSONString(buf, f.name)
-		buf = append(buf, ':')
+		buf = append(buf, f.key...)
 		if buf, err = appendJSON(buf, norm); err != nil {
 			return built{}, fmt.Errorf("field '%s': %v", f.name, err)
 		}
@@ -389,7 +391,7 @@ func normalize(f *field, val any) (any, error) {
 		return nil, fmt.Errorf("field '%s': %d is outside the int32 range", f.name, i)
 	}
 	if canonicalInt(string(n)) {
-		return n, nil // already as strconv.FormatInt writes it
+		return val, nil // already as strconv.FormatInt writes it (and boxed: no allocation)
 	}
 	return json.Number(strconv.FormatInt(i, 10)), nil
 }

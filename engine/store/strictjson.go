@@ -194,41 +194,53 @@ func (p *parser) array(depth int) (any, error) {
 // number scans a JSON number (RFC 8259 section 6) and keeps its text.
 func (p *parser) number() (any, error) {
 	start := p.pos
-	if p.data[p.pos] == '-' {
-		p.pos++
+	end, want := scanNumber(p.data, p.pos)
+	p.pos = end
+	if want != "" {
+		return nil, p.fail(want)
 	}
-	switch {
-	case p.pos < len(p.data) && p.data[p.pos] == '0':
-		p.pos++
-	case p.pos < len(p.data) && p.data[p.pos] >= '1' && p.data[p.pos] <= '9':
-		p.digits()
-	default:
-		return nil, p.fail("a digit expected in a number")
-	}
-	if p.pos < len(p.data) && p.data[p.pos] == '.' {
-		p.pos++
-		if p.pos >= len(p.data) || p.data[p.pos] < '0' || p.data[p.pos] > '9' {
-			return nil, p.fail("a digit expected after the decimal point")
-		}
-		p.digits()
-	}
-	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
-		p.pos++
-		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
-			p.pos++
-		}
-		if p.pos >= len(p.data) || p.data[p.pos] < '0' || p.data[p.pos] > '9' {
-			return nil, p.fail("a digit expected in the exponent")
-		}
-		p.digits()
-	}
-	return json.Number(p.data[start:p.pos]), nil
+	return json.Number(p.data[start:end]), nil
 }
 
-func (p *parser) digits() {
-	for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
-		p.pos++
+// scanNumber reads the JSON number (RFC 8259 section 6) that starts at
+// pos, and returns where it ends; when it is not one, where it stopped and
+// what was expected there. It is the one reading of numbers, for text in
+// a string as well as in bytes.
+func scanNumber[T string | []byte](data T, pos int) (end int, want string) {
+	digits := func() {
+		for pos < len(data) && data[pos] >= '0' && data[pos] <= '9' {
+			pos++
+		}
 	}
+	if pos < len(data) && data[pos] == '-' {
+		pos++
+	}
+	switch {
+	case pos < len(data) && data[pos] == '0':
+		pos++
+	case pos < len(data) && data[pos] >= '1' && data[pos] <= '9':
+		digits()
+	default:
+		return pos, "a digit expected in a number"
+	}
+	if pos < len(data) && data[pos] == '.' {
+		pos++
+		if pos >= len(data) || data[pos] < '0' || data[pos] > '9' {
+			return pos, "a digit expected after the decimal point"
+		}
+		digits()
+	}
+	if pos < len(data) && (data[pos] == 'e' || data[pos] == 'E') {
+		pos++
+		if pos < len(data) && (data[pos] == '+' || data[pos] == '-') {
+			pos++
+		}
+		if pos >= len(data) || data[pos] < '0' || data[pos] > '9' {
+			return pos, "a digit expected in the exponent"
+		}
+		digits()
+	}
+	return pos, ""
 }
 
 // string scans a JSON string; the input is known to be valid UTF-8.
@@ -348,6 +360,12 @@ func (p *parser) hex4() (rune, bool) {
 // returns ok false and the caller falls back to DecodeStrict, which decides
 // and explains. TestDecodeFieldsAgreesWithDecodeStrict holds the two together.
 func decodeFields(data []byte, pos map[string]int, fv *fieldValues, extra []string) ([]string, bool) {
+	return decodeFieldsCached(data, pos, fv, extra, nil)
+}
+
+// decodeFieldsCached is decodeFields that takes a field's scalar values
+// from cache, when not nil, where the same text was decoded before.
+func decodeFieldsCached(data []byte, pos map[string]int, fv *fieldValues, extra []string, cache *valueCache) ([]string, bool) {
 	fv.reset()
 	if !utf8.Valid(data) {
 		return extra, false
@@ -363,6 +381,7 @@ func decodeFields(data []byte, pos map[string]int, fv *fieldValues, extra []stri
 		p.pos++
 		return extra, p.atEnd()
 	}
+	next := 0 // the field expected next
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -378,12 +397,27 @@ func decodeFields(data []byte, pos map[string]int, fv *fieldValues, extra []stri
 		}
 		p.pos++
 		p.skipSpace()
-		v, err := p.value(1)
+		// The map lookup with string(key) does not allocate; with a cache,
+		// the field after the last one is tried first (records of a file
+		// mostly list their fields in one order).
+		i, known := 0, false
+		if cache != nil && next < len(cache.names) && cache.names[next] == string(key) {
+			i, known = next, true
+		} else {
+			i, known = pos[string(key)]
+		}
+		next = i + 1
+		var v any
+		var err error
+		if known && cache != nil {
+			v, err = cache.value(&p, i)
+		} else {
+			v, err = p.value(1)
+		}
 		if err != nil {
 			return extra, false
 		}
-		// The map lookup with string(key) does not allocate.
-		if i, known := pos[string(key)]; known {
+		if known {
 			if fv.has[i] {
 				return extra, false
 			}
@@ -410,6 +444,71 @@ func decodeFields(data []byte, pos map[string]int, fv *fieldValues, extra []stri
 			return extra, false
 		}
 	}
+}
+
+// valueCache keeps, for each field, the values decoded from the texts it
+// has held, so that a field with few distinct values (a status, a
+// category) costs no allocation per record. A field that passes
+// valueCacheSize distinct texts (an id, a name) is not cached further.
+// Only strings and numbers are kept: they never change once decoded.
+type valueCache struct {
+	names  []string         // the fields' names, by position
+	fields []map[string]any // by field position; nil once it is full
+}
+
+// valueCacheSize is how many distinct texts a field may have and still be
+// cached.
+const valueCacheSize = 256
+
+func newValueCache(names []string) *valueCache {
+	vc := &valueCache{names: names, fields: make([]map[string]any, len(names))}
+	for i := range vc.fields {
+		vc.fields[i] = map[string]any{}
+	}
+	return vc
+}
+
+// value reads the value at p.pos for field i, as p.value(1) does.
+func (vc *valueCache) value(p *parser, i int) (any, error) {
+	m := vc.fields[i]
+	if m == nil || p.pos >= len(p.data) {
+		return p.value(1)
+	}
+	start, end := p.pos, -1
+	switch c := p.data[start]; {
+	case c == '"':
+		// A string without escapes or control characters, quotes
+		// included: any other is decoded each time.
+		for j := start + 1; j < len(p.data); j++ {
+			if c := p.data[j]; c == '"' {
+				end = j + 1
+				break
+			} else if c == '\\' || c < 0x20 {
+				break
+			}
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		if e, want := scanNumber(p.data, start); want == "" {
+			end = e
+		}
+	}
+	if end < 0 {
+		return p.value(1)
+	}
+	if v, ok := m[string(p.data[start:end])]; ok {
+		p.pos = end
+		return v, nil
+	}
+	v, err := p.value(1)
+	if err != nil {
+		return nil, err
+	}
+	if len(m) == valueCacheSize {
+		vc.fields[i] = nil
+	} else {
+		m[string(p.data[start:end])] = v
+	}
+	return v, nil
 }
 
 // plainKey reads a string without escapes or control characters at p.pos

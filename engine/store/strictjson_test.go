@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -156,19 +158,30 @@ func FuzzDecodeStrict(f *testing.F) {
 	})
 }
 
+// decodeNames are the fields checkDecodeFields decodes.
+var decodeNames = []string{"id", "name", "a", ""}
+
 // checkDecodeFields holds decodeFields to DecodeStrict on one input: when it
 // claims success, the document must be an object DecodeStrict accepts, with
 // the same values by position and the other keys in extra; it may decline
-// anything.
-func checkDecodeFields(t *testing.T, data []byte) (ok bool) {
+// anything. With cache (not nil) it holds decodeFieldsCached to the same,
+// and to decodeFields.
+func checkDecodeFields(t *testing.T, data []byte, cache *valueCache) (ok bool) {
 	t.Helper()
-	names := []string{"id", "name", "a", ""}
+	names := decodeNames
 	pos := map[string]int{}
 	for i, n := range names {
 		pos[n] = i
 	}
 	fv := fieldValues{vals: make([]any, len(names)), has: make([]bool, len(names))}
 	extra, ok := decodeFields(data, pos, &fv, []string{"stale"}[:0])
+	if cache != nil {
+		cfv := fieldValues{vals: make([]any, len(names)), has: make([]bool, len(names))}
+		cextra, cok := decodeFieldsCached(data, pos, &cfv, []string{"stale"}[:0], cache)
+		if cok != ok || ok && (!reflect.DeepEqual(cfv, fv) || !slices.Equal(cextra, extra)) {
+			t.Fatalf("%q: with the cache %v %#v %q, without %v %#v %q", data, cok, cfv, cextra, ok, fv, extra)
+		}
+	}
 	doc, err := DecodeStrict(data)
 	obj, isObj := doc.(map[string]any)
 	if !ok {
@@ -204,15 +217,28 @@ func TestDecodeFieldsAgreesWithDecodeStrict(t *testing.T) {
 		`{"id":1,"id":2}`, `{"x":1,"x":2}`, `{"na\u006de":1}`, `[1]`, `"x"`, ``, `{"id":1} x`, `{"id":1,}`,
 		"{\"name\":\"\xff\"}", `{"id":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`, `{"id" 1}`, `{"id":1`,
 	}
-	for _, in := range accepted {
-		if !checkDecodeFields(t, []byte(in)) {
-			t.Errorf("decodeFields declined %s, the common case", in)
+	// Twice through one cache: the second time its values are taken.
+	cache := newValueCache(decodeNames)
+	for range 2 {
+		for _, in := range accepted {
+			if !checkDecodeFields(t, []byte(in), cache) {
+				t.Errorf("decodeFields declined %s, the common case", in)
+			}
+		}
+		for _, in := range declined {
+			if checkDecodeFields(t, []byte(in), cache) {
+				t.Errorf("decodeFields accepted %q", in)
+			}
 		}
 	}
-	for _, in := range declined {
-		if checkDecodeFields(t, []byte(in)) {
-			t.Errorf("decodeFields accepted %q", in)
-		}
+	// Past valueCacheSize distinct texts a field is decoded each time,
+	// and decoded right.
+	for i := range valueCacheSize + 10 {
+		in := fmt.Sprintf(`{"name":"n%d","id":%d,"a":"v%d"}`, i%(valueCacheSize+5), i, i%3)
+		checkDecodeFields(t, []byte(in), cache)
+	}
+	if cache.fields[0] != nil || cache.fields[1] != nil || len(cache.fields[2]) != 3 {
+		t.Errorf("fields cached: id %v, name %v, a %d values; want a's 3 only (id and name have too many)", cache.fields[0] != nil, cache.fields[1] != nil, len(cache.fields[2]))
 	}
 }
 
@@ -221,7 +247,8 @@ func FuzzDecodeFields(f *testing.F) {
 	for _, s := range []string{`{"id":1,"name":"Rex","status":"sold"}`, `{"a":1,"a":2}`, `{"id":{"id":1}}`, `{"x\"":1}`, `{}`, `[]`} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { checkDecodeFields(t, data) })
+	cache := newValueCache(decodeNames)
+	f.Fuzz(func(t *testing.T, data []byte) { checkDecodeFields(t, data, cache) })
 }
 
 func TestCanonicalInt(t *testing.T) {

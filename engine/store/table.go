@@ -30,17 +30,22 @@ type arena struct {
 func (a *arena) add(b []byte) span {
 	last := len(a.chunks) - 1
 	if last < 0 || len(a.chunks[last])+len(b) > cap(a.chunks[last]) {
-		size := arenaChunk
-		if len(b) > size/4 {
-			size = len(b) // a large record gets a block of its own
-		}
-		a.chunks = append(a.chunks, make([]byte, 0, size))
+		a.chunks = append(a.chunks, newChunk(len(b)))
 		last++
 	}
 	c := a.chunks[last]
 	off := len(c)
 	a.chunks[last] = append(c, b...)
 	return span{chunk: uint32(last), off: uint32(off), n: uint32(len(b))}
+}
+
+// newChunk is an empty chunk for a record of n bytes and those after it.
+func newChunk(n int) []byte {
+	size := arenaChunk
+	if n > size/4 {
+		size = n // a large record gets a block of its own
+	}
+	return make([]byte, 0, size)
 }
 
 func (a *arena) get(s span) []byte {
@@ -390,6 +395,24 @@ func (s *table) ownList(i int, v string, list []int32) []int32 {
 	}
 	s.owned[i][v] = true
 	return slices.Clone(list)
+}
+
+// heldBytes is the table's part of Store.HeldBytes, but for the arena's
+// chunks, which it hands to chunk (records of one file share one).
+func (s *table) heldBytes(chunk func([]byte)) int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	const spanBytes = 12 // three uint32
+	n := int64(cap(s.seqs))*8 + int64(cap(s.spans))*spanBytes + int64(cap(s.dead))*8
+	for _, c := range s.data.chunks {
+		chunk(c)
+	}
+	for _, m := range s.index {
+		for _, l := range m {
+			n += int64(cap(l)) * 4
+		}
+	}
+	return n
 }
 
 // isDead reports whether pos holds a tombstone.
