@@ -44,9 +44,9 @@ func (p *Plan) WriteReport(w io.Writer, s *spec.Spec) error {
 		}
 		b.WriteString("\n" + part.title + "\n")
 		for _, po := range part.ops {
-			id := "  " + po.Op.ID
-			if po.Op.ID == po.Op.Method+" "+po.Op.Path {
-				id = "" // the document names it by method and path only
+			id := ""
+			if po.Op.Named {
+				id = "  " + po.Op.ID
 			}
 			fmt.Fprintf(b, "  %-7s %s%s  %s: %s\n", po.Op.Method, po.Op.Path, id, po.Kind, po.Why)
 		}

@@ -20,7 +20,9 @@ const JSON = "application/json"
 
 // Operation is one method on one path of the document.
 type Operation struct {
-	ID       string // operationId, or "METHOD path" when the document gives none
+	ID string // operationId, or Route() when the document gives none
+	// Named says the document gives the operation an operationId.
+	Named    bool
 	Method   string // upper case
 	Path     string // the path template, without the server's base path
 	PathItem *v3.PathItem
@@ -158,6 +160,9 @@ func (s *Spec) readOperations() error {
 	return nil
 }
 
+// Route names the operation by its method and path template: "GET /pets/{id}".
+func (o *Operation) Route() string { return o.Method + " " + o.Path }
+
 func (s *Spec) readOperation(method, path string, item *v3.PathItem, o *v3.Operation, global [][]string, globalReqs []Requirement) (*Operation, error) {
 	op := &Operation{
 		ID:           o.OperationId,
@@ -169,8 +174,9 @@ func (s *Spec) readOperation(method, path string, item *v3.PathItem, o *v3.Opera
 		Security:     global,
 		Requirements: globalReqs,
 	}
-	if op.ID == "" {
-		op.ID = method + " " + path
+	op.Named = op.ID != ""
+	if !op.Named {
+		op.ID = op.Route()
 	}
 	if o.Deprecated != nil {
 		op.Deprecated = *o.Deprecated

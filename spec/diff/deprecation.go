@@ -48,7 +48,7 @@ func (w *walker) deprecation(oldOp, newOp *spec.Operation, c *model.Change) {
 	if newOp == nil {
 		return
 	}
-	key := newOp.Method + " " + newOp.Path
+	key := newOp.Route()
 	if w.deprecations[key] {
 		return
 	}
