@@ -235,8 +235,10 @@ func (s *suite) firstPage(r *spec.Resource, lo *spec.ResourceOp, req *request) {
 // otherwise (0 for an offset, 1 for a page number).
 func (s *suite) paramStart(lo *spec.ResourceOp, name string, otherwise int64) int64 {
 	if p := lo.Op.Param("query", name); p != nil {
-		if ps := s.spec.ParamSchema(lo.Op, p); ps != nil && ps.Minimum != nil {
-			return int64(*ps.Minimum)
+		if ps := s.spec.ParamSchema(lo.Op, p); ps != nil {
+			if least, ok := ps.LeastInteger(); ok {
+				return least
+			}
 		}
 	}
 	return otherwise

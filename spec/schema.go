@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -149,6 +150,28 @@ func (s *Schema) Props() ([]*Property, map[string]bool) {
 // undeclared is the schema of a required property no properties declare:
 // the empty schema, which every value matches. Shared, never changed.
 var undeclared = &Schema{}
+
+// LeastInteger is the smallest integer the schema's lower bounds allow
+// (minimum, exclusiveMinimum), clamped to int64; ok is false where the
+// schema sets no lower bound.
+func (s *Schema) LeastInteger() (least int64, ok bool) {
+	lo := math.Inf(-1)
+	if s.Minimum != nil {
+		lo = math.Ceil(*s.Minimum)
+	}
+	if e := s.ExclusiveMinimum; e != nil {
+		lo = math.Max(lo, math.Floor(*e)+1)
+	}
+	switch {
+	case math.IsInf(lo, -1) || math.IsNaN(lo):
+		return 0, false
+	case lo >= math.MaxInt64: // float64(MaxInt64) is 2^63, out of range
+		return math.MaxInt64, true
+	case lo <= math.MinInt64:
+		return math.MinInt64, true
+	}
+	return int64(lo), true
+}
 
 // Prop returns the named property's schema (allOf members included), or nil.
 func (s *Schema) Prop(name string) *Schema {
