@@ -114,12 +114,19 @@ func (s *Schema) Props() ([]*Property, map[string]bool) {
 	index := map[string]int{}
 	required := map[string]bool{}
 	seen := map[*Schema]bool{}
+	// extra is the first additionalProperties schema met, the object's own
+	// before its allOf members': what a required property no properties
+	// declare must match.
+	var extra *Schema
 	var walk func(*Schema)
 	walk = func(s *Schema) {
 		if s == nil || seen[s] {
 			return
 		}
 		seen[s] = true
+		if extra == nil {
+			extra = s.AdditionalProperties
+		}
 		for _, sub := range s.AllOf {
 			walk(sub)
 		}
@@ -141,14 +148,18 @@ func (s *Schema) Props() ([]*Property, map[string]bool) {
 			// Required, but no property declares it (lago's wallet requires
 			// a balance it never describes): any value will do, and one must
 			// be there for the object to be valid.
-			out = append(out, &Property{Name: r, Schema: undeclared})
+			schema := extra
+			if schema == nil {
+				schema = undeclared
+			}
+			out = append(out, &Property{Name: r, Schema: schema})
 		}
 	}
 	return out, required
 }
 
-// undeclared is the schema of a required property no properties declare:
-// the empty schema, which every value matches. Shared, never changed.
+// undeclared is the schema of a required property neither properties nor
+// additionalProperties declare: the empty schema, which every value matches. Shared, never changed.
 var undeclared = &Schema{}
 
 // LeastInteger is the smallest integer the schema's lower bounds allow
