@@ -216,9 +216,11 @@ func (s *Server) fillMeta(env map[string]any, schema *spec.Schema, m *listMeta) 
 	case st.size > 0:
 		set(l.TotalPages, (st.total+st.size-1)/st.size)
 		set(l.PageSize, st.size)
-	default:
+	case st.total > 0:
 		// A list the document does not page is one page holding all.
 		set(l.TotalPages, 1)
+	default:
+		set(l.TotalPages, 0) // as a paged list counts no items: no pages
 	}
 	switch {
 	case l.Paging == "page":

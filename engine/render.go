@@ -212,14 +212,29 @@ func (s *Server) made(schema *spec.Schema) any {
 	if schema == nil {
 		return nil
 	}
-	if schema.HasExample {
-		if raw := encodeJSON(schema.Example); len(s.val.Record(schema, raw)) == 0 {
-			v, _ := store.DecodeStrict(raw)
-			return v
-		}
+	if raw := s.validExample(schema); raw != nil {
+		v, _ := store.DecodeStrict(raw) // a copy each time: callers change it
+		return v
 	}
 	g := s.values(spec.InResponse)
 	return g.Value(schema, "")
+}
+
+// validExample is schema's example as JSON where it is valid against the
+// schema, else nil; judged once per schema.
+func (s *Server) validExample(schema *spec.Schema) []byte {
+	if !schema.HasExample {
+		return nil
+	}
+	if raw, ok := s.examples.Load(schema); ok {
+		return raw.([]byte)
+	}
+	raw := encodeJSON(schema.Example)
+	if len(s.val.Record(schema, raw)) != 0 {
+		raw = nil
+	}
+	s.examples.Store(schema, raw)
+	return raw
 }
 
 // values is the generator for what the server makes up: minimal values,

@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/petctl/petctl/engine/store"
@@ -62,6 +63,10 @@ type Server struct {
 	// operation; codes are the configured error codes (see errorcodes.go).
 	extraHeaders [][2]string
 	codes        map[Code]Code
+	// examples holds each response schema's example once judged, as
+	// JSON, or nil where it is not valid (see made): lists make their
+	// envelope on every request.
+	examples sync.Map
 }
 
 // opKind is what the engine does for an operation.

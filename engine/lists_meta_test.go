@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/petctl/petctl/spec"
+)
+
+// unpagedEnvelope lists its notes in an envelope whose meta is optional
+// and whose example is valid, without paging parameters.
+const unpagedEnvelope = `openapi: 3.1.0
+info: {title: Notes, version: "1"}
+paths:
+  /notes:
+    get:
+      operationId: listNotes
+      responses:
+        '200':
+          description: All notes.
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [notes]
+                properties:
+                  notes: {type: array, items: {$ref: '#/components/schemas/Note'}}
+                  meta:
+                    type: object
+                    required: [total_count, total_pages, source]
+                    properties:
+                      total_count: {type: integer}
+                      total_pages: {type: integer}
+                      source: {type: string, enum: [notes]}
+                example: {notes: [], meta: {total_count: 0, total_pages: 0, source: notes}}
+    post:
+      operationId: createNote
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/Note'}
+      responses:
+        '201':
+          description: Created.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Note'}
+  /notes/{id}:
+    get:
+      operationId: getNote
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: integer}}
+      responses:
+        '200':
+          description: A note.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Note'}
+components:
+  schemas:
+    Note:
+      type: object
+      required: [id, text]
+      properties:
+        id: {type: integer, readOnly: true}
+        text: {type: string}
+`
+
+// TestUnpagedListMeta: a list the document does not page is one page
+// holding every item, and no page when it holds none, as a paged list
+// counts them; the envelope comes from the schema's example each time,
+// unchanged by the answers made from it before.
+func TestUnpagedListMeta(t *testing.T) {
+	s, err := spec.Parse([]byte(unpagedEnvelope), "notes.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := start(t, Options{Spec: s}, "X-Key", "") // the document asks for no key: it is ignored
+	play(t, env, []exchange{
+		{name: "empty", path: "/notes", status: 200, want: map[string]string{
+			"notes.#": "0", "meta.total_count": "0", "meta.total_pages": "0", "meta.source": "notes"}},
+		{name: "create", method: "POST", path: "/notes", body: `{"text":"a"}`, status: 201, want: map[string]string{"id": "1"}},
+		{name: "create again", method: "POST", path: "/notes", body: `{"text":"b"}`, status: 201, want: map[string]string{"id": "2"}},
+		{name: "one page of all", path: "/notes", status: 200, want: map[string]string{
+			"notes.#": "2", "meta.total_count": "2", "meta.total_pages": "1", "meta.source": "notes"}},
+		{name: "again, from the same example", path: "/notes", status: 200, want: map[string]string{
+			"notes.#": "2", "meta.total_count": "2", "meta.total_pages": "1"}},
+	})
+}
