@@ -101,6 +101,35 @@ func TestFileStateKeepsEveryChange(t *testing.T) {
 	}
 }
 
+// TestFileStateNeverReusesAnID: creates leave the next seq to the records
+// (a start takes the one after the largest), so a restart after the
+// largest was deleted must still not give its id again.
+func TestFileStateNeverReusesAnID(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state")
+	d := openPetstore(t)
+	j, _ := openState(t, d, path, false)
+	pets := d.store.colls["pets"]
+	createPets(t, pets, 3) // ids 151 to 153
+	if _, err := pets.Delete(nil, "153", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"154", "155"} { // a restart before each create
+		again := openPetstore(t)
+		j, _ := openState(t, again, path, false)
+		doc, _ := DecodeStrict([]byte(`{"name":"Next","categoryId":1}`))
+		rec, err := again.store.colls["pets"].Create(doc, Write{Now: time.Now()})
+		if err != nil || rec.ID != want {
+			t.Errorf("create after a restart = id %q, %v; want %s", rec.ID, err, want)
+		}
+		if err := j.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestFileStateKeepsResetsAndImports(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state")
 	d := openPetstore(t)
