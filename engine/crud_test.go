@@ -315,6 +315,10 @@ func TestCRUDSchemasDisagree(t *testing.T) {
 					t.Errorf("body %s: want the line's id made", r.body)
 				}
 			}},
+		{name: "create: several device identifiers where the item holds one", method: "POST", path: "/taxes",
+			body:   `{"code":"dev","rate":"1","device":{"ipv6Address":"::1","ipv4Address":"192.0.2.1","phoneNumber":"+4712345678"}}`,
+			status: 200, want: map[string]string{"device.phoneNumber": "+4712345678", "device.ipv4Address": "<absent>", "device.ipv6Address": "<absent>"}},
+		{name: "read: the one kept", path: "/taxes/dev", status: 200, want: map[string]string{"device.phoneNumber": "+4712345678", "device.ipv4Address": "<absent>"}},
 		{name: "create: Unix seconds as text for an instant", method: "POST", path: "/taxes", body: `{"code":"pst","rate":"1","since":"1651240791.5"}`,
 			status: 200, want: map[string]string{"since": "2022-04-29T13:59:51.5Z"}},
 		{name: "create: a rate JSON would not write, and a timestamp that is not a number", method: "POST", path: "/taxes", body: `{"code":"qst","rate":".5","since":"NaN","lines":[{"amount":7}]}`,
