@@ -178,6 +178,8 @@ type Collection struct {
 	// applied is how far a shared journal's log of this collection has
 	// been applied; changed under the table's write lock.
 	applied atomic.Int64
+	// creates gathers the creates waiting to commit to a shared journal.
+	creates createGroup
 }
 
 // maxFilterFields bounds the filter fields: entry.has holds one bit per
@@ -293,35 +295,51 @@ func (c *Collection) Create(obj any, w Write) (rec Record, err error) {
 		return nc.Create(obj, w)
 	}
 	defer leave()
+	if c.journal != nil && c.journal.shared() {
+		return c.creates.create(c, obj, w)
+	}
 	err = c.journaled(func(tx *commitTx) error {
-		var invalid error
-		scope := JoinScope(w.Scope)
 		c.table.mu.Lock()
 		defer c.table.mu.Unlock()
-		var err error
-		rec, err = c.table.createLocked(func(seq int64) (entry, bool, error) {
-			b, err := c.build(obj, seq, fromClient, w, nil)
-			if err != nil {
-				return entry{}, false, err
-			}
-			b.scope = scope
-			if invalid = c.validate(b.raw, b.view, b.value); invalid != nil {
-				return entry{}, false, errInvalidRecord
-			}
-			return b.entry, b.chosen, nil
-		}, tx.put)
-		if err == errInvalidRecord {
-			return &InvalidRecordError{Err: invalid}
+		cur := c.table.cursor()
+		e, err := c.buildNewLocked(&cur, obj, w)
+		if err != nil {
+			return err
 		}
-		return err
+		if err := tx.put(&e); err != nil {
+			return err
+		}
+		rec = c.table.insertLocked(&e)
+		return nil
 	})
 	return rec, err
 }
 
+// buildNewLocked builds the record obj makes, as the create at cur (see
+// table.buildNewLocked); the caller holds the write lock.
+func (c *Collection) buildNewLocked(cur *createCursor, obj any, w Write) (entry, error) {
+	var invalid error
+	scope := JoinScope(w.Scope)
+	e, err := c.table.buildNewLocked(cur, func(seq int64) (entry, bool, error) {
+		b, err := c.build(obj, seq, fromClient, w, nil)
+		if err != nil {
+			return entry{}, false, err
+		}
+		b.scope = scope
+		if invalid = c.validate(b.raw, b.view, b.value); invalid != nil {
+			return entry{}, false, errInvalidRecord
+		}
+		return b.entry, b.chosen, nil
+	})
+	if err == errInvalidRecord {
+		return entry{}, &InvalidRecordError{Err: invalid}
+	}
+	return e, err
+}
+
 // CreateMany creates a record from each object, all or none: the first
 // object that fails stops the batch and nothing is stored. The journal
-// takes the records one by one once every one is built and checked; when
-// it fails part way, the records it took stay.
+// takes the records together once every one is built and checked.
 func (c *Collection) CreateMany(objs []any, w Write) (out []Record, err error) {
 	nc, leave, err := c.enter()
 	if err != nil {
@@ -386,15 +404,11 @@ func (c *Collection) createManyLocked(objs []any, w Write, tx *commitTx) ([]Reco
 	if err := c.table.limits.check(c.table.live()+len(built), c.table.bytes+total); err != nil {
 		return nil, err
 	}
+	if err := tx.putAll(built); err != nil {
+		return nil, err
+	}
 	out := make([]Record, len(built))
 	for i := range built {
-		switch err := tx.put(&built[i]); {
-		case err == errStale && i > 0:
-			// Built again, the batch would store its first items twice.
-			return nil, &JournalError{Journal: c.journal.Name(), Err: fmt.Errorf("another replica changed %s during the batch; its first %d items were stored, the rest not", c.def.Key, i)}
-		case err != nil:
-			return nil, err
-		}
 		out[i] = c.table.insertLocked(&built[i])
 	}
 	return out, nil
@@ -635,22 +649,28 @@ func (c *Collection) enter() (next *Collection, leave func(), err error) {
 // journaled runs change, which takes the table's write lock and hands
 // every change to tx before it makes it, the way each mutation meets the
 // journal: after catching up with what other replicas did, and again
-// (built afresh) when another replica changed the collection first; it
+// (built afresh, on what the journal applied with its refusal) when
+// another replica changed the collection first; it
 // returns once the journal holds the change, after the lock is released
 // so that concurrent changes share a commit.
 func (c *Collection) journaled(change func(tx *commitTx) error) error {
 	if err := c.catchUp(); err != nil {
 		return err
 	}
+	return c.committed(change)
+}
+
+// committed is journaled without catching up first: for a change whose
+// commit is sent even when it changes nothing, so that the journal's
+// compare confirms (or, refusing it, brings up to date) every decision
+// change made on the table.
+func (c *Collection) committed(change func(tx *commitTx) error) error {
 	for attempt := 0; ; attempt++ {
 		tx := &commitTx{c: c}
 		err := change(tx)
 		switch {
 		case err == errStale && attempt < maxStaleRetries:
-			if err := c.catchUp(); err != nil {
-				return err
-			}
-			continue
+			continue // the journal applied what came first
 		case err == errStale:
 			return &JournalError{Journal: c.journal.Name(), Err: fmt.Errorf("%d other replicas' changes came first, one after another; nothing was stored", maxStaleRetries)}
 		}
@@ -676,6 +696,22 @@ func (tx *commitTx) put(e *entry) error {
 		return nil
 	}
 	return tx.done(j.put(tx.c, e, tx.c.table.nextAfter(e.seq)))
+}
+
+// putAll commits that the collection holds each of es (new records, in
+// seq order), all or none; the caller holds the write lock. A shared
+// journal takes it even when es is empty: its errStale then says the
+// table the records were built on (or refused on) was not current.
+func (tx *commitTx) putAll(es []entry) error {
+	j := tx.c.journal
+	if j == nil || len(es) == 0 && !j.shared() {
+		return nil
+	}
+	next := nextOf(tx.c.table.nextSeq, tx.c.table.noNext)
+	if len(es) > 0 {
+		next = tx.c.table.nextAfter(es[len(es)-1].seq)
+	}
+	return tx.done(j.putAll(tx.c, es, next))
 }
 
 // del commits that the record e names is deleted; the caller holds the

@@ -45,12 +45,19 @@ type Journal interface {
 	// behind says whether other processes committed changes to c that c has
 	// not applied yet; cheap, without c's lock.
 	behind(c *Collection) (bool, error)
+	// shared says whether other processes change the same store (catchUp
+	// and errStale then happen, and a commit is an exchange worth sharing).
+	shared() bool
 	// put commits that c holds e (a new record, or a new version at its
-	// seq), and that the next create takes seq next. errStale means another process
-	// changed c first and nothing was committed: catch up and build again.
+	// seq), and that the next create takes seq next. errStale means another
+	// process changed c first and nothing was committed; the journal has
+	// applied to c what it changed: build again.
 	// wait, when not nil, returns once the change is durable; call it after
 	// releasing the lock, so that concurrent changes share a commit.
 	put(c *Collection, e *entry, next int64) (wait func() error, err error)
+	// putAll commits that c holds each of es (new records, in seq order),
+	// all of them or none, as put does.
+	putAll(c *Collection, es []entry, next int64) (wait func() error, err error)
 	// delete commits that c no longer holds the record e names (its seq
 	// and id), as put does.
 	delete(c *Collection, e *entry, next int64) (wait func() error, err error)

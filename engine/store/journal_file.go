@@ -410,6 +410,29 @@ func (j *fileJournal) put(c *Collection, e *entry, next int64) (func() error, er
 	return j.enqueue(&fileOp{coll: c.def.Key, seq: e.seq, value: encodeValue(nil, c, e), next: next})
 }
 
+func (j *fileJournal) shared() bool { return false }
+
+// putAll queues the puts one by one: the writer commits a queue as one
+// batch anyway.
+func (j *fileJournal) putAll(c *Collection, es []entry, next int64) (func() error, error) {
+	waits := make([]func() error, 0, len(es))
+	for i := range es {
+		wait, err := j.put(c, &es[i], next)
+		if err != nil {
+			return nil, err
+		}
+		waits = append(waits, wait)
+	}
+	return func() error {
+		for _, w := range waits {
+			if err := w(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
 // delete drops the record's key: a state holds the live records only.
 func (j *fileJournal) delete(c *Collection, e *entry, next int64) (func() error, error) {
 	return j.enqueue(&fileOp{coll: c.def.Key, seq: e.seq, next: next})

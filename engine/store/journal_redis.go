@@ -39,12 +39,18 @@ const redisLogLength = 100_000
 //
 // A change is committed by a script that appends it only when the log is
 // where the replica last saw it (compare and append): otherwise another
-// replica changed the collection first, and the replica applies that
-// change and builds its own again (errStale). So every replica applies
-// the same changes in the same order, ids are unique and increasing across
+// replica changed the collection first, the script answers with the log
+// entries the replica has not seen, and the replica applies them and
+// builds its change again (errStale). So every replica applies the same
+// changes in the same order, ids are unique and increasing across
 // replicas, and no update is lost. Before every read and write a replica
 // asks for the position (one round trip) and applies what it has not seen:
 // a create answered by one replica is in the next list of any other.
+// Creates are the exception to the asking: the creates waiting on one
+// replica are committed together, by one script call (createGroup), which
+// is sent even when none of them built, so that its compare confirms the
+// table they were built or refused on; a group costs one round trip, and
+// one more each time another replica came first.
 // Resets and imports replace collections whole, in one script, all
 // together, and the other replicas reload them.
 type redisJournal struct {
@@ -375,59 +381,109 @@ func (j *redisJournal) replace(sets []*snapshot) (func() error, error) {
 	return nil, nil
 }
 
-// commitScript appends a put to a collection when its log is at ARGV[1]:
-// KEYS are the position, records, next seq and log; ARGV the expected
-// position, the seq, the stored value, the next seq and the log length.
-// It returns the new position, or -1 when the log has moved on.
+// commitScript appends changes to a collection when its log is at
+// ARGV[1], all of them or none: KEYS are the position, records, next seq
+// and log; ARGV the expected position, the next seq, the log length and
+// how many log entries a refusal carries, then a triple a change: "put"
+// or "del", the seq and the stored value ("" for a delete); none is a
+// compare alone. It returns
+// {1, the new position}; or, when the log has moved on, {0, its position,
+// the entries after ARGV[1]} (at most ARGV[4] of them), so that the
+// replica catches up with the answer to the commit it has to build again.
 var commitScript = redis.NewScript(`
 local pos = tonumber(redis.call('GET', KEYS[1]) or '0')
-if pos ~= tonumber(ARGV[1]) then return -1 end
-pos = pos + 1
-redis.call('SET', KEYS[1], pos)
-redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-redis.call('SET', KEYS[3], ARGV[4])
-redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[5], pos .. '-1', 'op', 'put', 'seq', ARGV[2], 'val', ARGV[3])
-return pos`)
+if pos ~= tonumber(ARGV[1]) then
+  return {0, pos, redis.call('XRANGE', KEYS[4], '(' .. ARGV[1] .. '-1', '+', 'COUNT', ARGV[4])}
+end
+for i = 5, #ARGV, 3 do
+  pos = pos + 1
+  if ARGV[i] == 'put' then
+    redis.call('HSET', KEYS[2], ARGV[i+1], ARGV[i+2])
+    redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[3], pos .. '-1', 'op', 'put', 'seq', ARGV[i+1], 'val', ARGV[i+2])
+  else
+    redis.call('HDEL', KEYS[2], ARGV[i+1])
+    redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[3], pos .. '-1', 'op', 'del', 'seq', ARGV[i+1])
+  end
+end
+if #ARGV > 4 then
+  redis.call('SET', KEYS[1], pos)
+  redis.call('SET', KEYS[3], ARGV[2])
+end
+return {1, pos}`)
 
-// deleteScript appends a delete to a collection as commitScript appends a
-// put: ARGV are the expected position, the seq, the next seq and the log
-// length.
-var deleteScript = redis.NewScript(`
-local pos = tonumber(redis.call('GET', KEYS[1]) or '0')
-if pos ~= tonumber(ARGV[1]) then return -1 end
-pos = pos + 1
-redis.call('SET', KEYS[1], pos)
-redis.call('HDEL', KEYS[2], ARGV[2])
-redis.call('SET', KEYS[3], ARGV[3])
-redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], pos .. '-1', 'op', 'del', 'seq', ARGV[2])
-return pos`)
+// catchUpScript reads a collection's position and the log entries after
+// ARGV[1] (at most ARGV[2] of them) at one moment: {position, entries}.
+var catchUpScript = redis.NewScript(`
+local pos = redis.call('GET', KEYS[1]) or '0'
+if tonumber(pos) == tonumber(ARGV[1]) then return {pos, {}} end
+return {pos, redis.call('XRANGE', KEYS[2], '(' .. ARGV[1] .. '-1', '+', 'COUNT', ARGV[2])}`)
+
+func (j *redisJournal) shared() bool { return true }
 
 func (j *redisJournal) put(c *Collection, e *entry, next int64) (func() error, error) {
-	return j.commit(c, commitScript, strconv.FormatInt(e.seq, 10), string(encodeValue(nil, c, e)), next, redisLogLength)
+	return j.commit(c, next, "put", strconv.FormatInt(e.seq, 10), string(encodeValue(nil, c, e)))
+}
+
+func (j *redisJournal) putAll(c *Collection, es []entry, next int64) (func() error, error) {
+	args := make([]any, 0, 3*len(es))
+	for i := range es {
+		args = append(args, "put", strconv.FormatInt(es[i].seq, 10), string(encodeValue(nil, c, &es[i])))
+	}
+	return j.commit(c, next, args...)
 }
 
 func (j *redisJournal) delete(c *Collection, e *entry, next int64) (func() error, error) {
-	return j.commit(c, deleteScript, strconv.FormatInt(e.seq, 10), next, redisLogLength)
+	return j.commit(c, next, "del", strconv.FormatInt(e.seq, 10), "")
 }
 
-// commit runs script, commitScript or deleteScript, on c's keys with the
-// position c has applied and args.
-func (j *redisJournal) commit(c *Collection, script *redis.Script, args ...any) (func() error, error) {
+// commit runs commitScript on c's keys with the position c has applied,
+// next and changes (triples). When another replica changed c first, it
+// applies what the refusal carries (the caller holds c's write lock), and
+// the rest of the log when that was not all, and returns errStale.
+func (j *redisJournal) commit(c *Collection, next int64, changes ...any) (func() error, error) {
 	name := c.def.Key
+	from := c.applied.Load()
 	ctx, cancel := j.ctx()
 	defer cancel()
-	pos, err := script.Run(ctx, j.client,
+	res, err := commitScript.Run(ctx, j.client,
 		[]string{j.key(name, "pos"), j.key(name, "rec"), j.key(name, "next"), j.key(name, "log")},
-		append([]any{c.applied.Load()}, args...)...).Int64()
+		append([]any{from, next, redisLogLength, catchUpBatch}, changes...)...).Slice()
 	if err != nil {
 		return nil, j.note(fmt.Errorf("%s: %v", j.name, err))
 	}
 	j.note(nil)
-	if pos < 0 {
-		return nil, errStale
+	ok, pos, entries, err := j.answer(res)
+	if err != nil {
+		return nil, err
 	}
-	c.applied.Store(pos)
-	return nil, nil
+	if ok == 1 {
+		c.applied.Store(pos)
+		return nil, nil
+	}
+	done, err := j.apply(c, pos, entries)
+	if err == nil && !done {
+		err = j.catchUp(c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return nil, errStale
+}
+
+// answer reads a script's answer {number, position[, entries]}.
+func (j *redisJournal) answer(res []any) (n, pos int64, entries []any, err error) {
+	if len(res) < 2 {
+		return 0, 0, nil, fmt.Errorf("%s: an unexpected answer to a commit", j.name)
+	}
+	n, _ = res[0].(int64)
+	pos, err = strconv.ParseInt(fmt.Sprint(res[1]), 10, 64)
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("%s is damaged: a log position %q is not a number", j.name, fmt.Sprint(res[1]))
+	}
+	if len(res) > 2 {
+		entries, _ = res[2].([]any)
+	}
+	return n, pos, entries, nil
 }
 
 func (j *redisJournal) behind(c *Collection) (bool, error) {
@@ -450,31 +506,66 @@ const catchUpBatch = 1000
 func (j *redisJournal) catchUp(c *Collection) error {
 	name := c.def.Key
 	for {
-		from := c.applied.Load()
 		ctx, cancel := j.ctx()
-		msgs, err := j.client.XRangeN(ctx, j.key(name, "log"), "("+strconv.FormatInt(from, 10)+"-1", "+", catchUpBatch).Result()
+		res, err := catchUpScript.Run(ctx, j.client, []string{j.key(name, "pos"), j.key(name, "log")},
+			c.applied.Load(), catchUpBatch).Slice()
 		cancel()
 		if err != nil {
 			return j.note(fmt.Errorf("%s: %v", j.name, err))
 		}
 		j.note(nil)
-		if len(msgs) == 0 {
-			behind, err := j.behind(c)
-			if err != nil || !behind {
-				return err
-			}
-			return j.reload(c) // the log was trimmed past what this replica saw
+		res = append([]any{int64(0)}, res...)
+		_, pos, entries, err := j.answer(res)
+		if err != nil {
+			return err
 		}
-		for _, m := range msgs {
-			pos, _ := strconv.ParseInt(strings.TrimSuffix(m.ID, "-1"), 10, 64)
-			if pos != c.applied.Load()+1 || !c.applyLogged(m.Values) {
-				// A gap (the log was trimmed), a reset or an import: the
-				// collection is read whole.
-				return j.reload(c)
-			}
-			c.applied.Store(pos)
+		if done, err := j.apply(c, pos, entries); done || err != nil {
+			return err
 		}
 	}
+}
+
+// apply applies log entries read at one moment, when the log was at pos;
+// done says c is then at pos. The caller holds c's write lock.
+func (j *redisJournal) apply(c *Collection, pos int64, entries []any) (done bool, err error) {
+	for _, m := range entries {
+		at, values, ok := logEntry(m)
+		if !ok || at != c.applied.Load()+1 || !c.applyLogged(values) {
+			// A gap (the log was trimmed), a reset or an import: the
+			// collection is read whole.
+			return true, j.reload(c)
+		}
+		c.applied.Store(at)
+	}
+	switch {
+	case c.applied.Load() == pos:
+		return true, nil
+	case len(entries) == catchUpBatch:
+		return false, nil // more to read
+	}
+	// Entries to apply are missing: the log was trimmed past them.
+	return true, j.reload(c)
+}
+
+// logEntry reads an entry of XRANGE as a script returns it: {id, {field,
+// value, ...}}.
+func logEntry(m any) (pos int64, values map[string]any, ok bool) {
+	pair, _ := m.([]any)
+	if len(pair) != 2 {
+		return 0, nil, false
+	}
+	id, _ := pair[0].(string)
+	pos, err := strconv.ParseInt(strings.TrimSuffix(id, "-1"), 10, 64)
+	if err != nil {
+		return 0, nil, false
+	}
+	fields, _ := pair[1].([]any)
+	values = make(map[string]any, len(fields)/2)
+	for i := 0; i+1 < len(fields); i += 2 {
+		k, _ := fields[i].(string)
+		values[k] = fields[i+1]
+	}
+	return pos, values, true
 }
 
 // reload replaces c's records with those Redis holds. The caller holds

@@ -614,43 +614,94 @@ func (s *table) create(build func(seq int64) (e entry, chosen bool, err error)) 
 }
 
 func (s *table) createLocked(build func(seq int64) (entry, bool, error), commit func(e *entry) error) (Record, error) {
-	// The count is checked before the record is built, its bytes after.
-	if err := s.limits.check(s.live()+1, s.bytes); err != nil {
+	cur := s.cursor()
+	e, err := s.buildNewLocked(&cur, build)
+	if err != nil {
 		return Record{}, err
 	}
+	if commit != nil {
+		if err := commit(&e); err != nil {
+			return Record{}, err
+		}
+	}
+	return s.insertLocked(&e), nil
+}
+
+// createCursor is where the next of a batch of creates stands, before any
+// of the batch is inserted: the seq it takes, what the table would hold
+// with the batch's records before it, and their ids.
+type createCursor struct {
+	seq    int64
+	noNext bool
+	live   int
+	bytes  int64
+	// taken are the scope and id of the batch's records so far; nil for
+	// a create alone.
+	taken map[string]bool
+}
+
+// cursor is where a batch of creates starts; the caller holds the lock.
+func (s *table) cursor() createCursor {
+	return createCursor{seq: s.nextSeq, noNext: s.noNext, live: s.live(), bytes: s.bytes}
+}
+
+func (cur *createCursor) advance() {
+	if cur.seq == math.MaxInt64 {
+		cur.noNext = true
+		return
+	}
+	cur.seq++
+}
+
+// buildNewLocked lets build make the entry of the create at cur and moves
+// cur past it, when build succeeds and the limits allow it, with the
+// batch's records before it counted as stored; a failed create leaves cur
+// as it was.
+func (s *table) buildNewLocked(cur *createCursor, build func(seq int64) (e entry, chosen bool, err error)) (entry, error) {
+	// The count is checked before the record is built, its bytes after.
+	if err := s.limits.check(cur.live+1, cur.bytes); err != nil {
+		return entry{}, err
+	}
+	at := *cur
 	for tries := 0; ; tries++ {
-		if s.noNext {
-			return Record{}, ErrIDsExhausted
+		if at.noNext {
+			return entry{}, ErrIDsExhausted
 		}
 		if tries == maxIDTries {
 			// The ids the schema lets the server make are taken: a
 			// pattern with few matches, an enum.
-			return Record{}, ErrNoFreeID
+			return entry{}, ErrNoFreeID
 		}
-		e, chosen, err := build(s.nextSeq)
+		e, chosen, err := build(at.seq)
 		if err != nil {
-			return Record{}, err
+			return entry{}, err
 		}
-		if err := s.limits.check(s.live()+1, s.bytes+int64(len(e.raw))); err != nil {
-			return Record{}, err
+		if err := s.limits.check(cur.live+1, cur.bytes+int64(len(e.raw))); err != nil {
+			return entry{}, err
 		}
 		// A seq the table makes is past every integer id: only an id
 		// the client chose, or a string one, can be taken.
+		var key string
+		if cur.taken != nil {
+			key = e.scope + scopeSep + e.key
+		}
 		if !s.integer || chosen {
-			if _, taken := s.findLocked(e.scope, e.key); taken {
+			if _, taken := s.findLocked(e.scope, e.key); taken || cur.taken[key] {
 				if chosen {
-					return Record{}, &ConflictError{ID: e.key}
+					return entry{}, &ConflictError{ID: e.key}
 				}
-				s.advancePast(s.nextSeq)
+				at.advance()
 				continue
 			}
 		}
-		if commit != nil {
-			if err := commit(&e); err != nil {
-				return Record{}, err
-			}
+		at.advance()
+		*cur = at
+		cur.live++
+		cur.bytes += int64(len(e.raw))
+		if cur.taken != nil {
+			cur.taken[key] = true
 		}
-		return s.insertLocked(&e), nil
+		return e, nil
 	}
 }
 
