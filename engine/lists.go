@@ -2,7 +2,9 @@ package engine
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -132,7 +134,19 @@ func (s *Server) list(c *call, o *operation) *response {
 		// whole (checkResponse joins any other to validate it).
 		res = &response{status: o.rop.Response.Status, items: p.Items, proven: o.proven}
 	} else {
-		res = &response{status: o.rop.Response.Status, body: s.listBody(coll, respSchema, l.Items, p.Items, &listMeta{c: c, l: l, st: st, cursor: cursor})}
+		meta := &listMeta{c: c, l: l, st: st, cursor: cursor}
+		res = &response{status: o.rop.Response.Status}
+		ok := false
+		if o.itemsProven {
+			// As for a bare array, the page stays the store's own bytes,
+			// and only the envelope is validated (see proveEnvelopeItems).
+			res.before, res.after, ok = s.envelopeAround(respSchema, l.Items, meta)
+		}
+		if ok {
+			res.items, res.itemsProven = p.Items, true
+		} else {
+			res.body = s.listBody(coll, respSchema, l.Items, p.Items, meta)
+		}
 		res.set("Content-Type", answerMediaType(o.op, res.status))
 	}
 	if res.status == 0 {
@@ -178,15 +192,45 @@ func (s *Server) listBody(coll *collection, schema *spec.Schema, at []string, it
 	if len(at) == 0 {
 		return array
 	}
+	return encodeJSON(s.envelope(schema, at, array, meta))
+}
+
+// envelope is a list answer's envelope made from the answer's schema, with
+// array at `at` and the page's metadata filled in (meta nil for none).
+func (s *Server) envelope(schema *spec.Schema, at []string, array json.RawMessage, meta *listMeta) map[string]any {
 	env, _ := s.made(schema).(map[string]any)
 	if env == nil {
 		env = map[string]any{}
 	}
-	setAt(env, at, json.RawMessage(array))
+	setAt(env, at, array)
 	if meta != nil {
 		s.fillMeta(env, schema, meta)
 	}
-	return encodeJSON(env)
+	return env
+}
+
+// envelopeAround is the JSON of a list answer's envelope before and after
+// its array of items, so that the items are written from where they lie
+// rather than copied into the envelope and compacted again by the encoder.
+// ok is false when the mark that stands for the array while the envelope
+// is encoded is not found exactly once (never, short of a value that holds
+// the server's random mark); the caller then builds the answer whole.
+func (s *Server) envelopeAround(schema *spec.Schema, at []string, meta *listMeta) (before, after []byte, ok bool) {
+	b := encodeJSON(s.envelope(schema, at, s.itemsMark, meta))
+	i := bytes.Index(b, s.itemsMark)
+	if i < 0 || bytes.Contains(b[i+len(s.itemsMark):], s.itemsMark) {
+		return nil, nil, false
+	}
+	return b[:i], b[i+len(s.itemsMark):], true
+}
+
+// newItemsMark is a server's itemsMark, which stands for a list's items
+// while its envelope is encoded (see envelopeAround): a JSON string of 128
+// random bits, so that no value of an envelope can be it.
+func newItemsMark() json.RawMessage {
+	var n [16]byte
+	_, _ = rand.Read(n[:]) // crypto/rand.Read does not fail (Go 1.24)
+	return json.RawMessage(`"petctl-items-` + hex.EncodeToString(n[:]) + `"`)
 }
 
 // fillMeta sets an envelope's metadata: totals, page, size, offset, has
@@ -455,7 +499,14 @@ func (s *Server) decodeListCursor(coll *collection, scope *string, v string) (in
 
 // isOneOfNames compares a parameter name with names, without case, '_' or '-'.
 func isOneOfNames(name string, names ...string) bool {
-	n := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
+	// strings.Map, not a strings.Replacer: a Replacer built per call costs
+	// more than the list answer around it (a list asks for every request).
+	n := strings.ToLower(strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' {
+			return -1
+		}
+		return r
+	}, name))
 	for _, x := range names {
 		if n == x {
 			return true

@@ -86,3 +86,44 @@ func provenAt(o *operation, status int) bool {
 	}
 	return ok && hash == o.coll.schema.Hash
 }
+
+// proveEnvelopeItems decides, once at start-up, whether the items of a
+// list answer held in an envelope ({data: [...], meta: ...}) are valid by
+// construction, as proveComposition decides for a bare array: the items
+// are the stored records as they are (the array's item schema is the
+// collection's, nothing writeOnly), and the schema the answer is validated
+// against holds them in a plain array of a schema with the item schema's
+// hash, which nothing else in the envelope can see (spec.EnvelopeItemsHash).
+// The envelope itself (metadata, links, what is made from its schema) is
+// still validated on every request, with an empty array in the items'
+// place: by EnvelopeItemsHash that verdict is the whole answer's.
+func proveEnvelopeItems(o *operation) bool {
+	c := o.coll
+	if o.kind != kindList || c == nil || c.schema == nil || c.writeOnly || o.rop == nil || o.list == nil || len(o.list.Items) == 0 {
+		return false
+	}
+	if arr := schemaAt(o.rop.Response.Schema, o.list.Items); arr == nil || arr.Items != c.def.Item {
+		return false // the items are projected onto another schema
+	}
+	status := o.rop.Response.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	var resp *spec.Response
+	for _, r := range o.op.Responses {
+		if r.Status == status {
+			resp = r
+		}
+	}
+	if resp == nil || resp.Schema == nil {
+		return false
+	}
+	// The validator holds the answer to the schema of the media type it is
+	// sent as; resp.Schema is that of the first JSON one.
+	sent := answerMediaType(o.op, status)
+	if i := slices.IndexFunc(resp.MediaTypes, spec.IsJSON); i < 0 || resp.MediaTypes[i] != sent {
+		return false
+	}
+	hash, ok := spec.EnvelopeItemsHash(resp.Schema, o.list.Items)
+	return ok && hash == c.schema.Hash
+}

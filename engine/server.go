@@ -8,6 +8,7 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -34,7 +35,8 @@ type Server struct {
 	colls       map[string]*collection
 	plan        *Plan
 	cascade     bool
-	data        *store.Store // the records of colls
+	data        *store.Store    // the records of colls
+	itemsMark   json.RawMessage // a list's items while its envelope is encoded (see newItemsMark)
 	log         *slog.Logger
 	quiet       bool // no line per request
 	logBuffer   *LogBuffer
@@ -115,6 +117,10 @@ type operation struct {
 	// operation builds from stored records matches the document (see
 	// proveComposition); checkResponse then has nothing left to check.
 	proven bool
+	// itemsProven is set when start-up proved the items of a list answer in
+	// an envelope (see proveEnvelopeItems): checkResponse then validates
+	// the envelope with an empty array in their place.
+	itemsProven bool
 	// stub is the configured answer of an operation the store cannot serve.
 	stub *response
 	// delay and fault are what Latency and Faults inject; nil for none.
@@ -158,6 +164,7 @@ func New(o Options) (*Server, error) {
 	if !o.NoRequestLog {
 		s.reqlog = newRequestLog(o.RequestLogSize)
 	}
+	s.itemsMark = newItemsMark()
 	s.keyParams, s.keyHeaders, s.keyCookies = keyNames(o.Spec)
 	if o.AdminKey != "" {
 		sum := sha256.Sum256([]byte(o.AdminKey))
@@ -316,6 +323,7 @@ func (s *Server) prepareOperations(overrides map[string]spec.Override) error {
 		o.headers = s.deprecationHeaders(op)
 		if o.coll != nil && !s.plain {
 			o.proven = proveComposition(o)
+			o.itemsProven = !o.proven && proveEnvelopeItems(o)
 		}
 		s.ops[op] = o
 	}

@@ -396,6 +396,60 @@ func PlainArrayItemsHash(s *base.Schema) (hash uint64, ok bool) {
 	return SchemaHash(s.Items.A.Schema())
 }
 
+// EnvelopeItemsHash is PlainArrayItemsHash of the array at path at (one
+// property name per level) inside the object schema s, when nothing else in
+// s can see that array's contents. Each object on the way must reach the
+// next level through properties alone and have none of the keywords that
+// look at a property's value some other way: allOf, anyOf, oneOf, not,
+// if/then/else, enum, const, patternProperties, dependentSchemas,
+// unevaluatedProperties, a discriminator, $id or $dynamicRef; and no $ref on
+// the way may carry sibling keywords (OpenAPI 3.1 applies them). The other
+// keywords of those objects (required, additionalProperties,
+// propertyNames, min- and maxProperties, dependentRequired) read only which
+// properties are present, never their values; properties applies the next
+// level's schema to the next level alone. An answer whose array holds only
+// elements valid against the items schema is then valid against s exactly
+// when the same answer with an empty array in its place is. ok is false for
+// any other schema.
+func EnvelopeItemsHash(s *base.Schema, at []string) (hash uint64, ok bool) {
+	if len(at) == 0 {
+		return 0, false
+	}
+	for _, name := range at {
+		if s == nil || !sealedObject(s) || s.Properties == nil {
+			return 0, false
+		}
+		proxy, found := s.Properties.Get(name)
+		if !found || proxy == nil || refSiblings(proxy) {
+			return 0, false
+		}
+		s = proxy.Schema()
+	}
+	return PlainArrayItemsHash(s)
+}
+
+// sealedObject reports whether s applies nothing to its properties' values
+// beyond properties and additionalProperties (see EnvelopeItemsHash).
+func sealedObject(s *base.Schema) bool {
+	return len(s.AllOf) == 0 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && s.Not == nil &&
+		s.If == nil && s.Then == nil && s.Else == nil &&
+		len(s.Enum) == 0 && s.Const == nil &&
+		(s.PatternProperties == nil || s.PatternProperties.Len() == 0) &&
+		(s.DependentSchemas == nil || s.DependentSchemas.Len() == 0) &&
+		s.UnevaluatedProperties == nil && s.Discriminator == nil &&
+		s.Id == "" && s.DynamicRef == ""
+}
+
+// refSiblings reports whether proxy is a $ref written beside other
+// keywords, which OpenAPI 3.1 applies too.
+func refSiblings(proxy *base.SchemaProxy) bool {
+	if !proxy.IsReference() || proxy.GoLow() == nil {
+		return false
+	}
+	n := proxy.GoLow().GetReferenceNode()
+	return n != nil && len(n.Content) > 2
+}
+
 // ErrNotCompiled marks a Validate that could not run because the schema
 // did not compile: the schema has no verdict, and the caller decides the
 // slower way (libopenapi-validator on the document).

@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/petctl/petctl/bench/corpusload"
 	"github.com/petctl/petctl/bench/harness"
 	"github.com/petctl/petctl/bench/load"
 	"github.com/petctl/petctl/engine"
@@ -92,7 +93,7 @@ type subject struct {
 	doc   harness.CorpusDoc
 	proc  *harness.Process
 	ready time.Duration
-	work  *workload
+	work  *corpusload.Workload
 	// list and create are the names of its turns.
 	list, create string
 }
@@ -188,12 +189,12 @@ func compare(ctx context.Context, o *options, rows *harness.Rows, out io.Writer)
 			sb.doc.Name, files(sb.doc.Files), harness.MB(sb.doc.Size), sb.ready.Round(time.Millisecond), harness.MB(m.HWM))
 		list, _, lp99 := runs[sb.list].Median()
 		create, _, cp99 := runs[sb.create].Median()
-		t.Row(sb.doc.Name, w.shownList(), fmt.Sprintf("%.0f", list), load.FormatDuration(lp99), harness.Ratio(list, petList))
-		t.Row(sb.doc.Name, w.shownCreate(), fmt.Sprintf("%.0f", create), load.FormatDuration(cp99), harness.Ratio(create, petCreate))
+		t.Row(sb.doc.Name, w.ShownList(), fmt.Sprintf("%.0f", list), load.FormatDuration(lp99), harness.Ratio(list, petList))
+		t.Row(sb.doc.Name, w.ShownCreate(), fmt.Sprintf("%.0f", create), load.FormatDuration(cp99), harness.Ratio(create, petCreate))
 		rows.Add(harness.Row{ID: "corpus." + sb.kind + ".list.rps", Value: list, Baseline: petList, BaselineName: "the Petstore's `GET /v1/pets?limit=20`", Runs: o.rounds,
-			Note: fmt.Sprintf("`%s`, %d items in %d bytes (the Petstore's page: 20 in %d); %s", w.shownList(), w.items, w.listBytes, petPage, started)})
+			Note: fmt.Sprintf("`%s`, %d items in %d bytes (the Petstore's page: 20 in %d); %s", w.ShownList(), w.Items, w.ListBytes, petPage, started)})
 		rows.Add(harness.Row{ID: "corpus." + sb.kind + ".create.rps", Value: create, Baseline: petCreate, BaselineName: "the Petstore's `POST /v1/pets`", Runs: o.rounds,
-			Note: fmt.Sprintf("`%s`, a body of %d bytes", w.shownCreate(), w.createBytes)})
+			Note: fmt.Sprintf("`%s`, a body of %d bytes", w.ShownCreate(), w.CreateBytes)})
 	}
 	fmt.Fprintf(out, "\nmedians of %d rounds, %d connections\n", o.rounds, o.cfg.Conns)
 	t.Write(out)
@@ -238,10 +239,10 @@ func (sb *subject) serve(ctx context.Context, bin, tmp string, out io.Writer) er
 		return err
 	}
 	var tried []string
-	for _, r := range candidates(s) {
-		w, err := plan(s, r, benchKey)
+	for _, r := range corpusload.Candidates(s) {
+		w, err := corpusload.Plan(s, r, benchKey)
 		if err == nil {
-			err = w.prepare(ctx, sb.proc.Addr)
+			err = w.Prepare(ctx, sb.proc.Addr)
 		}
 		if err != nil {
 			tried = append(tried, r.Key+": "+harness.FirstLine(err.Error()))
@@ -251,7 +252,7 @@ func (sb *subject) serve(ctx context.Context, bin, tmp string, out io.Writer) er
 		for _, why := range tried {
 			fmt.Fprintf(out, "%s: passed over %s\n", sb.doc.Name, why)
 		}
-		fmt.Fprintf(out, "%s (%s): measuring %s (%d items listed) and %s\n", sb.doc.Name, sb.kind, w.shownList(), w.items, w.shownCreate())
+		fmt.Fprintf(out, "%s (%s): measuring %s (%d items listed) and %s\n", sb.doc.Name, sb.kind, w.ShownList(), w.Items, w.ShownCreate())
 		return nil
 	}
 	sb.proc.Stop(10 * time.Second)
@@ -264,28 +265,16 @@ func (sb *subject) serve(ctx context.Context, bin, tmp string, out io.Writer) er
 // turns are the subject's list and create.
 func (sb *subject) turns() []harness.Turn {
 	var seq atomic.Int64
-	seq.Store(stored) // the stored items took the first numbers
-	list, create := sb.work.requests(&seq)
+	seq.Store(corpusload.Stored) // the stored items took the first numbers
+	list, create := sb.work.Requests(&seq)
 	srv := harness.Server{Name: sb.doc.Name}
 	srv.Addr = sb.proc.Addr
 	sb.list, sb.create = sb.doc.Name+" list", sb.doc.Name+" create"
 	return []harness.Turn{
-		{Name: sb.list, Server: srv, Scenario: harness.Scenario{Name: sb.work.shownList(), Want: http.StatusOK, Req: list}},
-		{Name: sb.create, Server: srv, Scenario: harness.Scenario{Name: sb.work.shownCreate(), Want: sb.work.createStatus, Req: create}},
+		{Name: sb.list, Server: srv, Scenario: harness.Scenario{Name: sb.work.ShownList(), Want: http.StatusOK, Req: list}},
+		{Name: sb.create, Server: srv, Scenario: harness.Scenario{Name: sb.work.ShownCreate(), Want: sb.work.CreateStatus, Req: create}},
 	}
 }
-
-// shownList and shownCreate name the requests for a person: the document's
-// paths, without the credentials.
-func (w *workload) shownList() string {
-	s := "GET " + w.base + w.res.Path
-	if len(w.listQuery) > 0 {
-		s += "?" + w.listQuery.Encode()
-	}
-	return s
-}
-
-func (w *workload) shownCreate() string { return "POST " + w.base + w.res.Path }
 
 // start runs petctl serve with extra flags and waits for a 200 at path.
 func start(ctx context.Context, name, bin string, extra []string, tmp, path string, header http.Header) (*harness.Process, time.Duration, error) {

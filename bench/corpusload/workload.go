@@ -1,4 +1,7 @@
-package main
+// Package corpusload plans the load corpuscmp measures on a corpus
+// document, from the document alone: a collection that can be listed and
+// created in, its parents created first, a page of it and a create.
+package corpusload
 
 import (
 	"bytes"
@@ -20,19 +23,21 @@ import (
 	"github.com/petctl/petctl/spec"
 )
 
-// pageSize is the page the list asks for where it takes a page size: the
+// PageSize is the page the list asks for where it takes a page size: the
 // Petstore's list asks for 20.
-const pageSize = 20
+const PageSize = 20
 
-// stored is how many items the collection holds before it is measured:
+// Stored is how many items the collection holds before it is measured:
 // as many as the Petstore's fixtures.
-const stored = 150
+const Stored = 150
 
-// workload is what corpuscmp measures on one document: a page of one of
-// its collections, and a create in it. The items the collection's path
-// names (its parents) are created first, once.
-type workload struct {
-	res *spec.Resource
+// Workload is what corpuscmp measures on one document (and the engine's
+// BenchmarkCorpus serves in-process): a page of one of its collections,
+// and a create in it. The items the collection's path names (its parents)
+// are created first, once.
+type Workload struct {
+	// Res is the collection listed and created in.
+	Res *spec.Resource
 	// chain are the resource's parents, outermost first.
 	chain []*spec.Resource
 	// creates are the parents' creates, then the resource's.
@@ -45,12 +50,13 @@ type workload struct {
 	listQuery url.Values
 	listOp    *spec.ResourceOp
 	base      string
-	// Made by prepare: the paths, with the parents' ids in them.
+	// Made by Prepare: the paths, with the parents' ids in them.
 	listPath, createPath string
-	createStatus         int
-	// items and listBytes describe the list's answer; createBytes the
+	// CreateStatus is the status a create answers with.
+	CreateStatus int
+	// Items and ListBytes describe the list's answer; CreateBytes the
 	// create's body.
-	items, listBytes, createBytes int
+	Items, ListBytes, CreateBytes int
 }
 
 // creation is the create of an item of one resource: its operation and a
@@ -62,9 +68,9 @@ type creation struct {
 	mediaType string
 }
 
-// candidates are the document's collections that can be listed and
+// Candidates are the document's collections that can be listed and
 // created in, those without parents first.
-func candidates(s *spec.Spec) []*spec.Resource {
+func Candidates(s *spec.Spec) []*spec.Resource {
 	var out []*spec.Resource
 	for _, r := range s.Resources {
 		if !r.Singleton && r.Op(spec.KindList) != nil && r.Op(spec.KindCreate) != nil {
@@ -75,10 +81,10 @@ func candidates(s *spec.Spec) []*spec.Resource {
 	return out
 }
 
-// plan makes the workload of collection r from the document alone, or
+// Plan makes the workload of collection r from the document alone, or
 // says why it cannot.
-func plan(s *spec.Spec, r *spec.Resource, key string) (*workload, error) {
-	w := &workload{res: r, base: s.BasePath, header: http.Header{}, query: url.Values{}, listQuery: url.Values{}, listOp: r.Op(spec.KindList)}
+func Plan(s *spec.Spec, r *spec.Resource, key string) (*Workload, error) {
+	w := &Workload{Res: r, base: s.BasePath, header: http.Header{}, query: url.Values{}, listQuery: url.Values{}, listOp: r.Op(spec.KindList)}
 	for p := r.Parent; p != nil; p = p.Parent {
 		w.chain = append([]*spec.Resource{p}, w.chain...)
 	}
@@ -115,7 +121,7 @@ func plan(s *spec.Spec, r *spec.Resource, key string) (*workload, error) {
 		return nil, err
 	}
 	if l := listShape(w); l != nil && l.Limit != nil && l.LimitParam != "" {
-		n := int64(pageSize)
+		n := int64(PageSize)
 		if l.Limit.Max > 0 {
 			n = min(n, l.Limit.Max)
 		}
@@ -124,11 +130,11 @@ func plan(s *spec.Spec, r *spec.Resource, key string) (*workload, error) {
 	return w, nil
 }
 
-func listShape(w *workload) *spec.ListShape {
+func listShape(w *Workload) *spec.ListShape {
 	if w.listOp.List != nil {
 		return w.listOp.List
 	}
-	return w.res.List
+	return w.Res.List
 }
 
 // newCreation makes the body of a create of res: every property a client
@@ -179,7 +185,7 @@ func newCreation(s *spec.Spec, res *spec.Resource, ro *spec.ResourceOp) (*creati
 
 // credentials adds what op's first security alternative that an API key
 // satisfies asks for (bearer, apiKey in a header, the query or a cookie).
-func (w *workload) credentials(op *spec.Operation, key string) error {
+func (w *Workload) credentials(op *spec.Operation, key string) error {
 	if len(op.Requirements) == 0 {
 		return nil
 	}
@@ -218,7 +224,7 @@ func (w *workload) credentials(op *spec.Operation, key string) error {
 type settable interface{ Set(k, v string) }
 
 // required gives op's required parameters in `in` their simplest value.
-func (w *workload) required(s *spec.Spec, op *spec.Operation, into settable, in string) error {
+func (w *Workload) required(s *spec.Spec, op *spec.Operation, into settable, in string) error {
 	for _, p := range op.Params {
 		if p.In != in || !p.Required || w.isCredential(p.Name) {
 			continue
@@ -233,7 +239,7 @@ func (w *workload) required(s *spec.Spec, op *spec.Operation, into settable, in 
 	return nil
 }
 
-func (w *workload) isCredential(name string) bool {
+func (w *Workload) isCredential(name string) bool {
 	return w.header.Get(name) != "" || w.query.Has(name)
 }
 
@@ -246,7 +252,7 @@ func fill(path string, params []string, ids []string) string {
 }
 
 // withQuery is path with the credentials and extra in its query.
-func (w *workload) withQuery(path string, extra url.Values) string {
+func (w *Workload) withQuery(path string, extra url.Values) string {
 	q := url.Values{}
 	for k, v := range w.query {
 		q[k] = v
@@ -260,14 +266,14 @@ func (w *workload) withQuery(path string, extra url.Values) string {
 	return path + "?" + q.Encode()
 }
 
-// prepare creates the parents and stored items on the server at addr,
+// Prepare creates the parents and Stored items on the server at addr,
 // then lists them once: what the load will send, it checks first.
-func (w *workload) prepare(ctx context.Context, addr string) error {
+func (w *Workload) Prepare(ctx context.Context, addr string) error {
 	client := &http.Client{Timeout: 30 * time.Second}
 	var ids []string
 	for _, c := range w.creates {
 		path := w.base + fill(c.res.Path, c.res.ParentParams, ids)
-		if c.res != w.res {
+		if c.res != w.Res {
 			status, body, err := w.send(ctx, client, addr, "POST", w.withQuery(path, nil), c, 0)
 			if err != nil {
 				return err
@@ -283,8 +289,8 @@ func (w *workload) prepare(ctx context.Context, addr string) error {
 			continue
 		}
 		w.createPath = w.withQuery(path, nil)
-		w.createBytes = len(c.body)
-		for n := 1; n <= stored; n++ {
+		w.CreateBytes = len(c.body)
+		for n := 1; n <= Stored; n++ {
 			status, body, err := w.send(ctx, client, addr, "POST", w.createPath, c, int64(n))
 			if err != nil {
 				return err
@@ -292,10 +298,10 @@ func (w *workload) prepare(ctx context.Context, addr string) error {
 			if status/100 != 2 {
 				return fmt.Errorf("POST %s: %d %s", path, status, first(body))
 			}
-			w.createStatus = status
+			w.CreateStatus = status
 		}
 	}
-	w.listPath = w.withQuery(w.base+fill(w.res.Path, w.res.ParentParams, ids), w.listQuery)
+	w.listPath = w.withQuery(w.base+fill(w.Res.Path, w.Res.ParentParams, ids), w.listQuery)
 	status, body, err := w.send(ctx, client, addr, "GET", w.listPath, nil, 0)
 	if err != nil {
 		return err
@@ -308,14 +314,14 @@ func (w *workload) prepare(ctx context.Context, addr string) error {
 		return fmt.Errorf("GET %s: %w", w.listPath, err)
 	}
 	if n == 0 {
-		return fmt.Errorf("GET %s: no items after %d creates", w.listPath, stored)
+		return fmt.Errorf("GET %s: no items after %d creates", w.listPath, Stored)
 	}
-	w.items, w.listBytes = n, len(body)
+	w.Items, w.ListBytes = n, len(body)
 	return nil
 }
 
 // send makes one request; c's body, if any, has seq for its mark.
-func (w *workload) send(ctx context.Context, client *http.Client, addr, method, path string, c *creation, seq int64) (int, []byte, error) {
+func (w *Workload) send(ctx context.Context, client *http.Client, addr, method, path string, c *creation, seq int64) (int, []byte, error) {
 	var rd io.Reader
 	if c != nil && c.body != nil {
 		rd = bytes.NewReader(bytes.ReplaceAll(c.body, []byte(load.SeqMark), []byte(strconv.FormatInt(seq, 10))))
@@ -337,9 +343,9 @@ func (w *workload) send(ctx context.Context, client *http.Client, addr, method, 
 	return resp.StatusCode, body, err
 }
 
-// requests are the load's list and create; the create's numbers go on
+// Requests are the load's list and create; the create's numbers go on
 // from seq.
-func (w *workload) requests(seq *atomic.Int64) (list, create load.Request) {
+func (w *Workload) Requests(seq *atomic.Int64) (list, create load.Request) {
 	list = load.Request{Method: "GET", Path: w.listPath, Header: w.header.Clone()}
 	c := w.creates[len(w.creates)-1]
 	create = load.Request{Method: "POST", Path: w.createPath, Header: w.header.Clone(), Body: c.body, Seq: seq}
@@ -395,3 +401,15 @@ func first(body []byte) string {
 	}
 	return s
 }
+
+// ShownList and ShownCreate name the requests for a person: the document's
+// paths, without the credentials.
+func (w *Workload) ShownList() string {
+	s := "GET " + w.base + w.Res.Path
+	if len(w.listQuery) > 0 {
+		s += "?" + w.listQuery.Encode()
+	}
+	return s
+}
+
+func (w *Workload) ShownCreate() string { return "POST " + w.base + w.Res.Path }

@@ -1,4 +1,4 @@
-package main
+package corpusload
 
 import (
 	"context"
@@ -12,12 +12,15 @@ import (
 	"github.com/petctl/petctl/spec"
 )
 
-// TestWorkloads plans and prepares, over HTTP, the workload of every
+// benchKey is the API key the test server accepts.
+const benchKey = "bench-key-0123456789"
+
+// TestWorkloads plans and prepares, over HTTP, the Workload of every
 // collection of the CRUD styles document: a flat one, one nested under
 // its parent, one whose client-chosen ids follow a pattern (refused: a
 // number cannot make them unique) and one created without an answer body.
 func TestWorkloads(t *testing.T) {
-	s, err := spec.Load("../../../fixtures/styles/crud.yaml")
+	s, err := spec.Load("../../fixtures/styles/crud.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +32,7 @@ func TestWorkloads(t *testing.T) {
 	defer hs.Close()
 	addr := strings.TrimPrefix(hs.URL, "http://")
 	tests := map[string]struct {
-		list   string // shownList
+		list   string // ShownList
 		items  int
 		status int
 		err    string
@@ -40,16 +43,16 @@ func TestWorkloads(t *testing.T) {
 		"labels": {list: "GET /crud/labels?limit=10", items: 10, status: 201},
 	}
 	seen := 0
-	for _, r := range candidates(s) {
+	for _, r := range Candidates(s) {
 		tc, ok := tests[r.Key]
 		if !ok {
 			continue
 		}
 		seen++
 		t.Run(r.Key, func(t *testing.T) {
-			w, err := plan(s, r, benchKey)
+			w, err := Plan(s, r, benchKey)
 			if err == nil {
-				err = w.prepare(context.Background(), addr)
+				err = w.Prepare(context.Background(), addr)
 			}
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
@@ -60,11 +63,11 @@ func TestWorkloads(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := w.shownList(); got != tc.list {
+			if got := w.ShownList(); got != tc.list {
 				t.Errorf("list %q, want %q", got, tc.list)
 			}
-			if w.items != tc.items || w.createStatus != tc.status {
-				t.Errorf("%d items listed, create answered %d; want %d and %d", w.items, w.createStatus, tc.items, tc.status)
+			if w.Items != tc.items || w.CreateStatus != tc.status {
+				t.Errorf("%d items listed, create answered %d; want %d and %d", w.Items, w.CreateStatus, tc.items, tc.status)
 			}
 			if got := w.header.Get("X-Key"); got != benchKey {
 				t.Errorf("X-Key = %q, want the key (the document's apiKey scheme)", got)
@@ -72,6 +75,6 @@ func TestWorkloads(t *testing.T) {
 		})
 	}
 	if seen != len(tests) {
-		t.Errorf("%d of the %d collections are candidates", seen, len(tests))
+		t.Errorf("%d of the %d collections are Candidates", seen, len(tests))
 	}
 }

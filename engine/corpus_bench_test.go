@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/petctl/petctl/bench/corpusload"
+	"github.com/petctl/petctl/bench/harness"
+	"github.com/petctl/petctl/bench/load"
+	"github.com/petctl/petctl/spec"
+)
+
+// corpusBench is one of the documents corpuscmp measures, served
+// in-process with the collection it measures filled as it fills it.
+type corpusBench struct {
+	name         string
+	srv          *Server
+	list, create load.Request
+	work         *corpusload.Workload
+}
+
+// corpusBenches serves the largest single-file and the multi-file corpus
+// documents as corpuscmp picks them, with corpuscmp's workload prepared
+// over a real socket; it skips without a corpus.
+func corpusBenches(b *testing.B) []*corpusBench {
+	b.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := harness.CorpusDir(root)
+	if dir == "" {
+		b.Skip("no shared/corpus folder beside the repository or above it (set PETCTL_CORPUS)")
+	}
+	docs, err := harness.ListCorpus(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	single, multi, hasSingle, hasMulti := harness.Largest(docs)
+	var out []*corpusBench
+	for _, d := range []struct {
+		doc harness.CorpusDoc
+		ok  bool
+	}{{single, hasSingle}, {multi, hasMulti}} {
+		if !d.ok {
+			continue
+		}
+		out = append(out, serveCorpusBench(b, d.doc))
+	}
+	return out
+}
+
+func serveCorpusBench(b *testing.B, d harness.CorpusDoc) *corpusBench {
+	b.Helper()
+	s, err := spec.Load(d.Path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := New(Options{Spec: s, Keys: []string{testKey}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	for _, r := range corpusload.Candidates(s) {
+		w, err := corpusload.Plan(s, r, testKey)
+		if err == nil {
+			err = w.Prepare(context.Background(), strings.TrimPrefix(hs.URL, "http://"))
+		}
+		if err != nil {
+			continue
+		}
+		var seq atomic.Int64
+		seq.Store(corpusload.Stored)
+		list, create := w.Requests(&seq)
+		return &corpusBench{name: d.Name, srv: srv, list: list, create: create, work: w}
+	}
+	b.Fatalf("%s: no collection could be listed and created in", d.Name)
+	return nil
+}
+
+// serve sends rq to the server in-process and checks the status.
+func (c *corpusBench) serve(b *testing.B, rq load.Request, seq int64, want int) {
+	var body io.Reader
+	if rq.Body != nil {
+		body = bytes.NewReader(bytes.ReplaceAll(rq.Body, []byte(load.SeqMark), []byte(strconv.FormatInt(seq, 10))))
+	}
+	r := httptest.NewRequest(rq.Method, rq.Path, body)
+	r.Header = rq.Header.Clone()
+	w := httptest.NewRecorder()
+	c.srv.ServeHTTP(w, r)
+	if w.Code != want {
+		b.Fatalf("%s %s: %d %s, want %d", rq.Method, rq.Path, w.Code, truncate(w.Body.String(), 300), want)
+	}
+}
+
+// BenchmarkCorpusList is corpuscmp's page of the largest corpus documents
+// in-process; bytes/op is the page's size, so MB/s compares its cost per
+// byte with BenchmarkHandler/list20's.
+func BenchmarkCorpusList(b *testing.B) {
+	for _, c := range corpusBenches(b) {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(c.work.ListBytes))
+			for b.Loop() {
+				c.serve(b, c.list, 0, http.StatusOK)
+			}
+			b.ReportMetric(float64(c.work.Items), "items/page")
+		})
+	}
+}
+
+// BenchmarkCorpusCreate is corpuscmp's create in the largest corpus
+// documents in-process; bytes/op is the request body's size.
+func BenchmarkCorpusCreate(b *testing.B) {
+	for _, c := range corpusBenches(b) {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(c.work.CreateBytes))
+			seq := int64(corpusload.Stored)
+			for b.Loop() {
+				seq++
+				c.serve(b, c.create, seq, c.work.CreateStatus)
+			}
+		})
+	}
+}
