@@ -13,6 +13,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/petctl/petctl/conformance"
 	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/internal/corpus"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -79,6 +80,9 @@ func TestCorpusConforms(t *testing.T) {
 			name = filepath.Base(filepath.Dir(path))
 		}
 		t.Run(name, func(t *testing.T) {
+			if why := corpus.RaceSkip(name); why != "" {
+				t.Skip(why)
+			}
 			if !inOwnProcess(t) {
 				return
 			}

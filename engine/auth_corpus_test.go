@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petctl/petctl/internal/corpus"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -79,6 +80,9 @@ func TestCorpusAuth(t *testing.T) {
 	if forcePlain {
 		t.Skip("authentication comes before validation and takes no validator path: the corpus is served in the main run only")
 	}
+	// Beside the other corpus tests and the plain run: each serves its own
+	// servers, and together they are most of the package's time.
+	t.Parallel()
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for n := range corpusDocuments(t) {
 			if !yield(n) {
@@ -88,6 +92,9 @@ func TestCorpusAuth(t *testing.T) {
 	}) {
 		path := corpusDocuments(t)[name]
 		t.Run(name, func(t *testing.T) {
+			if why := corpus.RaceSkip(name); why != "" {
+				t.Skip(why)
+			}
 			s, err := spec.LoadWith(path, spec.LoadOptions{})
 			if err != nil {
 				t.Fatalf("load: %v", err)

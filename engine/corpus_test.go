@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/petctl/petctl/internal/corpus"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -46,9 +47,13 @@ func TestCorpusErrors(t *testing.T) {
 		// checked in full either way, and the corpus takes seconds.
 		t.Skip("errors are checked the same way in the plain run")
 	}
+	t.Parallel() // as TestCorpusAuth
 	docs := corpusDocuments(t)
 	for _, name := range slices.Sorted(maps.Keys(docs)) {
 		t.Run(name, func(t *testing.T) {
+			if why := corpus.RaceSkip(name); why != "" {
+				t.Skip(why)
+			}
 			s, err := spec.Load(docs[name])
 			if err != nil {
 				t.Fatalf("does not load: %v", err)

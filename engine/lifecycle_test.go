@@ -36,10 +36,14 @@ func TestCorpusLifecycle(t *testing.T) {
 	if docs == nil {
 		t.Skip(corpus.SkipReason + ": no corpus lifecycle")
 	}
+	t.Parallel() // as TestCorpusAuth
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n%-45s %9s %7s %6s %9s\n", "document", "resources", "served", "lived", "CRUD ops")
 	for _, d := range docs {
 		t.Run(d.Name, func(t *testing.T) {
+			if why := corpus.RaceSkip(d.Name); why != "" {
+				t.Skip(why)
+			}
 			lc := newLifecycle(t, d.Path)
 			stateful, crud := lc.report()
 			var lived []string

@@ -4,6 +4,9 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
+
+	"github.com/petctl/petctl/internal/race"
 )
 
 func TestMain(m *testing.M) {
@@ -15,11 +18,25 @@ func TestMain(m *testing.M) {
 // (Options.Plain): every request, record and response through
 // libopenapi-validator alone. A speed-only path that answers otherwise than
 // the validator fails one of the runs.
+//
+// It runs without -race, beside the other tests: it checks what the plain
+// path answers, which no setting offers outside tests, and the detector
+// would double the suite's time; make test runs it in its run without
+// -race (the Makefile's NORACE_TESTS), where the detector's run has
+// checked the same server with its fast paths.
 func TestPlainSuite(t *testing.T) {
 	if forcePlain {
 		t.Skip("this is the plain run")
 	}
-	cmd := exec.Command(os.Args[0], "-test.skip=^(TestPlainSuite|Fuzz.*)$", "-test.count=1")
+	if race.Enabled {
+		t.Skip("the plain run is left to make test's run without -race (NORACE_TESTS)")
+	}
+	t.Parallel()
+	args := []string{"-test.skip=^(TestPlainSuite|Fuzz.*)$", "-test.count=1"}
+	if d, ok := t.Deadline(); ok {
+		args = append(args, "-test.timeout="+time.Until(d).String())
+	}
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "PETCTL_PLAIN=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {

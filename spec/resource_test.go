@@ -114,7 +114,8 @@ func describeList(b *strings.Builder, l *ListShape) {
 // the kind and shapes of each operation, and its list's paging and
 // envelope. Run with -update after a deliberate change and read the diff.
 func TestResourcesInferred(t *testing.T) {
-	type doc struct{ name, path string }
+	// corpus is the corpus document's name, "" for a fixture.
+	type doc struct{ name, path, corpus string }
 	var docs []doc
 	for _, p := range []string{"", "../fixtures/library/openapi.yaml", styles + "crud.yaml", styles + "multifile/openapi.yaml"} {
 		name := "petstore"
@@ -124,7 +125,7 @@ func TestResourcesInferred(t *testing.T) {
 				name = strings.TrimSuffix(base, ".yaml")
 			}
 		}
-		docs = append(docs, doc{name, p})
+		docs = append(docs, doc{name, p, ""})
 	}
 	_, found, err := corpus.Find("..")
 	if err != nil {
@@ -134,11 +135,14 @@ func TestResourcesInferred(t *testing.T) {
 		t.Log(corpus.SkipReason + ": only the fixtures' inference is checked")
 	}
 	for _, d := range found {
-		docs = append(docs, doc{"corpus-" + d.Name, d.Path})
+		docs = append(docs, doc{"corpus-" + d.Name, d.Path, d.Name})
 	}
 	for _, d := range docs {
 		name, doc := d.name, d.path
 		t.Run(name, func(t *testing.T) {
+			if why := corpus.RaceSkip(d.corpus); d.corpus != "" && why != "" {
+				t.Skip(why)
+			}
 			s, err := Load(doc)
 			if err != nil {
 				t.Fatal(err)

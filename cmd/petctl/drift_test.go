@@ -58,6 +58,7 @@ func junitCounts(t *testing.T, path string) (tests, failures int) {
 // drift between them; the plain mock drifts in every behaviour, and a mock
 // with one behaviour changed drifts in that one alone.
 func TestProfileServeDrift(t *testing.T) {
+	t.Parallel() // its own servers, state and ports; its time is mostly waiting on them
 	const key = "staging-key-0123456789"
 	env := map[string]string{"PETCTL_API_KEY": key}
 	dir := t.TempDir()

@@ -208,6 +208,7 @@ func notFound(t *testing.T, base string) (header, code string) {
 // error bodies. A document the proof refuses keeps the old version serving
 // and is logged in one readable line.
 func TestHotReloadRebuildsStartUp(t *testing.T) {
+	t.Parallel() // its own servers, state and ports; its time is mostly waiting on them
 	dir, _, cfg := reloadProject(t, "headers:\n  '*':\n    X-Served: one\n")
 	profile := filepath.Join(dir, "staging.profile.yaml")
 	write(t, profile, "errorCodes:\n  route_not_found: no_route\n")

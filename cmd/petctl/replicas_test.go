@@ -16,6 +16,7 @@ import (
 // is read back at once on another replica, ids are unique, nothing is
 // lost, and the three list the same store at the end.
 func TestThreeReplicasOneTruth(t *testing.T) {
+	t.Parallel() // its own servers, state and ports; its time is mostly waiting on them
 	url := redistest.Start(t)
 	env := []string{"PETCTL_STORE_BACKEND=redis", "PETCTL_STORE_URL=" + url}
 	var bases []string

@@ -89,6 +89,7 @@ func exportedPets(t *testing.T, base string) []map[string]any {
 // there, whole and under its id, ids are unique, and nothing else but the
 // fixtures and creates that were under way is.
 func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
+	t.Parallel() // its own servers, state and ports; its time is mostly waiting on them
 	state := filepath.Join(t.TempDir(), "state")
 	acked := map[string]string{} // id -> name
 	var mu sync.Mutex
@@ -216,6 +217,7 @@ func TestStateStartErrors(t *testing.T) {
 // with the first document and fixtures takes it without a word about other
 // fixtures.
 func TestRefusedStartKeepsState(t *testing.T) {
+	t.Parallel() // its own servers, state and ports; its time is mostly waiting on them
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state")
 	good := filepath.Join(dir, "openapi.yaml")
@@ -262,6 +264,7 @@ func TestRefusedStartKeepsState(t *testing.T) {
 // document and refuses others), and the Petstore's records are still
 // there when it is served again.
 func TestEachDocumentItsOwnState(t *testing.T) {
+	t.Parallel() // its own servers, state and ports; its time is mostly waiting on them
 	dir := t.TempDir()
 	library, err := filepath.Abs("../../fixtures/library/openapi.yaml")
 	if err != nil {

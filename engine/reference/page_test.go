@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	corpusdocs "github.com/petctl/petctl/internal/corpus"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -217,6 +218,9 @@ func TestCorpusRenders(t *testing.T) {
 	var largestName string
 	for _, d := range corpus(t) {
 		t.Run(d.name, func(t *testing.T) {
+			if why := corpusdocs.RaceSkip(d.name); why != "" {
+				t.Skip(why)
+			}
 			r := renderDoc(t, d.path)
 			checkPage(t, r)
 			size := docSize(t, d.path)

@@ -137,9 +137,9 @@ func lastLine(s string) string {
 	return lines[len(lines)-1]
 }
 
-// makeTest times `make test` (every test, with the race detector) after a
-// build of the test binaries, so the time is a warm cache's, as a developer
-// runs it again.
+// makeTest times `make test` (every test with the race detector, and the
+// Makefile's NORACE_TESTS without it) after a build of the test binaries
+// both ways, so the time is a warm cache's, as a developer runs it again.
 func makeTest(ctx context.Context, root string, short bool, out io.Writer) ([]harness.Row, error) {
 	if short {
 		return nil, fmt.Errorf("not run with -short")
@@ -147,10 +147,12 @@ func makeTest(ctx context.Context, root string, short bool, out io.Writer) ([]ha
 	if _, err := exec.LookPath("make"); err != nil {
 		return nil, fmt.Errorf("make is not installed")
 	}
-	warm := exec.CommandContext(ctx, "go", "test", "-race", "-count=1", "-run", "^$", "./...")
-	warm.Dir, warm.Stdout, warm.Stderr = root, io.Discard, out
-	if err := warm.Run(); err != nil {
-		return nil, fmt.Errorf("building the tests: %v", err)
+	for _, race := range []string{"-race=true", "-race=false"} {
+		warm := exec.CommandContext(ctx, "go", "test", race, "-count=1", "-run", "^$", "./...")
+		warm.Dir, warm.Stdout, warm.Stderr = root, io.Discard, out
+		if err := warm.Run(); err != nil {
+			return nil, fmt.Errorf("building the tests (%s): %v", race, err)
+		}
 	}
 	cmd := exec.CommandContext(ctx, "make", "test")
 	cmd.Dir = root
