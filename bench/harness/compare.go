@@ -161,6 +161,11 @@ func RunOn(ctx context.Context, cfg load.Config, srv Server, sc Scenario) (load.
 		return load.Result{}, fmt.Errorf("%s on %s: %w", sc.Name, srv.Name, err)
 	}
 	res := Merge(parts)
+	if res.Requests == 0 {
+		// Nothing answered within the run: no figure, and no status seen
+		// to judge (a loaded machine can take a short run's whole time).
+		return load.Result{}, fmt.Errorf("%s on %s: no response within the run's %v; first transport error: %v", sc.Name, srv.Name, cfg.Duration, res.FirstError)
+	}
 	if bad := res.Unexpected(sc.Want); bad > 0 {
 		return load.Result{}, fmt.Errorf("%s on %s: %d of %d responses were not %d (%s); first transport error: %v",
 			sc.Name, srv.Name, bad, res.Requests, sc.Want, res, res.FirstError)
