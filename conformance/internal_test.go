@@ -244,6 +244,10 @@ func TestSameValueAcrossTypes(t *testing.T) {
 	boolean := &spec.Schema{Types: []string{"boolean"}}
 	list := &spec.Schema{Types: []string{"array"}, Items: &spec.Schema{Types: []string{"object"}, Properties: []*spec.Property{{Name: "value", Schema: str}}}}
 	instant := &spec.Schema{Types: []string{"string"}, Format: "date-time"}
+	one := int64(1)
+	device := &spec.Schema{Types: []string{"object"}, AllOf: []*spec.Schema{
+		{Types: []string{"object"}, Properties: []*spec.Property{{Name: "phone", Schema: str}, {Name: "ip", Schema: str}}},
+		{MaxProperties: &one}}}
 	for _, tc := range []struct {
 		name      string
 		ps        *spec.Schema
@@ -269,6 +273,9 @@ func TestSameValueAcrossTypes(t *testing.T) {
 		{"text with a pattern", &spec.Schema{Types: []string{"string"}, Pattern: "^[a-z]+$"}, `"abc"`, `7`, true},
 		{"text that is no instant", instant, `"2022-04-29T13:59:52Z"`, `"soon"`, true},
 		{"an instant read as another", instant, `"2022-04-29T13:59:52Z"`, `"2022-04-29T13:59:51Z"`, false},
+		{"one of the properties sent, where the answer holds one", device, `{"ip":"192.0.2.1"}`, `{"phone":"+1","ip":"192.0.2.1"}`, true},
+		{"one sent, another read, where the answer holds one", device, `{"ip":"192.0.2.1"}`, `{"phone":"+1","ip":"192.0.2.9"}`, false},
+		{"as sent, where the answer holds one", device, `{}`, `{"phone":"+1"}`, false},
 	} {
 		if got := sameValue(tc.ps, decodeJSON([]byte(tc.got)), decodeJSON([]byte(tc.sent))); got != tc.want {
 			t.Errorf("%s: sameValue(%s, sent %s) = %v, want %v", tc.name, tc.got, tc.sent, got, tc.want)

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -82,11 +81,11 @@ func typesDiffer(body, item *spec.Schema, depth int) bool {
 				return true
 			}
 		}
-		if most, ok := maxProps(item, 0); ok && depth > 0 {
+		if most, ok := item.MostProperties(); ok && depth > 0 {
 			// The item holds fewer properties than the write may give
 			// (camara's session answers one of the device identifiers
 			// its create takes several of).
-			if bodyMost, ok := maxProps(body, 0); !ok || bodyMost > most {
+			if bodyMost, ok := body.MostProperties(); !ok || bodyMost > most {
 				return true
 			}
 		}
@@ -147,9 +146,7 @@ func (s *Server) fitValue(v any, schema *spec.Schema, name string, g *spec.Value
 					x[p.Name] = g.Value(p.Schema, p.Name)
 				}
 			}
-			if most, ok := maxProps(schema, 0); ok && int64(len(x)) > most {
-				keepFirst(x, most, props, required)
-			}
+			schema.KeepProperties(x)
 		}
 		return x
 	case []any:
@@ -176,55 +173,6 @@ func (s *Server) fitValue(v any, schema *spec.Schema, name string, g *spec.Value
 		return c
 	}
 	return g.Value(schema, name)
-}
-
-// maxProps is the fewest properties an object schema's maxProperties
-// allow, its allOf members' included; ok is false where none is set.
-func maxProps(s *spec.Schema, depth int) (most int64, ok bool) {
-	if s == nil || depth > fitDepth {
-		return 0, false
-	}
-	if s.MaxProperties != nil {
-		most, ok = *s.MaxProperties, true
-	}
-	for _, sub := range s.AllOf {
-		if m, subOK := maxProps(sub, depth+1); subOK && (!ok || m < most) {
-			most, ok = m, true
-		}
-	}
-	return most, ok
-}
-
-// keepFirst drops properties of x until it holds most: required ones are
-// kept first, then the others in the order the schema declares them
-// (then by name), as a server answers the identifier it uses.
-func keepFirst(x map[string]any, most int64, props []*spec.Property, required map[string]bool) {
-	most = max(most, 0)
-	rank := make(map[string]int, len(props))
-	for i, p := range props {
-		rank[p.Name] = i
-		if required[p.Name] {
-			rank[p.Name] = i - len(props)
-		}
-	}
-	names := slices.Collect(maps.Keys(x))
-	slices.SortFunc(names, func(a, b string) int {
-		ra, aok := rank[a]
-		rb, bok := rank[b]
-		switch {
-		case aok && bok:
-			return ra - rb
-		case aok != bok:
-			if aok {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
-	for _, name := range names[most:] {
-		delete(x, name)
-	}
 }
 
 // isInstant reports whether s is a string of format date-time or date.

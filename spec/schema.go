@@ -184,6 +184,82 @@ func (s *Schema) LeastInteger() (least int64, ok bool) {
 	return int64(lo), true
 }
 
+// MostProperties is the fewest properties the object's maxProperties
+// allow, its allOf members' included; ok is false where none sets one.
+func (s *Schema) MostProperties() (most int64, ok bool) {
+	s.walkAllOf(func(m *Schema) {
+		if m.MaxProperties != nil && (!ok || *m.MaxProperties < most) {
+			most, ok = *m.MaxProperties, true
+		}
+	})
+	return most, ok
+}
+
+// LeastProperties is the most properties the object's minProperties ask
+// for, its allOf members' included (camara's device: one at least).
+func (s *Schema) LeastProperties() (least int64) {
+	s.walkAllOf(func(m *Schema) {
+		if m.MinProperties != nil && *m.MinProperties > least {
+			least = *m.MinProperties
+		}
+	})
+	return least
+}
+
+// KeepProperties drops properties of obj until it holds no more than the
+// schema's maxProperties allow: those it does not declare first (by name,
+// last first), then the optional ones it declares, last declared first.
+// Required ones stay: no value could then be valid anyway. A server that
+// answers fewer of what a client sent (camara's session: one device
+// identifier of those sent) keeps the required and the first declared.
+func (s *Schema) KeepProperties(obj map[string]any) {
+	most, ok := s.MostProperties()
+	if !ok || int64(len(obj)) <= most {
+		return
+	}
+	props, required := s.Props()
+	declared := make(map[string]bool, len(props))
+	var order []string // the order in which they go
+	for _, p := range props {
+		declared[p.Name] = true
+	}
+	undeclared := slices.Sorted(maps.Keys(obj))
+	for i := len(undeclared) - 1; i >= 0; i-- {
+		if !declared[undeclared[i]] {
+			order = append(order, undeclared[i])
+		}
+	}
+	for i := len(props) - 1; i >= 0; i-- {
+		if name := props[i].Name; !required[name] {
+			order = append(order, name)
+		}
+	}
+	for _, name := range order {
+		if int64(len(obj)) <= most {
+			return
+		}
+		delete(obj, name)
+	}
+}
+
+// walkAllOf calls fn for s and each of its allOf members, at any depth,
+// once each.
+func (s *Schema) walkAllOf(fn func(*Schema)) {
+	seen := map[*Schema]bool{}
+	var walk func(*Schema)
+	walk = func(m *Schema) {
+		if m == nil || seen[m] {
+			return
+		}
+		seen[m] = true
+		fn(m)
+		for _, sub := range m.AllOf {
+			walk(sub)
+		}
+	}
+	walk(s)
+}
+
 // Prop returns the named property's schema (allOf members included), or nil.
 func (s *Schema) Prop(name string) *Schema {
 	props, _ := s.Props()

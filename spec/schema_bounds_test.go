@@ -1,7 +1,9 @@
 package spec
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -32,6 +34,36 @@ func TestLeastInteger(t *testing.T) {
 			got, ok := (&Schema{Minimum: tc.min, ExclusiveMinimum: tc.excl}).LeastInteger()
 			if got != tc.want || ok != tc.wantOK {
 				t.Errorf("LeastInteger() = %d, %v; want %d, %v", got, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
+}
+
+// TestKeepProperties: an object over its maxProperties (an allOf member's
+// counts) keeps the required properties and the first declared; those the
+// schema does not declare go first.
+func TestKeepProperties(t *testing.T) {
+	two := int64(2)
+	str := &Schema{Types: []string{"string"}}
+	s := &Schema{Types: []string{"object"}, Required: []string{"c"}, AllOf: []*Schema{{MaxProperties: &two}},
+		Properties: []*Property{{Name: "a", Schema: str}, {Name: "b", Schema: str}, {Name: "c", Schema: str}}}
+	if most, ok := s.MostProperties(); !ok || most != 2 {
+		t.Fatalf("MostProperties() = %d, %v; want 2, true", most, ok)
+	}
+	for _, tc := range []struct {
+		name string
+		obj  map[string]any
+		want []string
+	}{
+		{"within", map[string]any{"a": "1", "c": "3"}, []string{"a", "c"}},
+		{"the last optional goes", map[string]any{"a": "1", "b": "2", "c": "3"}, []string{"a", "c"}},
+		{"undeclared go first", map[string]any{"a": "1", "z": "9", "y": "8"}, []string{"a", "y"}},
+		{"required stay", map[string]any{"c": "3", "b": "2", "x": "0"}, []string{"b", "c"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s.KeepProperties(tc.obj)
+			if got := slices.Sorted(maps.Keys(tc.obj)); !slices.Equal(got, tc.want) {
+				t.Errorf("kept %v, want %v", got, tc.want)
 			}
 		})
 	}

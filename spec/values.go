@@ -165,14 +165,16 @@ func (g *Values) object(s *Schema, depth int) any {
 		}
 	}
 	// minProperties: the optional ones next, in document order.
+	least := s.LeastProperties()
 	for _, p := range props {
-		if s.MinProperties == nil || int64(len(obj)) >= *s.MinProperties {
+		if int64(len(obj)) >= least {
 			break
 		}
 		if _, ok := obj[p.Name]; !ok && g.travels(p.Schema) {
 			obj[p.Name] = g.value(p.Schema, p.Name, depth+1)
 		}
 	}
+	s.KeepProperties(obj) // maxProperties: the optional ones drawn beyond it go
 	return obj
 }
 
