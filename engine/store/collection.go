@@ -301,18 +301,26 @@ func (c *Collection) Create(obj any, w Write) (rec Record, err error) {
 	err = c.journaled(func(tx *commitTx) error {
 		c.table.mu.Lock()
 		defer c.table.mu.Unlock()
-		cur := c.table.cursor()
-		e, err := c.buildNewLocked(&cur, obj, w)
-		if err != nil {
-			return err
-		}
-		if err := tx.put(&e); err != nil {
-			return err
-		}
-		rec = c.table.insertLocked(&e)
-		return nil
+		var err error
+		rec, err = c.createLocked(obj, w, tx)
+		return err
 	})
 	return rec, err
+}
+
+// createLocked stores the record obj makes, once tx has committed it: a
+// create, or a PUT that creates at its path; the caller holds the write
+// lock.
+func (c *Collection) createLocked(obj any, w Write, tx *commitTx) (Record, error) {
+	cur := c.table.cursor()
+	e, err := c.buildNewLocked(&cur, obj, w)
+	if err != nil {
+		return Record{}, err
+	}
+	if err := tx.put(&e); err != nil {
+		return Record{}, err
+	}
+	return c.table.insertLocked(&e), nil
 }
 
 // buildNewLocked builds the record obj makes, as the create at cur (see
@@ -465,21 +473,8 @@ func (c *Collection) putLocked(w Write, upsert bool, next func(old *Record) (any
 		if err != nil {
 			return Record{}, false, err
 		}
-		var invalid error
-		rec, err := t.createLocked(func(seq int64) (entry, bool, error) {
-			b, err := c.build(obj, seq, fromClient, w, nil)
-			if err != nil {
-				return entry{}, false, err
-			}
-			b.scope = scope
-			if invalid = c.validate(b.raw, b.view, b.value); invalid != nil {
-				return entry{}, false, errInvalidRecord
-			}
-			return b.entry, true, nil
-		}, tx.put)
-		if err == errInvalidRecord {
-			return Record{}, false, &InvalidRecordError{Err: invalid}
-		}
+		// The id is the path's (w.ID): a taken one is a conflict.
+		rec, err := c.createLocked(obj, w, tx)
 		return rec, err == nil, err
 	}
 	old := t.recordAt(pos)

@@ -82,7 +82,9 @@ func (c *Collection) createGroupOf(group []*groupedCreate) {
 		c.table.mu.Lock()
 		defer c.table.mu.Unlock()
 		cur := c.table.cursor()
-		cur.taken = map[string]bool{}
+		if len(group) > 1 {
+			cur.taken = map[string]bool{} // a create alone can meet no other of its group
+		}
 		built := make([]entry, 0, len(group))
 		owners := make([]*groupedCreate, 0, len(group))
 		for _, p := range group {

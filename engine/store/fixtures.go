@@ -61,10 +61,10 @@ func (fs *fixtureSet) len() int {
 
 // fixtureSegment is one array of records in one file.
 type fixtureSegment struct {
-	file, coll string
-	data       []byte // the whole file
-	state      bool   // the records are a journal's, which file names
-	first      int    // the set's index of its first record
+	file  string
+	data  []byte // the whole file
+	state bool   // the records are a journal's, which file names
+	first int    // the set's index of its first record
 }
 
 // fixtureRef locates one record's bytes in its segment's file; the
@@ -103,7 +103,7 @@ func (fs *fixtureSet) place(i int) Place {
 		return Place{File: fs.gen.file, Collection: fs.name, Index: i - len(fs.refs)}
 	}
 	sg := &fs.segs[fs.seg(i)]
-	return Place{File: sg.file, Collection: sg.coll, Index: i - sg.first, Stored: sg.state}
+	return Place{File: sg.file, Collection: fs.name, Index: i - sg.first, Stored: sg.state}
 }
 
 // refuse says why record i was refused; id is its id once it is built.
@@ -223,7 +223,7 @@ func (s *Store) splitRecords(p *parser, file, name string, out map[string]*fixtu
 		set = &fixtureSet{name: name}
 		out[name] = set
 	}
-	set.segs = append(set.segs, fixtureSegment{file: file, coll: name, data: p.data, first: len(set.refs)})
+	set.segs = append(set.segs, fixtureSegment{file: file, data: p.data, first: len(set.refs)})
 	from := p.pos
 	p.pos++ // '['
 	p.skipSpace()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -104,29 +103,8 @@ func TestRedisReplicaCreatesShareExchanges(t *testing.T) {
 		d.store.journal.(*redisJournal).client.AddHook(&exchanges)
 	}
 	resetCommandStats(t, url)
-	var mu sync.Mutex
-	ids := map[string]string{}
-	var wg sync.WaitGroup
 	began := time.Now()
-	for r, d := range replicas {
-		for g := range goroutines {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range perGoroutine {
-					name := fmt.Sprintf("r%d-g%d-%d", r, g, i)
-					rec := create(t, d.store.colls["pets"], name)
-					mu.Lock()
-					if prev, dup := ids[rec.ID]; dup {
-						t.Errorf("id %s given to %s and %s", rec.ID, prev, name)
-					}
-					ids[rec.ID] = name
-					mu.Unlock()
-				}
-			}()
-		}
-	}
-	wg.Wait()
+	ids := createConcurrently(t, replicas, goroutines, perGoroutine)
 	elapsed := time.Since(began)
 	stats := readCommandStats(t, url)
 	creates := int64(len(replicas) * goroutines * perGoroutine)

@@ -85,21 +85,20 @@ func TestRedisReplicasShareOneStore(t *testing.T) {
 	}
 }
 
-// TestRedisConcurrentCreates: creates from two replicas at once, many
-// each: none lost, ids unique, both replicas list the same records.
-func TestRedisConcurrentCreates(t *testing.T) {
-	url := redistest.Start(t)
-	replicas := []*testDoc{openReplica(t, url), openReplica(t, url)}
-	const each = 40
+// createConcurrently creates perGoroutine pets from each of goroutines
+// goroutines on every replica at once, and returns the ids given, each to
+// the name of its create; an id given twice is an error.
+func createConcurrently(t *testing.T, replicas []*testDoc, goroutines, perGoroutine int) map[string]string {
+	t.Helper()
 	var mu sync.Mutex
 	ids := map[string]string{}
 	var wg sync.WaitGroup
 	for r, d := range replicas {
-		for g := range 4 {
+		for g := range goroutines {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for i := range each / 4 {
+				for i := range perGoroutine {
 					name := fmt.Sprintf("r%d-g%d-%d", r, g, i)
 					rec := create(t, d.store.colls["pets"], name)
 					mu.Lock()
@@ -113,6 +112,16 @@ func TestRedisConcurrentCreates(t *testing.T) {
 		}
 	}
 	wg.Wait()
+	return ids
+}
+
+// TestRedisConcurrentCreates: creates from two replicas at once, many
+// each: none lost, ids unique, both replicas list the same records.
+func TestRedisConcurrentCreates(t *testing.T) {
+	url := redistest.Start(t)
+	replicas := []*testDoc{openReplica(t, url), openReplica(t, url)}
+	const each = 40
+	ids := createConcurrently(t, replicas, 4, each/4)
 	if got, want := len(ids), 2*each; got != want {
 		t.Errorf("%d ids, want %d", got, want)
 	}

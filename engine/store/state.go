@@ -176,7 +176,7 @@ func (c *Collection) loadStored(j recordSource, check bool) (cols *columns, next
 	if len(refs) == 0 {
 		return &columns{index: c.emptyIndex()}, next, pos, nil
 	}
-	set := &fixtureSet{name: c.def.Key, segs: []fixtureSegment{{file: j.Name(), coll: c.def.Key, data: buf, state: true}}, refs: refs}
+	set := &fixtureSet{name: c.def.Key, segs: []fixtureSegment{{file: j.Name(), data: buf, state: true}}, refs: refs}
 	cols, err = c.buildFixtures(set, time.Time{})
 	return cols, next, pos, err
 }

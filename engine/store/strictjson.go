@@ -479,13 +479,9 @@ func (vc *valueCache) value(p *parser, i int) (any, error) {
 	case c == '"':
 		// A string without escapes or control characters, quotes
 		// included: any other is decoded each time.
-		for j := start + 1; j < len(p.data); j++ {
-			if c := p.data[j]; c == '"' {
-				end = j + 1
-				break
-			} else if c == '\\' || c < 0x20 {
-				break
-			}
+		q := *p // a copy: plainKey moves past the string
+		if _, ok := q.plainKey(); ok {
+			end = q.pos
 		}
 	case c == '-' || c >= '0' && c <= '9':
 		if e, want := scanNumber(p.data, start); want == "" {
