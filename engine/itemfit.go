@@ -211,7 +211,7 @@ func convertScalar(v any, schema *spec.Schema) (any, bool) {
 	}
 	switch want {
 	case "string":
-		if n, ok := v.(json.Number); ok && (schema.Format == "date-time" || schema.Format == "date") {
+		if n, ok := v.(json.Number); ok && isInstant(schema) {
 			f, err := n.Float64()
 			at, ok := spec.UnixInstant(f)
 			if err != nil || !ok {

@@ -245,6 +245,10 @@ func (s *Schema) KeepProperties(obj map[string]any) {
 // walkAllOf calls fn for s and each of its allOf members, at any depth,
 // once each.
 func (s *Schema) walkAllOf(fn func(*Schema)) {
+	if s != nil && len(s.AllOf) == 0 {
+		fn(s) // most schemas: no map to make (values call this per object)
+		return
+	}
 	seen := map[*Schema]bool{}
 	var walk func(*Schema)
 	walk = func(m *Schema) {

@@ -182,21 +182,11 @@ func (g *Values) object(s *Schema, depth int) any {
 // anyOf: Props merges their properties, not their alternatives.
 func choices(s *Schema) []*Schema {
 	var out []*Schema
-	seen := map[*Schema]bool{}
-	var walk func(*Schema)
-	walk = func(s *Schema) {
-		if s == nil || seen[s] {
-			return
+	s.walkAllOf(func(m *Schema) {
+		if len(m.OneOf)+len(m.AnyOf) > 0 {
+			out = append(out, m)
 		}
-		seen[s] = true
-		if len(s.OneOf)+len(s.AnyOf) > 0 {
-			out = append(out, s)
-		}
-		for _, sub := range s.AllOf {
-			walk(sub)
-		}
-	}
-	walk(s)
+	})
 	return out
 }
 
