@@ -264,15 +264,40 @@ func (s *Schema) walkAllOf(fn func(*Schema)) {
 	walk(s)
 }
 
-// Prop returns the named property's schema (allOf members included), or nil.
+// Prop returns the named property's schema (allOf members included), or
+// nil: what Props gives for that name, found without building the whole
+// list and its maps (lists ask it of an envelope on every request).
 func (s *Schema) Prop(name string) *Schema {
-	props, _ := s.Props()
-	for _, p := range props {
-		if p.Name == name {
-			return p.Schema
+	var found, extra *Schema
+	declared, required := false, false
+	var seen []*Schema
+	var walk func(*Schema)
+	walk = func(m *Schema) {
+		if m == nil || slices.Contains(seen, m) {
+			return
 		}
+		seen = append(seen, m)
+		if extra == nil {
+			extra = m.AdditionalProperties
+		}
+		for _, sub := range m.AllOf {
+			walk(sub)
+		}
+		for _, p := range m.Properties {
+			if p.Name == name {
+				found, declared = p.Schema, true // a later declaration replaces an earlier one
+			}
+		}
+		required = required || slices.Contains(m.Required, name)
 	}
-	return nil
+	walk(s)
+	switch {
+	case declared || !required:
+		return found
+	case extra != nil:
+		return extra
+	}
+	return undeclared
 }
 
 // schemaReader turns libopenapi's schemas into Schemas, once per schema
