@@ -189,6 +189,11 @@ func TestValidatorProblems(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req := httptest.NewRequest(tc.op.Method, "/v1"+strings.Replace(tc.op.Path, "{petId}", "1", 1), nil)
 			ps := v.Response(req, tc.op, tc.status, tc.header, []byte(tc.body))
+			// The plain validator (no quick paths) gives the same verdict
+			// in the same words.
+			if plain := v.Plain().Response(req, tc.op, tc.status, tc.header, []byte(tc.body)); plain.Error() != ps.Error() {
+				t.Errorf("problems %q, plain validator's %q", ps, plain)
+			}
 			if tc.want == "" {
 				if len(ps) > 0 {
 					t.Errorf("problems %v, want none", ps)
@@ -241,5 +246,82 @@ paths:
 	}
 	if _, err := lib.NewValidator(); err != nil {
 		t.Errorf("the library document was refused: %v", err)
+	}
+}
+
+// TestQuickResponse: a response body is shown valid without
+// libopenapi-validator's per-call work only where the library would check
+// nothing else: a JSON body, a response declared for its exact status, no
+// declared headers, and not in a Plain validator. It never decides that a
+// body is invalid: the library does, in its words.
+func TestQuickResponse(t *testing.T) {
+	doc := `openapi: 3.1.0
+info: {title: quick, version: '1'}
+paths:
+  /things:
+    get:
+      operationId: listThings
+      responses:
+        '200':
+          description: a page
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [data, total]
+                properties:
+                  data: {type: array, items: {type: string}}
+                  total: {type: integer, minimum: 0}
+        2XX:
+          description: any other success
+          content:
+            application/json:
+              schema: {type: object}
+    post:
+      operationId: makeThing
+      responses:
+        '201':
+          description: made
+          headers:
+            Location: {required: true, schema: {type: string}}
+          content:
+            application/json:
+              schema: {type: object}
+`
+	s, err := Parse([]byte(doc), "quick.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, create := s.Operation("listThings"), s.Operation("makeThing")
+	for _, tc := range []struct {
+		name   string
+		v      *Validator
+		op     *Operation
+		status int
+		mt     string
+		body   string
+		want   bool
+	}{
+		{"valid page", v, list, 200, "application/json", `{"data":[],"total":3}`, true},
+		{"invalid page", v, list, 200, "application/json", `{"data":[],"total":-1}`, false},
+		{"not JSON", v, list, 200, "application/json", `{"data":`, false},
+		{"two values", v, list, 200, "application/json", `{} {}`, false},
+		{"a range's response", v, list, 204, "application/json", `{}`, false},
+		{"declared headers", v, create, 201, "application/json", `{}`, false},
+		{"plain validator", v.Plain(), list, 200, "application/json", `{"data":[],"total":3}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := tc.op.Response(tc.status)
+			if resp == nil {
+				t.Fatalf("no response for %d", tc.status)
+			}
+			if got := tc.v.quickResponse(tc.op, resp, tc.status, tc.mt, []byte(tc.body)); got != tc.want {
+				t.Errorf("quickResponse(%s) = %v, want %v", tc.body, got, tc.want)
+			}
+		})
 	}
 }

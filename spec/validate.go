@@ -2,6 +2,7 @@ package spec
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -66,6 +68,10 @@ type Validator struct {
 	renders *firstUses
 	// errorSchema is the document's most common error schema, nil for none.
 	errorSchema *base.Schema
+	// bodies holds, per response and media type (responseUse), the body
+	// schema compiled as the response validator compiles it, for
+	// quickResponse; nil in a Plain validator.
+	bodies *sync.Map
 }
 
 // firstUses serializes the calls into libopenapi-validator that may render
@@ -143,6 +149,7 @@ func (s *Spec) NewValidator() (*Validator, error) {
 		errorSchema: s.ErrorSchema(),
 	}
 	val.memo = newRequestMemo(val, s.Operations)
+	val.bodies = &sync.Map{}
 	return val, nil
 }
 
@@ -150,7 +157,7 @@ func (s *Spec) NewValidator() (*Validator, error) {
 // the memo of accepted requests or body plans (see Options.Plain in engine).
 func (v *Validator) Plain() *Validator {
 	p := *v
-	p.memo = nil
+	p.memo, p.bodies = nil, nil
 	return &p
 }
 
@@ -289,6 +296,9 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 	if bytes.Equal(trimmed, []byte("null")) && !allowsNull(resp.Schema) {
 		return Problems{{Where: "body", Reason: "null, but the schema does not allow null"}}
 	}
+	if v.quickResponse(op, resp, status, mt, body) {
+		return nil
+	}
 	res := &http.Response{
 		StatusCode: status,
 		Header:     header,
@@ -312,6 +322,45 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 		return nil
 	}
 	return toProblems(errs)
+}
+
+// quickResponse reports whether body is valid for resp's media type mt,
+// deciding it without libopenapi-validator's per-call work: it hashes the
+// schema to find it in its cache and goes through its decoder registry on
+// every call, most of the cost of validating a small body (a list's
+// envelope whose items start-up proved). The body is decoded and held to
+// the schema the library compiles for it, as the library does; false means
+// "not shown valid here", and the library then gives the verdict and its
+// wording. Only where the library would do nothing more: the response is
+// declared for this exact status and declares no headers (the library
+// validates them too), and mt is a JSON type, which it decodes with
+// encoding/json.
+func (v *Validator) quickResponse(op *Operation, resp *Response, status int, mt string, body []byte) bool {
+	if v.bodies == nil || len(resp.Headers) > 0 || resp.Code != strconv.Itoa(status) || !strings.Contains(strings.ToLower(mt), "json") {
+		return false
+	}
+	use := responseUse{resp, mt}
+	cached, ok := v.bodies.Load(use)
+	if !ok {
+		var rs *ResponseSchema
+		if schema := mediaSchema(op, resp, mt); schema != nil {
+			rs, _ = v.LazyResponseSchema(schema, nil)
+		}
+		cached, _ = v.bodies.LoadOrStore(use, rs)
+	}
+	rs := cached.(*ResponseSchema)
+	if rs == nil {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var doc any
+	if dec.Decode(&doc) != nil || doc == nil {
+		return false
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return false
+	}
+	return rs.Validate(doc) == nil
 }
 
 // DocumentError validates an error body against the document's most
