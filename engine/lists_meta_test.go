@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/petctl/petctl/spec"
 )
@@ -85,5 +87,50 @@ func TestUnpagedListMeta(t *testing.T) {
 			"notes.#": "2", "meta.total_count": "2", "meta.total_pages": "1", "meta.source": "notes"}},
 		{name: "again, from the same example", path: "/notes", status: 200, want: map[string]string{
 			"notes.#": "2", "meta.total_count": "2", "meta.total_pages": "1"}},
+	})
+}
+
+// stampedEnvelope answers its notes in an envelope with an instant the
+// server makes (generatedAt) and no example.
+const stampedEnvelope = `openapi: 3.1.0
+info: {title: Notes, version: "1"}
+paths:
+  /notes:
+    get:
+      operationId: listNotes
+      responses:
+        '200':
+          description: All notes.
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [notes, generatedAt, source]
+                properties:
+                  notes: {type: array, items: {type: object, required: [id], properties: {id: {type: integer}}}}
+                  generatedAt: {type: string, format: date-time}
+                  source: {type: string, enum: [notes]}
+                  total: {type: integer}
+`
+
+// TestEnvelopeMadeAtTheClock: an envelope is made from its schema once and
+// reused while nothing in it depends on the clock, but an instant it holds
+// shows the clock of each answer, not of the first.
+func TestEnvelopeMadeAtTheClock(t *testing.T) {
+	s, err := spec.Parse([]byte(stampedEnvelope), "stamped.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var clock atomic.Int64
+	clock.Store(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC).Unix())
+	env := start(t, Options{Spec: s, Now: func() time.Time { return time.Unix(clock.Load(), 0).UTC() }}, "X-Key", "")
+	play(t, env, []exchange{
+		{name: "first", path: "/notes", status: 200, want: map[string]string{
+			"notes.#": "0", "generatedAt": "2030-01-02T03:04:05Z", "source": "notes", "total": "0"}},
+		{name: "a day later", path: "/notes", status: 200, check: func(t *testing.T, r result) {
+			clock.Add(24 * 3600) // before the next step's request
+		}},
+		{name: "the later clock", path: "/notes", status: 200, want: map[string]string{
+			"generatedAt": "2030-01-03T03:04:05Z", "source": "notes"}},
 	})
 }

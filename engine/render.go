@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"strconv"
+	"time"
 
 	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/spec"
@@ -212,12 +213,38 @@ func (s *Server) made(schema *spec.Schema) any {
 	if schema == nil {
 		return nil
 	}
-	if raw := s.validExample(schema); raw != nil {
+	raw := s.validExample(schema)
+	if raw == nil {
+		raw = s.timelessValue(schema)
+	}
+	if raw != nil {
 		v, _ := store.DecodeStrict(raw) // a copy each time: callers change it
 		return v
 	}
 	g := s.values(spec.InResponse)
 	return g.Value(schema, "")
+}
+
+// timelessValue is the value made for schema, as JSON, where it is the same
+// whatever the clock says, else nil; worked out once per schema. Making a
+// value walks the schema's properties and allOf members, several times the
+// cost of decoding its JSON, and a list's envelope is made on every
+// request. Everything but instants is a function of the schema alone (the
+// made value has no Rand), so a value made at two instants a day and a
+// second apart that comes out the same has no instant in it.
+func (s *Server) timelessValue(schema *spec.Schema) []byte {
+	if raw, ok := s.timeless.Load(schema); ok {
+		return raw.([]byte)
+	}
+	g := s.values(spec.InResponse)
+	a := encodeJSON(g.Value(schema, ""))
+	g.Now = g.Now.Add(25*time.Hour + time.Second)
+	b := encodeJSON(g.Value(schema, ""))
+	if !bytes.Equal(a, b) {
+		a = nil
+	}
+	s.timeless.Store(schema, a)
+	return a
 }
 
 // validExample is schema's example as JSON where it is valid against the

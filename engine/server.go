@@ -69,6 +69,9 @@ type Server struct {
 	// JSON, or nil where it is not valid (see made): lists make their
 	// envelope on every request.
 	examples sync.Map
+	// timeless holds each response schema's made value as JSON where the
+	// clock plays no part in it, else nil (see made).
+	timeless sync.Map
 }
 
 // opKind is what the engine does for an operation.
