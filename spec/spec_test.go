@@ -184,10 +184,17 @@ func TestValidatorProblems(t *testing.T) {
 		{"valid created", create, 201, json, `{"id":1,"name":"a","categoryId":1}`, ""},
 		{"created without id", create, 201, json, `{"name":"a","categoryId":1}`, "id"},
 		{"open payload", s.Operation("listStoreOrders"), 200, http.Header{"Content-Type": {"text/csv"}}, "a,b", ""},
+		{"HEAD, no body", list, 200, json, ``, ""},
+		{"HEAD, the representation left out", list, 200, json, `[{"id":1,"name":"a","categoryId":1}]`, ""},
+		{"HEAD, wrong content type", list, 200, http.Header{"Content-Type": {"text/html"}}, ``, "Content-Type"},
+		{"HEAD, undeclared status", list, 418, json, ``, "418"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			req := httptest.NewRequest(tc.op.Method, "/v1"+strings.Replace(tc.op.Path, "{petId}", "1", 1), nil)
+			if strings.HasPrefix(tc.name, "HEAD") {
+				req.Method = http.MethodHead
+			}
 			ps := v.Response(req, tc.op, tc.status, tc.header, []byte(tc.body))
 			// The plain validator (no quick paths) gives the same verdict
 			// in the same words.
