@@ -2,9 +2,16 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/engine/store/redistest"
@@ -126,5 +133,105 @@ func TestCRUDSharedByRedisReplicas(t *testing.T) {
 	}
 	if got, want := a.srv.colls["pets"].data.Len(), 0; got != want {
 		t.Errorf("replica A holds %d pets, want %d", got, want)
+	}
+}
+
+// TestConcurrentPatchesOnTwoReplicasLoseNone: two replicas merge-patch
+// the same record at once, A its name and B its city. No patch is lost:
+// every answer carries the other replica's latest acknowledged patch (or
+// a later one), and at the end both replicas read the last of each.
+func TestConcurrentPatchesOnTwoReplicasLoseNone(t *testing.T) {
+	url := redistest.Start(t)
+	replica := func() *testEnv {
+		j, err := store.OpenRedis(url, store.RedisOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = j.Close() })
+		return newCRUD(t, func(o *Options) { o.State = j })
+	}
+	a, b := replica(), replica()
+	if r := a.do(request{method: "POST", path: "/owners", body: `{"name":"A0","city":"B0"}`}); r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	// patch sends one merge patch to env and returns the answer's fields.
+	patch := func(env *testEnv, body string) (map[string]any, error) {
+		req, err := http.NewRequest("PATCH", env.base+"/owners/1", strings.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", "application/merge-patch+json")
+		req.Header.Set(env.authHeader, env.authPrefix+testKey)
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("status %d: %s", resp.StatusCode, data)
+		}
+		var doc map[string]any
+		return doc, json.Unmarshal(data, &doc)
+	}
+	// index reads the number after the replica's letter ("B7" is 7).
+	index := func(v any, letter string) int {
+		s, _ := v.(string)
+		n, err := strconv.Atoi(strings.TrimPrefix(s, letter))
+		if !strings.HasPrefix(s, letter) || err != nil {
+			return -1
+		}
+		return n
+	}
+	const rounds = 40
+	var acked [2]atomic.Int64 // the last patch each replica had answered
+	sides := []struct {
+		env          *testEnv
+		mine, theirs string // the field this side patches, the other's
+		letter, them string // the prefix of this side's values, the other's
+	}{
+		{a, "name", "city", "A", "B"},
+		{b, "city", "name", "B", "A"},
+	}
+	var wg sync.WaitGroup
+	for s, side := range sides {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 1; i <= rounds; i++ {
+				seen := acked[1-s].Load()
+				got, err := patch(side.env, fmt.Sprintf(`{%q:"%s%d"}`, side.mine, side.letter, i))
+				if err != nil {
+					t.Errorf("replica %s, patch %d: %v", side.letter, i, err)
+					return
+				}
+				if g, w := index(got[side.mine], side.letter), i; g != w {
+					t.Errorf("replica %s, patch %d: %s = %v, want %s%d", side.letter, i, side.mine, got[side.mine], side.letter, w)
+				}
+				if g := index(got[side.theirs], side.them); g < int(seen) {
+					t.Errorf("replica %s, patch %d: %s = %v, but %s%d was answered before this patch began: an update was lost",
+						side.letter, i, side.theirs, got[side.theirs], side.them, seen)
+				}
+				acked[s].Store(int64(i))
+			}
+		}()
+	}
+	wg.Wait()
+	for _, env := range []*testEnv{a, b} {
+		env.t = t
+		r := env.do(request{path: "/owners/1"})
+		var doc any
+		if err := json.Unmarshal(r.body, &doc); err != nil {
+			t.Fatalf("GET /owners/1: %d %s", r.status, r.body)
+		}
+		for field, want := range map[string]string{"name": fmt.Sprintf("A%d", rounds), "city": fmt.Sprintf("B%d", rounds)} {
+			if got := lookup(doc, field); got != want {
+				t.Errorf("after the patches %s reads %s = %s, want %s", env.base, field, got, want)
+			}
+		}
 	}
 }
