@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/petctl/petctl/spec"
 )
 
 func TestListPets(t *testing.T) {
@@ -420,6 +422,56 @@ func TestCORS(t *testing.T) {
 	r = env.do(request{method: http.MethodOptions, path: "/pets", key: "-"})
 	if r.status != http.StatusNoContent || r.header.Get("Allow") != "GET, HEAD, POST, OPTIONS" {
 		t.Errorf("OPTIONS: %d Allow %q", r.status, r.header.Get("Allow"))
+	}
+}
+
+// TestHeadDeclared: a HEAD the document declares with content, as sonarr's
+// HEAD /ping does, is answered 200 with the content's headers and no body;
+// the body a GET would carry is not held against the rule that a HEAD
+// answer has none (it was a 500 "does not match the document").
+func TestHeadDeclared(t *testing.T) {
+	const doc = `openapi: 3.0.3
+info: {title: Ping, version: "1"}
+servers: [{url: /api}]
+paths:
+  /ping:
+    get:
+      responses:
+        '200':
+          description: OK.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Ping'}
+    head:
+      responses:
+        '200':
+          description: OK.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Ping'}
+components:
+  schemas:
+    Ping:
+      type: object
+      required: [status]
+      properties:
+        status: {type: string}
+`
+	s, err := spec.Parse([]byte(doc), "ping.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := start(t, Options{Spec: s, Keys: []string{testKey}}, "Authorization", "Bearer ")
+	get := env.get("/ping")
+	head := env.do(request{method: http.MethodHead, path: "/ping"})
+	if get.status != 200 {
+		t.Fatalf("GET /ping: %d %s, want 200", get.status, get.body)
+	}
+	if head.status != 200 || len(head.body) != 0 {
+		t.Errorf("HEAD /ping: %d with %d bytes (%s), want 200 and no body", head.status, len(head.body), env.log.String())
+	}
+	if got, want := head.header.Get("Content-Type"), "application/json"; got != want {
+		t.Errorf("HEAD /ping: Content-Type %q, want %q", got, want)
 	}
 }
 

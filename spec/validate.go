@@ -279,7 +279,9 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 	if err != nil || !slices.ContainsFunc(resp.MediaTypes, func(d string) bool { return strings.EqualFold(d, mt) }) {
 		return Problems{{Where: "Content-Type", Reason: fmt.Sprintf("%q is not declared for %d (want %s)", ct, status, strings.Join(resp.MediaTypes, ", "))}}
 	}
-	if resp.Schema == nil {
+	if resp.Schema == nil || r != nil && r.Method == http.MethodHead {
+		// A HEAD answer carries the content's headers and never its body
+		// (RFC 9110 §9.3.2), even where the document declares content.
 		return nil
 	}
 	trimmed := bytes.TrimSpace(body)
