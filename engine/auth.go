@@ -524,17 +524,7 @@ func pairProblems(key, what string, pairs map[string]string) []error {
 // clients that do not know it skip it.
 func (a *authenticator) prepare(op *spec.Operation) *opAuth {
 	p := &opAuth{bearer: -1}
-	var unservable []string
-	for _, alt := range op.Requirements {
-		i := slices.IndexFunc(alt, func(u spec.SchemeUse) bool { return u.Scheme.Kind == spec.SchemeUnsupported })
-		if i >= 0 {
-			unservable = append(unservable, alt[i].Scheme.String())
-			continue
-		}
-		p.alts = append(p.alts, alt)
-	}
-	if len(p.alts) == 0 && len(unservable) > 0 {
-		p.unservable = strings.Join(slices.Compact(unservable), ", or ")
+	if p.alts, p.unservable = checkable(op); p.unservable != "" {
 		return p
 	}
 	var hints []string
@@ -565,6 +555,26 @@ func (a *authenticator) prepare(op *spec.Operation) *opAuth {
 	}
 	p.forbidden = op.Response(http.StatusForbidden) != nil && op.Response(http.StatusUnauthorized) == nil
 	return p
+}
+
+// checkable splits an operation's security alternatives: alts are those
+// petctl can check; unservable names the schemes it cannot, when no
+// alternative is left, and the operation then answers 501 (the server and
+// `petctl inspect` both read it here).
+func checkable(op *spec.Operation) (alts []spec.Requirement, unservable string) {
+	var cannot []string
+	for _, alt := range op.Requirements {
+		i := slices.IndexFunc(alt, func(u spec.SchemeUse) bool { return u.Scheme.Kind == spec.SchemeUnsupported })
+		if i >= 0 {
+			cannot = append(cannot, alt[i].Scheme.String())
+			continue
+		}
+		alts = append(alts, alt)
+	}
+	if len(alts) == 0 && len(cannot) > 0 {
+		unservable = strings.Join(slices.Compact(cannot), ", or ")
+	}
+	return alts, unservable
 }
 
 // hint is how to send the credential of one use, quoted: "'X-Api-Key:

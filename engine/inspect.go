@@ -22,9 +22,15 @@ func (p *Plan) WriteReport(w io.Writer, s *spec.Spec) error {
 	crud, stateful := 0, 0
 	// CRUD operations the store does not serve come first: they are what
 	// a user most likely wants to fix in configuration.
-	var unservedCRUD, others []*PlannedOperation
+	var unservedCRUD, others, refused []*PlannedOperation
 	for _, po := range p.Operations {
 		switch {
+		case po.Unservable != "":
+			// A 501 whatever its kind: served by neither store nor document.
+			if po.CRUD {
+				crud++
+			}
+			refused = append(refused, po)
 		case po.CRUD && po.Stateful:
 			crud++
 			stateful++
@@ -44,16 +50,27 @@ func (p *Plan) WriteReport(w io.Writer, s *spec.Spec) error {
 		}
 		b.WriteString("\n" + part.title + "\n")
 		for _, po := range part.ops {
-			id := ""
-			if po.Op.Named {
-				id = "  " + po.Op.ID
-			}
-			fmt.Fprintf(b, "  %-7s %s%s  %s: %s\n", po.Op.Method, po.Op.Path, id, po.Kind, po.Why)
+			fmt.Fprintf(b, "  %-7s %s%s  %s: %s\n", po.Op.Method, po.Op.Path, namedID(po.Op), po.Kind, po.Why)
+		}
+	}
+	if len(refused) > 0 {
+		b.WriteString("\noperations answered 501: every security alternative needs a scheme petctl cannot check\n")
+		for _, po := range refused {
+			fmt.Fprintf(b, "  %-7s %s%s  needs %s\n", po.Op.Method, po.Op.Path, namedID(po.Op), po.Unservable)
 		}
 	}
 	fmt.Fprintf(b, "\nresources: %d; %d of %d CRUD operations served from the store\n", len(p.Resources), stateful, crud)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// namedID is "  ID" for an operation the document names, else "": one
+// named by its method and path is not named twice.
+func namedID(op *spec.Operation) string {
+	if op.Named {
+		return "  " + op.ID
+	}
+	return ""
 }
 
 func writeResource(b *strings.Builder, p *Plan, r *spec.Resource) {
@@ -102,7 +119,11 @@ func writeResource(b *strings.Builder, p *Plan, r *spec.Resource) {
 		line("etags", "answers carry ETag; a write with a stale If-Match gets 412")
 	}
 	for _, o := range r.Ops {
-		fmt.Fprintf(b, "  %-9s %s %s  %s  %s\n", o.Kind, o.Op.Method, o.Op.Path, o.Op.ID, describeOp(o))
+		desc := describeOp(o)
+		if po := p.Operation(o.Op); po != nil && po.Unservable != "" {
+			desc = "answers 501: needs " + po.Unservable
+		}
+		fmt.Fprintf(b, "  %-9s %s %s  %s  %s\n", o.Kind, o.Op.Method, o.Op.Path, o.Op.ID, desc)
 		if o.List != nil {
 			fmt.Fprintf(b, "  %-9s %s\n", "", describeList(o.List))
 		}

@@ -35,6 +35,10 @@ type PlannedOperation struct {
 	// GET or POST on a collection path (one with an item path below it),
 	// GET, PUT, PATCH or DELETE on an item path (one ending in a parameter).
 	CRUD bool
+	// Unservable names the security schemes petctl cannot check when every
+	// alternative of the operation needs one: it then answers 501 before
+	// its kind matters.
+	Unservable string
 }
 
 // The kinds of a planned operation that no resource has.
@@ -75,6 +79,7 @@ func NewPlan(s *spec.Spec, overrides map[string]spec.Override) (*Plan, error) {
 	}
 	for _, op := range s.Operations {
 		po := &PlannedOperation{Op: op, CRUD: crudShaped(op, paths)}
+		_, po.Unservable = checkable(op)
 		r, role := owner[op], roles[op]
 		switch {
 		case op.Unpublished:

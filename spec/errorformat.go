@@ -351,9 +351,29 @@ func toText(v any) string {
 	return strings.Trim(string(b), `"`)
 }
 
-// meaningOf reads a field's meaning from its name and type.
+// normName is a field's name as meaningsOf compares it: lower case,
+// without _ and -.
+func normName(name string) string {
+	return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
+}
+
+// meaningsOf reads the meanings a field can take from its name and type,
+// the likeliest first: a string named error is the message, or the code
+// where another field is the message.
+func meaningsOf(name string, s *Schema, problem bool) []string {
+	m := meaningOf(name, s, problem)
+	if m == "message" && normName(name) == "error" {
+		return []string{"message", "code"}
+	}
+	if m == "" {
+		return nil
+	}
+	return []string{m}
+}
+
+// meaningOf reads a field's likeliest meaning from its name and type.
 func meaningOf(name string, s *Schema, problem bool) string {
-	n := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
+	n := normName(name)
 	t := s.Type()
 	numeric := t == "integer" || t == "number"
 	switch {
@@ -408,6 +428,7 @@ func buildPlan(s *Schema, problem bool, fields FieldMap, path string, depth int)
 		props, required := s.Props()
 		p.props = []namedPlan{}
 		taken := map[string]bool{}
+		var kids []namedPlan
 		for _, prop := range props {
 			if prop.Schema == nil || prop.Schema.WriteOnly {
 				continue
@@ -417,16 +438,33 @@ func buildPlan(s *Schema, problem bool, fields FieldMap, path string, depth int)
 				sub = prop.Name
 			}
 			child := buildPlan(prop.Schema, problem, fields, sub, depth+1)
-			if child.meaning == "" && child.props == nil && child.items == nil {
-				if m := meaningOf(prop.Name, prop.Schema, problem); m != "" && !taken[m] && fields[m] == "" {
-					child.meaning, taken[m] = m, true
-				}
-			}
 			if child.meaning != "" {
 				taken[child.meaning] = true
 			}
-			if required[prop.Name] || child.meaning != "" || (child.props != nil && hasSlot(child)) {
-				p.props = append(p.props, namedPlan{prop.Name, child})
+			kids = append(kids, namedPlan{prop.Name, child})
+		}
+		// A field named for its meaning ("message") takes it before one
+		// named for it only loosely ("error"), whichever comes first; the
+		// loose one then takes its next meaning, if free.
+		for _, exact := range []bool{true, false} {
+			for _, k := range kids {
+				if k.plan.meaning != "" || k.plan.props != nil || k.plan.items != nil {
+					continue
+				}
+				for i, m := range meaningsOf(k.name, k.plan.schema, problem) {
+					if exact && (i > 0 || normName(k.name) != m) {
+						break
+					}
+					if !taken[m] && fields[m] == "" {
+						k.plan.meaning, taken[m] = m, true
+						break
+					}
+				}
+			}
+		}
+		for _, k := range kids {
+			if required[k.name] || k.plan.meaning != "" || (k.plan.props != nil && hasSlot(k.plan)) {
+				p.props = append(p.props, k)
 			}
 		}
 	case "array":

@@ -36,6 +36,9 @@ func TestErrorFormats(t *testing.T) {
 		{"otherNames", 422, JSON, `"errorCode":"NOT_FOUND","errorMessage":"pets: no item has petId 7","httpStatus":422,"timestamp":"2030-01-02T03:04:05Z"`},
 		{"otherNames", 401, JSON, `"errorCode":"NOT_FOUND"`},
 		{"noErrorBody", 401, "application/problem+json", `"status":401`},
+		// The field named message takes the message, though error comes
+		// first; error is then the code.
+		{"errorAndMessage", 404, JSON, `{"status":404,"error":"not_found","message":"pets: no item has petId 7"}`},
 	}
 	for _, tc := range tests {
 		op := s.Operation(tc.op)

@@ -76,6 +76,12 @@ func (g *Values) value(s *Schema, name string, depth int) any {
 		}
 		return numbers(s.Enum[0])
 	}
+	// An enum or const an allOf member holds binds the whole value: a
+	// property is often written `allOf: [$ref: Status]` to carry its own
+	// description beside the shared enum.
+	if m := s.allOfBound(); m != nil {
+		return g.value(m, name, depth+1)
+	}
 	if alts := append(append([]*Schema{}, s.OneOf...), s.AnyOf...); len(alts) > 0 && len(s.Properties) == 0 {
 		return g.alternative(s, alts, name, depth)
 	}
@@ -107,6 +113,21 @@ func (g *Values) value(s *Schema, name string, depth int) any {
 		return map[string]any{} // any JSON value will do
 	}
 	return nil
+}
+
+// allOfBound is the first allOf member of s, at any depth, that holds a
+// const or an enum, or nil.
+func (s *Schema) allOfBound() *Schema {
+	if len(s.AllOf) == 0 {
+		return nil
+	}
+	var found *Schema
+	s.walkAllOf(func(m *Schema) {
+		if found == nil && m != s && (m.HasConst || len(m.Enum) > 0) {
+			found = m
+		}
+	})
+	return found
 }
 
 // alternative picks a oneOf/anyOf member; with a discriminator, its

@@ -45,6 +45,14 @@ func TestInspect(t *testing.T) {
 			"other operations not served from the store\n  POST    /decisions/{uuid}/publish",
 			"25 of 25 CRUD operations served from the store",
 		}, "", nil},
+		// An operation whose every alternative needs a scheme petctl cannot
+		// check answers 501 whatever else it is; one with another
+		// alternative does not.
+		{"schemes petctl cannot check", []string{"inspect", "--spec", "../../fixtures/styles/security.yaml"}, exitOK, []string{
+			"operations answered 501: every security alternative needs a scheme petctl cannot check\n",
+			"  GET     /certificate  needsClientCertificate  needs \"mtls\" (mutualTLS",
+			"  GET     /digest  needsDigest  needs \"digest\" (http digest",
+		}, "", []string{"certificateOrKey  needs", "needsDigest  action"}},
 		{"an override", []string{"inspect", "--spec", crud, "--config", override}, exitOK, []string{
 			"GET     /pets/findBySpecies  findPetsBySpecies  action: configured as an action",
 		}, "", []string{"search    GET /pets/findBySpecies"}},
