@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -90,16 +91,59 @@ func exportedPets(t *testing.T, base string) []map[string]any {
 // fixtures and creates that were under way is.
 func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
 	t.Parallel() // its own servers, state and ports; its time is mostly waiting on them
-	state := filepath.Join(t.TempDir(), "state")
+
+	const rounds, writers = 10, 8
 	acked := map[string]string{} // id -> name
 	var mu sync.Mutex
 	client := &http.Client{Timeout: 5 * time.Second}
-	const rounds, writers = 10, 8
-	sent := 0
+	check := func(round int, base string) { checkPets(t, round, exportedPets(t, base), acked) }
+	write := func(base string, round, w, i int) bool {
+		name := fmt.Sprintf("r%d-w%d-%d", round, w, i)
+		body := fmt.Sprintf(`{"name":%q,"categoryId":%d,"status":"pending"}`, name, w)
+		req, _ := http.NewRequest("POST", base+"/pets", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer sig-key")
+		req.Header.Set("Content-Type", "application/json")
+		res, err := client.Do(req)
+		if err != nil {
+			return false // killed
+		}
+		data, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusCreated {
+			t.Errorf("create answered %d: %s", res.StatusCode, data)
+			return false
+		}
+		var pet map[string]any
+		if err := json.Unmarshal(data, &pet); err != nil {
+			t.Errorf("create answered %s", data)
+			return false
+		}
+		mu.Lock()
+		acked[fmt.Sprint(pet["id"])] = name
+		mu.Unlock()
+		return true
+	}
+	sent := killMidStream(t, []string{"--state", filepath.Join(t.TempDir(), "state")}, rounds, writers, check, write)
+	t.Logf("%d creates answered over %d kills", sent, rounds)
+}
+
+// killMidStream runs rounds of a stream of writes against a real petctl
+// serve args... (one state throughout), each ended by SIGKILL at a random
+// moment once the stream flows, however slow the machine. check(round,
+// base) looks at the server each round starts, before any write of the
+// round (round 0: the fresh one; round rounds: the last restart, after the
+// last kill). Each of writers goroutines calls write(base, round, w, i)
+// for i = 0, 1, ... while it returns true (the write was acknowledged);
+// false ends the goroutine's round (its request got no answer: the kill;
+// or write reported what it got). killMidStream returns how many writes
+// were acknowledged in all, and fails the test when there were fewer than
+// rounds.
+func killMidStream(t *testing.T, args []string, rounds, writers int, check func(round int, base string), write func(base string, round, w, i int) bool) int {
+	t.Helper()
+	var acked atomic.Int64
 	for round := range rounds {
-		cmd, base := startPetctl(t, "--state", state)
-		pets := exportedPets(t, base)
-		checkPets(t, round, pets, acked)
+		cmd, base := startPetctl(t, args...)
+		check(round, base)
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		for w := range writers {
@@ -112,45 +156,18 @@ func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
 						return
 					default:
 					}
-					name := fmt.Sprintf("r%d-w%d-%d", round, w, i)
-					body := fmt.Sprintf(`{"name":%q,"categoryId":%d,"status":"pending"}`, name, w)
-					req, _ := http.NewRequest("POST", base+"/pets", strings.NewReader(body))
-					req.Header.Set("Authorization", "Bearer sig-key")
-					req.Header.Set("Content-Type", "application/json")
-					res, err := client.Do(req)
-					if err != nil {
-						return // killed
-					}
-					data, _ := io.ReadAll(res.Body)
-					res.Body.Close()
-					if res.StatusCode != http.StatusCreated {
-						t.Errorf("create answered %d: %s", res.StatusCode, data)
+					if !write(base, round, w, i) {
 						return
 					}
-					var pet map[string]any
-					if err := json.Unmarshal(data, &pet); err != nil {
-						t.Errorf("create answered %s", data)
-						return
-					}
-					mu.Lock()
-					acked[fmt.Sprint(pet["id"])] = name
-					sent++
-					mu.Unlock()
+					acked.Add(1)
 				}
 			}()
 		}
 		// Killed at a random moment once the stream is flowing (the first
-		// create answered), however slow the machine.
-		mu.Lock()
-		before := sent
-		mu.Unlock()
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-			mu.Lock()
-			flowing := sent > before
-			mu.Unlock()
-			if flowing {
-				break
-			}
+		// write of the round acknowledged).
+		before := acked.Load()
+		for deadline := time.Now().Add(10 * time.Second); acked.Load() == before && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
 		}
 		time.Sleep(time.Duration(rand.IntN(200)) * time.Millisecond)
 		if err := cmd.Process.Kill(); err != nil {
@@ -160,12 +177,12 @@ func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
 		wg.Wait()
 		_ = cmd.Wait()
 	}
-	_, base := startPetctl(t, "--state", state)
-	checkPets(t, rounds, exportedPets(t, base), acked)
-	if sent < rounds {
-		t.Errorf("only %d creates were answered in %d rounds: the test did not write", sent, rounds)
+	_, base := startPetctl(t, args...)
+	check(rounds, base)
+	if n := acked.Load(); n < int64(rounds) {
+		t.Errorf("only %d writes were acknowledged in %d rounds: the test did not write", n, rounds)
 	}
-	t.Logf("%d creates answered over %d kills", sent, rounds)
+	return int(acked.Load())
 }
 
 // checkPets holds the stored pets to the acknowledged creates.
