@@ -21,6 +21,7 @@ import (
 	"github.com/petctl/petctl/conformance"
 	"github.com/petctl/petctl/engine"
 	"github.com/petctl/petctl/fixtures"
+	"github.com/petctl/petctl/internal/parallel"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -297,6 +298,14 @@ func setBody(r *http.Request, b []byte) {
 func errorBody(status int, code string) []byte {
 	b, _ := json.Marshal(map[string]any{"code": code, "message": "broken on purpose", "status": status})
 	return b
+}
+
+// TestMain lets more tests run at once than one per CPU: many wait, on
+// servers' time-outs and slow bodies, or on a child process (inOwnProcess),
+// and Ginkgo runs one suite at a time in a process anyway.
+func TestMain(m *testing.M) {
+	parallel.AtLeast(4)
+	os.Exit(m.Run())
 }
 
 // ownProcessEnv names, in a child process of the test binary, the one

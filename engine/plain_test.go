@@ -6,11 +6,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petctl/petctl/internal/parallel"
 	"github.com/petctl/petctl/internal/race"
 )
 
+// TestMain lets the four tests that run side by side (TestPlainSuite, which
+// waits on its child, and the corpus tests) all run at once, not two at a
+// time on two CPUs with one slot held by the waiting TestPlainSuite.
 func TestMain(m *testing.M) {
 	forcePlain = os.Getenv("PETCTL_PLAIN") == "1"
+	parallel.AtLeast(4)
 	os.Exit(m.Run())
 }
 

@@ -16,6 +16,7 @@ import (
 // served document's security scheme takes it, and running it (with the key
 // filled in) is let in.
 func TestBannerTryLineWorks(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests (TestMain says why)
 	dir := t.TempDir()
 	doc := string(spec.DefaultDocument())
 	bearer := "    bearerAuth:\n      type: http\n      scheme: bearer\n"

@@ -110,6 +110,7 @@ func edit(t *testing.T, path string, pairs ...string) {
 // TestInitEditServe is the end-to-end path of a team: petctl init, edit the
 // file, validate it, serve with it and see every setting over HTTP.
 func TestInitEditServe(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests (TestMain says why)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "petctl.yaml")
 	if code, out, errOut := runCLI(t, nil, "init", path); code != 0 || !strings.Contains(out, "wrote "+path) {
@@ -189,6 +190,7 @@ func TestInitEditServe(t *testing.T) {
 // TestServeRehearsals: open auth, injected faults and latency, generated
 // records, through the environment and flags.
 func TestServeRehearsals(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests (TestMain says why)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "rehearse.yaml")
 	os.WriteFile(path, []byte("auth: {mode: open}\nfaults:\n  createPet: {rate: 1, status: 502}\nlatency:\n  listPets: 80ms\ncors:\n  origins: [\"https://app.example.com\"]\n"), 0o600)
@@ -228,6 +230,7 @@ func TestServeRehearsals(t *testing.T) {
 }
 
 func TestConfigRejected(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests (TestMain says why)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "petctl.yaml")
 	os.WriteFile(path, []byte("server:\n  adress: x\nlists:\n  order: random\nlatency:\n  nope: 5ms\nseed: lots\n"), 0o600)

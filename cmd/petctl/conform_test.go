@@ -17,6 +17,7 @@ import (
 // petctl conform against it with both reports; then the same with a key
 // the deployment does not know.
 func TestConformServe(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests (TestMain says why)
 	const key = "conform-cli-key-77aa"
 	dir := t.TempDir()
 	// GET /store/orders answered, as a deployment configures it: serve
@@ -75,6 +76,7 @@ func TestConformServe(t *testing.T) {
 // TestConformExitCodes: usage, configuration and spec errors exit 2, an
 // unreachable target 3, each with one line; Ginkgo never exits the process.
 func TestConformExitCodes(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests (TestMain says why)
 	base, _ := startServe(t, nil)
 	dir := t.TempDir()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -48,6 +48,7 @@ func writeFileT(t *testing.T, path, content string) {
 // does: the document as main has it against the working copy, exit 1 and
 // a failed JUnit case for a breaking change, exit 0 once it is undone.
 func TestDiffBaseRef(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests (TestMain says why)
 	base := readFileT(t, "../../spec/diff/testdata/base.yaml")
 	repo := gitRepo(t, map[string]string{"api/openapi.yaml": base, "api/README.md": "not a document"})
 	doc := filepath.Join(repo, "api", "openapi.yaml")

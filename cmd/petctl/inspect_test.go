@@ -12,6 +12,7 @@ import (
 // served from the store is not; the configuration's overrides apply, and
 // a wrong one is a usage error naming its key.
 func TestInspect(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests (TestMain says why)
 	dir := t.TempDir()
 	override := filepath.Join(dir, "override.yaml")
 	os.WriteFile(override, []byte("crud:\n  operations:\n    findPetsBySpecies: {kind: action}\n"), 0o600)

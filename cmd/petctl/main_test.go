@@ -56,6 +56,7 @@ func testEnv(env map[string]string) func(string) string {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests (TestMain says why)
 	dir := t.TempDir()
 	badSpec := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(badSpec, []byte("openapi: 3.1.0\ninfo: [\n"), 0o600)
@@ -118,6 +119,7 @@ func TestVersionAndSpec(t *testing.T) {
 // TestServe runs the whole command on a free port, calls it, and stops it
 // the way a signal does.
 func TestServe(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests (TestMain says why)
 	tests := []struct {
 		name    string
 		args    []string

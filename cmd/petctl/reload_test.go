@@ -89,6 +89,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // and logs the problem by file and line; a request in flight finishes on
 // the version it started with.
 func TestHotReload(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests (TestMain says why)
 	_, status, cfg := reloadProject(t, "latency:\n  listPets: 600ms\n")
 	base, _, stderr := startServeStreams(t, nil, "--config", cfg, "--api-key", "sig-key")
 	if got := servedVersion(t, base); got != 1 {
@@ -164,6 +165,7 @@ func TestHotReload(t *testing.T) {
 // TestSIGHUPReloads: SIGHUP to a real petctl reloads it, keeping the
 // records of its state.
 func TestSIGHUPReloads(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests (TestMain says why)
 	state := filepath.Join(t.TempDir(), "state")
 	cmd, base := startPetctl(t, "--state", state)
 	if code, body := keyed(t, "POST", base+"/pets", `{"name":"Hup","categoryId":1}`); code != http.StatusCreated {

@@ -14,15 +14,25 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/petctl/petctl/internal/parallel"
 )
 
 // TestMain lets the tests run this binary as petctl itself, to send it
 // real signals.
+//
+// The tests here spend their time waiting: on servers started, latencies
+// configured, processes started, signalled and killed. So those that share
+// nothing run side by side (t.Parallel), more of them at once than one per
+// CPU. Those that bound a time (TestConformDeadline, the signal and stderr
+// tests) stay out of it: beside the others under -race on a loaded
+// machine they measured starvation, not petctl.
 func TestMain(m *testing.M) {
 	if os.Getenv("PETCTL_TEST_BE_PETCTL") == "1" {
 		main()
 		return
 	}
+	parallel.AtLeast(4)
 	os.Exit(m.Run())
 }
 

@@ -99,6 +99,7 @@ func TestUnreadStderrDoesNotBlockServing(t *testing.T) {
 // environment or the file, decide which lines reach stderr. Stderr is read
 // once serve has stopped, when every buffered line has been written.
 func TestLogSettings(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests (TestMain says why)
 	cfg := filepath.Join(t.TempDir(), "petctl.yaml")
 	if err := os.WriteFile(cfg, []byte("log:\n  requests: false\n"), 0o600); err != nil {
 		t.Fatal(err)
