@@ -193,10 +193,15 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	// Headers and 10 of the 1,000 bytes of the body: the handler is now
-	// waiting for the rest, and the clean stop waits for the handler.
-	fmt.Fprintf(conn, "POST /v1/pets HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer sig-key\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"name\":\"", host)
-	time.Sleep(200 * time.Millisecond)
+	// Headers, then, once the 100 Continue shows the handler reading the
+	// body (a sleep proves nothing on a loaded machine), 10 of its 1,000
+	// bytes: the handler waits for the rest, and the clean stop for it.
+	fmt.Fprintf(conn, "POST /v1/pets HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer sig-key\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n", host)
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if line, err := bufio.NewReader(conn).ReadString('\n'); err != nil || !strings.Contains(line, "100 Continue") {
+		t.Fatalf("waiting for 100 Continue: %q, %v", line, err)
+	}
+	fmt.Fprint(conn, "{\"name\":\"")
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
