@@ -693,13 +693,34 @@ func (r *Resource) inferID(s *Spec) {
 	}
 }
 
+// idParamSchema is the schema of the path parameter that carries an item's
+// id: the one the resource's own operations declare, unless it leaves the
+// format and pattern out and a path under the item's (a child collection's)
+// declares them for the same parameter (resend's {email_id}: a free string
+// on /emails/{email_id}, a uuid on /emails/{email_id}/attachments). Every
+// path that names the item must take its id.
 func (r *Resource) idParamSchema(s *Spec) *Schema {
+	var own *Schema
 	for _, o := range r.Ops {
 		if p := o.Op.Param("path", r.IDParam); p != nil && p.Schema != nil {
-			return s.schema(p.Schema)
+			own = s.schema(p.Schema)
+			break
 		}
 	}
-	return nil
+	if r.ItemPath == "" || own != nil && (own.Format != "" || own.Pattern != "") {
+		return own
+	}
+	for _, op := range s.Operations {
+		if !strings.HasPrefix(op.Path, r.ItemPath+"/") {
+			continue
+		}
+		if p := op.Param("path", r.IDParam); p != nil && p.Schema != nil {
+			if under := s.schema(p.Schema); under != nil && (under.Format != "" || under.Pattern != "") && (own == nil || under.Type() == own.Type()) {
+				return under
+			}
+		}
+	}
+	return own
 }
 
 // words splits a name into lower-case words at '_', '-' and case changes:

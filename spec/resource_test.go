@@ -266,3 +266,83 @@ components:
 		}
 	}
 }
+
+// TestIDTakesTheFormatOfPathsUnderTheItem: where the item's own path
+// leaves its id parameter a free string and a path under the item declares
+// it a uuid (resend's {email_id}), ids are uuids: every path that names the
+// item must take its id. A format the item's own paths declare wins, and
+// a path under the item that declares another type is not followed.
+func TestIDTakesTheFormatOfPathsUnderTheItem(t *testing.T) {
+	const doc = `openapi: 3.0.3
+info: {title: T, version: "1"}
+paths:
+  /emails:
+    post:
+      operationId: sendEmail
+      requestBody: {content: {application/json: {schema: {$ref: '#/components/schemas/Email'}}}}
+      responses:
+        '200': {description: Sent., content: {application/json: {schema: {$ref: '#/components/schemas/Email'}}}}
+  /emails/{email_id}:
+    get:
+      operationId: getEmail
+      parameters: [{name: email_id, in: path, required: true, schema: {type: string}}]
+      responses:
+        '200': {description: The email., content: {application/json: {schema: {$ref: '#/components/schemas/Email'}}}}
+  /emails/{email_id}/attachments:
+    get:
+      operationId: listAttachments
+      parameters: [{name: email_id, in: path, required: true, schema: {type: string, format: uuid}}]
+      responses:
+        '200': {description: Its attachments., content: {application/json: {schema: {type: array, items: {$ref: '#/components/schemas/Attachment'}}}}}
+  /notes:
+    post:
+      operationId: createNote
+      requestBody: {content: {application/json: {schema: {$ref: '#/components/schemas/Email'}}}}
+      responses:
+        '201': {description: Created., content: {application/json: {schema: {$ref: '#/components/schemas/Email'}}}}
+  /notes/{note_id}:
+    get:
+      operationId: getNote
+      parameters: [{name: note_id, in: path, required: true, schema: {type: string, pattern: '^n[0-9]+$'}}]
+      responses:
+        '200': {description: The note., content: {application/json: {schema: {$ref: '#/components/schemas/Email'}}}}
+  /notes/{note_id}/tags:
+    get:
+      operationId: listTags
+      parameters: [{name: note_id, in: path, required: true, schema: {type: string, format: uuid}}]
+      responses:
+        '200': {description: Its tags., content: {application/json: {schema: {type: array, items: {$ref: '#/components/schemas/Attachment'}}}}}
+components:
+  schemas:
+    Email:
+      type: object
+      properties:
+        id: {type: string, readOnly: true}
+        subject: {type: string}
+    Attachment:
+      type: object
+      properties:
+        id: {type: string, readOnly: true}
+`
+	s, err := Parse([]byte(doc), "ids.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, format, pattern string }{
+		{"/emails", "uuid", ""},
+		{"/notes", "", "^n[0-9]+$"}, // its own path's pattern
+	} {
+		var got *Resource
+		for _, r := range s.Resources {
+			if r.Path == tc.path {
+				got = r
+			}
+		}
+		if got == nil {
+			t.Fatalf("%s: no resource", tc.path)
+		}
+		if got.ID.Format != tc.format || got.ID.Pattern != tc.pattern {
+			t.Errorf("%s: id format %q, pattern %q; want %q, %q", tc.path, got.ID.Format, got.ID.Pattern, tc.format, tc.pattern)
+		}
+	}
+}
