@@ -101,6 +101,8 @@ func TestEverySchemeWithTheDevelopmentKey(t *testing.T) {
 		{name: "OR, basic, another user", path: "/either", headers: map[string]string{"Authorization": basicAuth("someone-else", testKey)}, status: 200},
 		{name: "OR, basic, wrong password", path: "/either", headers: map[string]string{"Authorization": basicAuth("anyone", "wrong")}, status: 401},
 		{name: "OR, basic, not base64", path: "/either", headers: map[string]string{"Authorization": "Basic %%%"}, status: 401},
+		{name: "OR, basic, no colon", path: "/either", headers: map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte(testKey))}, status: 401},
+		{name: "OR, basic, the scheme word only", path: "/either", headers: map[string]string{"Authorization": "Basic"}, status: 401},
 		{name: "OR, bearer is neither", path: "/either", headers: bearer, status: 401},
 		{name: "OR, none", path: "/either", status: 401, challenges: []string{headerKeyChallen, basicChallenge}},
 		// AND: a key in the query and a key in a cookie, both at once.

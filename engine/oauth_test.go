@@ -143,6 +143,28 @@ func TestTokenEndpoint(t *testing.T) {
 	if a := env.send(req); a.status != 400 || a.body["error"] != "invalid_request" {
 		t.Errorf("a JSON body: %d %v, want 400 invalid_request", a.status, a.body)
 	}
+	for _, ct := range []string{"text/plain", "", "multipart/form-data; boundary=x"} {
+		req, _ := http.NewRequest(http.MethodPost, env.http.URL+TokenPath, strings.NewReader("grant_type=client_credentials"))
+		req.SetBasicAuth("c", testKey)
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		if a := env.send(req); a.status != 400 || a.body["error"] != "invalid_request" {
+			t.Errorf("Content-Type %q: %d %v, want 400 invalid_request", ct, a.status, a.body)
+		}
+	}
+	// Chunked, so that no Content-Length announces the size: the limit
+	// holds while the body is read.
+	chunked := io.MultiReader(strings.NewReader("grant_type=client_credentials&scope="), strings.NewReader(strings.Repeat("x", 4*maxTokenRequestBytes)))
+	req, _ = http.NewRequest(http.MethodPost, env.http.URL+TokenPath, chunked)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth("c", testKey)
+	if req.ContentLength != 0 {
+		t.Fatalf("the request announces %d bytes; the test wants a body of unknown length", req.ContentLength)
+	}
+	if a := env.send(req); a.status != 413 {
+		t.Errorf("a chunked body of %d bytes: %d %v, want 413", 4*maxTokenRequestBytes, a.status, a.body)
+	}
 	req, _ = http.NewRequest(http.MethodGet, env.http.URL+TokenPath, nil)
 	if a := env.send(req); a.status != 405 || a.header.Get("Allow") != "POST, OPTIONS" {
 		t.Errorf("GET: %d Allow %q, want 405 with Allow: POST, OPTIONS", a.status, a.header.Get("Allow"))
@@ -282,6 +304,16 @@ func TestTokenVerification(t *testing.T) {
 		}
 		return s
 	}
+	// The public key as an HMAC secret: the algorithm confusion attack on
+	// servers that take the algorithm from the token.
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub})
+	// Another petctl, with a key of its own, issues a token for the same
+	// scheme and scopes.
+	elsewhere := newSecurity(t).postForm(TokenPath, form("grant_type", "client_credentials", "scope", "pets:write"), "c", testKey).token(t)
 	with := func(k string, v any) claims { c := valid(); c[k] = v; return c }
 	without := func(k string) claims { c := valid(); delete(c, k); return c }
 	for _, c := range []struct {
@@ -297,6 +329,11 @@ func TestTokenVerification(t *testing.T) {
 		{"signed by another key, with this key's id", sign(valid(), jwt.SigningMethodES256, other, kid), 401, "token signature invalid"},
 		{"signed by another key", sign(valid(), jwt.SigningMethodES256, other, "another-kid"), 401, "token signature invalid"},
 		{"alg none", sign(valid(), jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, kid), 401, "token signature invalid"},
+		{"HS256 with the public key as the secret", sign(valid(), jwt.SigningMethodHS256, pubPEM, kid), 401, "token signature invalid"},
+		{"HS256 with the public key's DER as the secret", sign(valid(), jwt.SigningMethodHS256, pub, kid), 401, "token signature invalid"},
+		{"from another petctl", elsewhere, 401, "token signature invalid"},
+		{"without an audience", sign(without("aud"), jwt.SigningMethodES256, key, kid), 401, "invalid token"},
+		{"without an issuer", sign(without("iss"), jwt.SigningMethodES256, key, kid), 401, "invalid token"},
 		{"for another audience", sign(with("aud", "https://elsewhere.example/sec"), jwt.SigningMethodES256, key, kid), 401, "token for another audience"},
 		{"from another issuer", sign(with("iss", "https://issuer.example"), jwt.SigningMethodES256, key, kid), 401, "token from another issuer"},
 		{"for another scheme", sign(with("petctl_schemes", []string{"oidc"}), jwt.SigningMethodES256, key, kid), 401, "token issued for another security scheme"},
