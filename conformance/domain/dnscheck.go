@@ -411,6 +411,7 @@ func (c *Checker) ttlRule(z zoneInfo, v recordView, auth []authAnswer) Result {
 		if len(a.view.rrs) == 0 {
 			r.Verdict = CannotTell
 			r.Detail = fmt.Sprintf("%s holds no %s record to read a TTL from", show(a.ns), v.kind)
+			r.Next = fmt.Sprintf("add the %s record the rules above ask for (TTL %d suggested), then run again", v.kind, SuggestedTTL)
 			return r
 		}
 		ttl := a.view.rrs[0].Header().Ttl

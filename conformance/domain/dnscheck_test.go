@@ -338,6 +338,11 @@ func TestDNSRules(t *testing.T) {
 			}
 			rep := checkDNS(t, tt.cfg, resolver.Addr, auth.Port)
 			assertRules(t, rep, tt.wants)
+			for _, r := range rep.Results {
+				if (r.Verdict == domain.Fail || r.Verdict == domain.CannotTell) && r.Next == "" {
+					t.Errorf("%s: %s (%s) with no next step", r.Rule, r.Verdict, r.Detail)
+				}
+			}
 			if rep.OK() != tt.ok {
 				t.Errorf("OK() = %v, want %v; %s", rep.OK(), tt.ok, rep.Summary())
 			}
