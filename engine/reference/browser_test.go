@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -183,6 +184,7 @@ func TestBrowser(t *testing.T) {
 	if loc := run(t, ctx, "location", chromedp.Location()); loc != srv.URL+"/docs" {
 		t.Errorf("/ led to %s, want %s/docs", loc, srv.URL)
 	}
+	logLoad(t, ctx, "the Petstore")
 	if *screenshots {
 		saveScreenshot(t, "reference-petstore.png", run(t, ctx, "screenshot", chromedp.FullScreenshot(100)))
 	}
@@ -288,6 +290,94 @@ func TestBrowser(t *testing.T) {
 	}
 	errs.check(t)
 	saveScreenshot(t, "", run(t, ctx, "full screenshot", chromedp.FullScreenshot(100)))
+}
+
+// focused describes the element that has the focus: what it is, and the
+// outline the page draws around it.
+type focused struct {
+	Tag, ID, Class, Text string
+	In                   string // the id of the article it is in
+	Outline              string // outline-style
+	Width                float64
+	Summary              string // for a summary: the class of its details
+}
+
+const focusedScript = `(() => {
+	const e = document.activeElement, st = getComputedStyle(e), a = e.closest('article');
+	return {Tag: e.tagName.toLowerCase(), ID: e.id, Class: e.className, Text: e.textContent.trim().slice(0, 40),
+		In: a ? a.id : '', Outline: st.outlineStyle, Width: parseFloat(st.outlineWidth),
+		Summary: e.tagName === 'SUMMARY' ? e.parentElement.className : ''};
+})()`
+
+// TestBrowserKeyboard: the page is used from the keyboard alone. Tab
+// reaches the skip link first, then every control in order, each with a
+// visible outline; an operation and a schema, both <details>, open with
+// Enter and Space; nothing clickable is other than a link, a button, a
+// field or a summary.
+func TestBrowserKeyboard(t *testing.T) {
+	srv := petstore(t)
+	ctx := browser(t, 1280, 1000)
+	var errs pageErrors
+	errs.listen(t, ctx)
+	t.Cleanup(func() { errs.check(t) })
+	do(t, ctx, "load", chromedp.Navigate(srv.URL+"/docs"), chromedp.WaitVisible(chromedp.ID("op-listPets")))
+
+	if odd := run(t, ctx, "clickable elements", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[onclick], [role=button], [tabindex]:not(pre)'))
+		.map(e => e.outerHTML.slice(0, 80)).concat(Array.from(document.querySelectorAll('details')).filter(d => !d.firstElementChild || d.firstElementChild.tagName !== 'SUMMARY').map(d => 'details without a summary first: ' + d.className))`)); len(odd) > 0 {
+		t.Errorf("controls that are not links, buttons, fields or summaries: %v", odd)
+	}
+
+	// tab presses Tab until want holds of the focused element, checking the
+	// outline of each element on the way.
+	var seen []focused
+	tab := func(what string, want func(focused) bool) focused {
+		t.Helper()
+		for range 80 {
+			do(t, ctx, "Tab", chromedp.KeyEvent(kb.Tab))
+			f := run(t, ctx, "focused element", chromedp.Evaluate[focused](focusedScript))
+			seen = append(seen, f)
+			if f.Outline == "none" || f.Width < 2 {
+				t.Errorf("%s %q (%s) has the focus with outline %s %vpx: not visible", f.Tag, f.Text, f.Class, f.Outline, f.Width)
+			}
+			if want(f) {
+				return f
+			}
+		}
+		t.Fatalf("80 Tabs did not reach %s; reached %+v", what, seen)
+		return focused{}
+	}
+
+	if first := tab("the skip link", func(focused) bool { return true }); first.Class != "skip" {
+		t.Errorf("the first Tab reaches %s %q, want the skip link", first.Tag, first.Text)
+	}
+	if left := run(t, ctx, "skip link place", chromedp.Evaluate[float64](`document.activeElement.getBoundingClientRect().left`)); left < 0 {
+		t.Errorf("the focused skip link is off the screen (left %v)", left)
+	}
+	tab("the key field", func(f focused) bool { return f.ID == "key-bearerAuth" })
+	do(t, ctx, "type the key", chromedp.KeyEvent(testKey))
+
+	tab("createPet's details", func(f focused) bool { return f.In == "op-createPet" && f.Summary == "op-body" })
+	do(t, ctx, "open createPet with Enter", chromedp.KeyEvent(kb.Enter))
+	if !run(t, ctx, "createPet open", chromedp.Evaluate[bool](`document.querySelector('#op-createPet details.op-body').open`)) {
+		t.Fatal("Enter on createPet's summary did not open it")
+	}
+	tab("the request body's schema", func(f focused) bool { return f.In == "op-createPet" && f.Summary == "schema" })
+	do(t, ctx, "open the schema with Space", chromedp.KeyEvent(" "),
+		chromedp.WaitVisible(chromedp.CSS("#op-createPet details.schema[open] .tree li")))
+	tab("a nested schema or the try-it body", func(f focused) bool { return f.In == "op-createPet" && f.Tag == "textarea" })
+	send := tab("the send button", func(f focused) bool { return f.In == "op-createPet" && f.Tag == "button" })
+	if send.Text != "Send request" {
+		t.Errorf("the first button of createPet's try-it is %q, want Send request", send.Text)
+	}
+	do(t, ctx, "send with Enter", chromedp.KeyEvent(kb.Enter))
+	status := run(t, ctx, "createPet's answer", chromedp.Poll[string](`(() => {
+		const s = document.querySelector('#op-createPet .result .status-line .status');
+		return s ? s.textContent : '';
+	})()`, chromedp.WithPollingTimeout(stepTime-time.Second)))
+	if status != "201" {
+		t.Errorf("createPet sent from the keyboard: status %s, want 201", status)
+	}
+	tab("the copy button", func(f focused) bool { return f.In == "op-createPet" && f.Text == "Copy curl" })
 }
 
 // TestBrowserPhone: on a phone-sized screen the page is one column, no
@@ -467,18 +557,41 @@ func TestBrowserLargestDocument(t *testing.T) {
 	var errs pageErrors
 	errs.listen(t, ctx)
 	t.Cleanup(func() { errs.check(t) })
-	start := time.Now()
 	do(t, ctx, "load", chromedp.Navigate(srv.URL+"/docs"))
-	loaded := time.Since(start)
+	logLoad(t, ctx, fmt.Sprintf("%s (%d operations)", path, len(s.Operations)))
 	first := s.Operations[0]
 	id := run(t, ctx, "first operation", chromedp.Evaluate[string](`document.querySelector('article.op').id`))
+	start := time.Now()
 	do(t, ctx, "open "+first.ID,
 		chromedp.Click(chromedp.CSS("#"+id+" details.op-body > summary")),
 		chromedp.WaitVisible(chromedp.CSS("#"+id+" .try-form")),
 		chromedp.Click(chromedp.CSS("#"+id+" details.schema > summary")),
 		chromedp.WaitVisible(chromedp.CSS("#"+id+" details.schema .tree p")),
 	)
-	t.Logf("%s: %d operations; the page loaded in Chromium in %v", path, len(s.Operations), loaded.Round(time.Millisecond))
+	t.Logf("%s and a schema of it opened in %v, the driver's round trips included", first.ID, time.Since(start).Round(time.Millisecond))
+}
+
+// pageLoad is what the browser measured of the page it loaded.
+type pageLoad struct {
+	Bytes, Gzipped, Ready, Load float64
+	Elements                    int
+}
+
+// logLoad logs the page's size and how long Chromium took to load it, by
+// the page's own navigation timing (from the request to the end of the
+// load event), with the machine's load average: the figures are only worth
+// what the machine was doing meanwhile.
+func logLoad(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	l := run(t, ctx, "navigation timing", chromedp.Evaluate[pageLoad](`(() => {
+		const n = performance.getEntriesByType('navigation')[0];
+		return {Bytes: n.decodedBodySize, Gzipped: n.encodedBodySize, Ready: n.domContentLoadedEventEnd, Load: n.loadEventEnd,
+			Elements: document.getElementsByTagName('*').length};
+	})()`))
+	avg, _ := os.ReadFile("/proc/loadavg")
+	load, _, _ := strings.Cut(string(avg), " ")
+	t.Logf("%s: page %.0f bytes (%.0f sent), %d elements; DOMContentLoaded at %.0f ms, loaded at %.0f ms (load average %s)",
+		name, l.Bytes, l.Gzipped, l.Elements, l.Ready, l.Load, load)
 }
 
 // contrastScript lists the visible text whose contrast with its background
