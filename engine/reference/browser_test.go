@@ -404,6 +404,71 @@ func TestBrowserPhone(t *testing.T) {
 	errs.check(t)
 }
 
+// phoneOpened is how many operations of a corpus document
+// TestBrowserPhoneCorpus opens, with their schemas: enough to show every
+// part of the page, few enough to keep the test short on the largest.
+const phoneOpened = 20
+
+// overflowScript lists up to five elements whose own text reaches past the
+// screen's right edge (inside a box that scrolls on its own, a table or an
+// example, is allowed); none when the page is no wider than the screen.
+const overflowScript = `(() => {
+	const width = document.documentElement.clientWidth, scroll = document.documentElement.scrollWidth;
+	if (scroll <= width) return [];
+	const out = [], range = document.createRange();
+	const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+	for (let n = walk.nextNode(); n && out.length < 5; n = walk.nextNode()) {
+		const e = n.parentElement;
+		if (!n.textContent.trim() || e.closest('.scroll, pre')) continue;
+		range.selectNodeContents(n);
+		const r = range.getBoundingClientRect();
+		if (r.width > 0 && r.right > width + 1) out.push(e.tagName.toLowerCase() + '.' + e.className + ' to ' + Math.round(r.right) + ' px: ' + n.textContent.trim().slice(0, 60));
+	}
+	return out.length ? out : ['the page is ' + scroll + ' px wide'];
+})()`
+
+// TestBrowserPhoneCorpus: the reference of every corpus document reads on
+// a phone as the Petstore's does: with its first operations and their
+// schemas open, nothing is wider than a 390 px screen. Long operationIds,
+// paths and property names wrap. Left to make test's run without -race,
+// like TestBrowserLargestDocument.
+func TestBrowserPhoneCorpus(t *testing.T) {
+	if race.Enabled {
+		t.Skip("under -race: make test runs it in its run without -race (NORACE_TESTS)")
+	}
+	paths := reference.CorpusDocuments(t)
+	ctx := browser(t, 390, 844)
+	var errs pageErrors
+	errs.listen(t, ctx)
+	t.Cleanup(func() { errs.check(t) })
+	o := reference.Options{Reserved: engine.AdminPrefix}
+	for _, path := range paths {
+		t.Run(filepath.Base(strings.TrimSuffix(path, "/openapi.yaml")), func(t *testing.T) {
+			s, err := spec.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(reference.Mount(s, http.NotFoundHandler(), o))
+			defer srv.Close()
+			do(t, ctx, "load", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(srv.URL+reference.Path(s, o)),
+				chromedp.WaitVisible(chromedp.CSS("article.op")))
+			run(t, ctx, "open operations", chromedp.Evaluate[int](fmt.Sprintf(`(() => {
+				const ds = Array.from(document.querySelectorAll('details.op-body')).slice(0, %d);
+				ds.forEach(d => d.open = true);
+				return ds.length;
+			})()`, phoneOpened)))
+			run(t, ctx, "open schemas", chromedp.Evaluate[int](`(() => {
+				const ds = document.querySelectorAll('details.op-body[open] details.schema');
+				ds.forEach(d => d.open = true);
+				return ds.length;
+			})()`))
+			if wide := run(t, ctx, "overflow", chromedp.Evaluate[[]string](overflowScript)); len(wide) > 0 {
+				t.Errorf("wider than a 390 px screen:\n%s", strings.Join(wide, "\n"))
+			}
+		})
+	}
+}
+
 // saveScreenshot keeps a screenshot in the test's artifact directory, and
 // in docs/ under name with -screenshots.
 func saveScreenshot(t *testing.T, name string, png []byte) {
