@@ -78,6 +78,18 @@ type pageErrors struct {
 	allowed []string
 }
 
+// watch collects what the page of ctx reports as wrong, and fails the
+// test with it when the test ends; allowed are the reports it expects.
+// The first call on a browser's context starts the browser, for the
+// test's whole life: a step's shorter context would end it with the step.
+func watch(t *testing.T, ctx context.Context, allowed ...string) *pageErrors {
+	t.Helper()
+	p := &pageErrors{allowed: allowed}
+	p.listen(t, ctx)
+	t.Cleanup(func() { p.check(t) })
+	return p
+}
+
 func (p *pageErrors) listen(t *testing.T, ctx context.Context) {
 	t.Helper()
 	err := chromedp.Listen(ctx, func(ev any) {
@@ -176,9 +188,7 @@ func tryResult(t *testing.T, ctx context.Context, op string) (status string, hea
 func TestBrowser(t *testing.T) {
 	srv := petstore(t)
 	ctx := browser(t, 1280, 1000)
-	var errs pageErrors
-	errs.listen(t, ctx)
-	t.Cleanup(func() { errs.check(t) })
+	errs := watch(t, ctx)
 
 	do(t, ctx, "load /", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("op-listPets")))
 	if loc := run(t, ctx, "location", chromedp.Location()); loc != srv.URL+"/docs" {
@@ -317,9 +327,7 @@ const focusedScript = `(() => {
 func TestBrowserKeyboard(t *testing.T) {
 	srv := petstore(t)
 	ctx := browser(t, 1280, 1000)
-	var errs pageErrors
-	errs.listen(t, ctx)
-	t.Cleanup(func() { errs.check(t) })
+	watch(t, ctx)
 	do(t, ctx, "load", chromedp.Navigate(srv.URL+"/docs"), chromedp.WaitVisible(chromedp.ID("op-listPets")))
 
 	if odd := run(t, ctx, "clickable elements", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[onclick], [role=button], [tabindex]:not(pre)'))
@@ -385,9 +393,7 @@ func TestBrowserKeyboard(t *testing.T) {
 func TestBrowserPhone(t *testing.T) {
 	srv := petstore(t)
 	ctx := browser(t, 390, 844)
-	var errs pageErrors
-	errs.listen(t, ctx)
-	t.Cleanup(func() { errs.check(t) })
+	errs := watch(t, ctx)
 	do(t, ctx, "load", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(srv.URL+"/docs#op-getPet"),
 		chromedp.WaitVisible(chromedp.ID("op-getPet")))
 	width := run(t, ctx, "width", chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
@@ -438,9 +444,7 @@ func TestBrowserPhoneCorpus(t *testing.T) {
 	}
 	paths := reference.CorpusDocuments(t)
 	ctx := browser(t, 390, 844)
-	var errs pageErrors
-	errs.listen(t, ctx)
-	t.Cleanup(func() { errs.check(t) })
+	watch(t, ctx)
 	o := reference.Options{Reserved: engine.AdminPrefix}
 	for _, path := range paths {
 		t.Run(filepath.Base(strings.TrimSuffix(path, "/openapi.yaml")), func(t *testing.T) {
@@ -506,9 +510,7 @@ func TestBrowserStaticBuild(t *testing.T) {
 	t.Cleanup(site.Close)
 
 	ctx := browser(t, 1280, 1000)
-	var errs pageErrors
-	errs.listen(t, ctx)
-	t.Cleanup(func() { errs.check(t) })
+	watch(t, ctx)
 	do(t, ctx, "load the published page", chromedp.Navigate(site.URL+"/"), chromedp.WaitVisible(chromedp.ID("op-getPet")))
 	if got := run(t, ctx, "server", chromedp.Value(chromedp.ID("try-server"))); got != api.URL+"/v1" {
 		t.Errorf("try-it server %q, want %s/v1", got, api.URL)
@@ -551,9 +553,7 @@ func TestBrowserEveryScheme(t *testing.T) {
 	t.Cleanup(srv.Close)
 	ctx := browser(t, 1280, 1000)
 	// The 501 of needsDigest is the answer the test asks for.
-	errs := pageErrors{allowed: []string{"log: Failed to load resource: the server responded with a status of 501"}}
-	errs.listen(t, ctx)
-	t.Cleanup(func() { errs.check(t) })
+	watch(t, ctx, "log: Failed to load resource: the server responded with a status of 501")
 	do(t, ctx, "load /docs", chromedp.Navigate(srv.URL+"/docs"), chromedp.WaitVisible(chromedp.ID("op-keyOrBasic")))
 	if got := run(t, ctx, "server", chromedp.Value(chromedp.ID("try-server"))); got != srv.URL+"/sec" {
 		t.Errorf("try-it server %q, want this mock %s/sec", got, srv.URL)
@@ -619,9 +619,7 @@ func TestBrowserLargestDocument(t *testing.T) {
 	srv := httptest.NewServer(reference.Mount(s, http.NotFoundHandler(), reference.Options{Reserved: engine.AdminPrefix}))
 	t.Cleanup(srv.Close)
 	ctx := browser(t, 1280, 1000)
-	var errs pageErrors
-	errs.listen(t, ctx)
-	t.Cleanup(func() { errs.check(t) })
+	watch(t, ctx)
 	do(t, ctx, "load", chromedp.Navigate(srv.URL+"/docs"))
 	logLoad(t, ctx, fmt.Sprintf("%s (%d operations)", path, len(s.Operations)))
 	first := s.Operations[0]
