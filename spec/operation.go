@@ -379,7 +379,9 @@ func readExtensions(op *Operation, ext *orderedmap.Map[string, *yaml.Node]) erro
 			}
 			op.Replacement = &Replacement{OperationID: r.OperationID, Description: r.Description}
 		case "x-try-it-hidden":
-			op.Hidden = boolNode(node)
+			// Either marker hides the operation; one saying false does not
+			// undo the other, whichever the document writes first.
+			op.Hidden = op.Hidden || boolNode(node)
 		case "x-readme":
 			var r struct {
 				Explorer *bool `yaml:"explorer-enabled"`

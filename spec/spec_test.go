@@ -332,3 +332,34 @@ paths:
 		})
 	}
 }
+
+// TestTryItHidden: either marker hides an operation from try-it, whatever
+// the other says and in whichever order the document writes them: a
+// reference that reads only one vocabulary would publish what the other hides.
+func TestTryItHidden(t *testing.T) {
+	for _, c := range []struct {
+		name, ext string
+		hidden    bool
+	}{
+		{"no marker", "", false},
+		{"x-try-it-hidden", "x-try-it-hidden: true", true},
+		{"x-try-it-hidden false", "x-try-it-hidden: false", false},
+		{"ReadMe's explorer off", "x-readme: {explorer-enabled: false}", true},
+		{"ReadMe's explorer on", "x-readme: {explorer-enabled: true}", false},
+		{"ReadMe without the explorer key", "x-readme: {code-samples: []}", false},
+		{"explorer off, then x-try-it-hidden false", "x-readme: {explorer-enabled: false}\n      x-try-it-hidden: false", true},
+		{"x-try-it-hidden, then explorer on", "x-try-it-hidden: true\n      x-readme: {explorer-enabled: true}", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc := "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /things:\n    get:\n      operationId: listThings\n      " + c.ext +
+				"\n      responses:\n        '200': {description: ok}\n"
+			s, err := Parse([]byte(doc), "hidden.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Operation("listThings").Hidden; got != c.hidden {
+				t.Errorf("Hidden = %v, want %v", got, c.hidden)
+			}
+		})
+	}
+}

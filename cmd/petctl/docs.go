@@ -98,9 +98,14 @@ func docsBuildRun(a *app, opts *docsBuildOptions) error {
 	if server == "" && len(s.Servers) > 0 {
 		server = s.Servers[0]
 	}
+	// The folder is made here, once the document has loaded, so
+	// that one that cannot be made is a usage error naming --out.
+	if err := os.MkdirAll(opts.out, 0o755); err != nil {
+		return usageErrorf("--out %s: cannot create the folder: %v", opts.out, unwrapPathErr(err))
+	}
 	files, err := reference.Write(opts.out, s, reference.Options{Server: server})
 	if err != nil {
-		return failure(fmt.Errorf("docs build: %v", unwrapPathErr(err)))
+		return failure(fmt.Errorf("docs build: %v", err)) // the error names the file
 	}
 	fmt.Fprintf(a.out, "wrote the reference of %s %s (%d operations) to %s\n", s.Title, s.Version, len(s.Operations), strings.Join(files, ", "))
 	switch {

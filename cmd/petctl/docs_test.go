@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -83,7 +84,13 @@ func TestDocsBuildUsage(t *testing.T) {
 		{"--server with a query", []string{"--out", dir, "--server", "https://x.example/v1?a=1"}, "without ?query"},
 		{"no such spec", []string{"--out", dir, "--spec", filepath.Join(dir, "none.yaml")}, "none.yaml: no such file or directory"},
 		{"an argument", []string{"--out", dir, "extra"}, "unknown command"},
+		{"--out under a file", []string{"--out", filepath.Join(file, "site")}, "a-file/site: not a directory"},
+		// /proc takes no new folder, even from root.
+		{"--out that cannot be made", []string{"--out", "/proc/petctl-docs-test/site"}, "--out /proc/petctl-docs-test/site: cannot create the folder: no such file or directory"},
 	} {
+		if strings.HasPrefix(c.name, "--out that") && runtime.GOOS != "linux" {
+			continue
+		}
 		t.Run(c.name, func(t *testing.T) {
 			code, _, stderr := runCLI(t, nil, append([]string{"docs", "build"}, c.args...)...)
 			if code != exitUsage || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {

@@ -47,7 +47,7 @@ func (c *Checker) DNS(ctx context.Context) (*Report, error) {
 	}
 	records := c.cnameRecords(ctx)
 	auth := c.askAuthoritative(ctx, zone, records.types)
-	cname := c.cnameRule(records, zone)
+	cname := c.subdomainCNAMERule(ctx, records, zone)
 	if cname.Verdict == Fail {
 		c.waitForPropagation(&cname, auth, func(v recordView) bool { return c.cnameRule(v, zone).Verdict == Pass })
 	}
@@ -252,6 +252,69 @@ func (c *Checker) cnameRule(v recordView, z zoneInfo) Result {
 	return r
 }
 
+// subdomainCNAMERule is cnameRule on the resolver's view, with where a
+// CNAME that names another host leads (chainNote).
+func (c *Checker) subdomainCNAMERule(ctx context.Context, v recordView, z zoneInfo) Result {
+	r := c.cnameRule(v, z)
+	if r.Verdict == Fail && v.err == nil && len(v.rrs) == 1 {
+		c.chainNote(ctx, &r)
+	}
+	return r
+}
+
+// maxChain bounds the CNAME chain followed in a resolver's answer.
+const maxChain = 16
+
+// chainNote says where a CNAME that is not the target's leads, from the
+// resolver's answer for the domain's address: a chain that reaches the
+// target resolves, but the description asks for the CNAME's own value to
+// be the one the dashboard shows, and verification reads that value.
+func (c *Checker) chainNote(ctx context.Context, r *Result) {
+	ans, err := c.dns.query(ctx, c.resolver, c.domain, dns.TypeA, true)
+	if err != nil {
+		return // the rule's verdict stands on the CNAME alone
+	}
+	chain := cnameChain(ans.rrs, c.domain)
+	if len(chain) < 3 {
+		return // the CNAME's target is the end: nothing to add
+	}
+	hops := make([]string, len(chain))
+	for i, n := range chain {
+		hops[i] = show(n)
+	}
+	path := strings.Join(hops, " → ")
+	switch {
+	case slices.Index(chain, chain[len(chain)-1]) < len(chain)-1:
+		r.Detail += "; the chain it starts loops: " + path
+	case slices.Contains(chain, c.target):
+		r.Detail += fmt.Sprintf("; it is a chain, %s, which reaches the target through %s, but verification reads the CNAME's own value", path, strings.Join(hops[1:slices.Index(chain, c.target)], ", "))
+		r.Next = fmt.Sprintf("point the CNAME at %s directly, not through %s", show(c.target), hops[1])
+	default:
+		r.Detail += "; it leads on: " + path
+	}
+}
+
+// cnameChain follows the CNAME records of a resolver's answer from name:
+// name, each CNAME's target in turn, and a name again where they loop.
+func cnameChain(rrs []dns.RR, name string) []string {
+	chain := []string{name}
+	for range maxChain {
+		var next string
+		for _, rr := range owned(rrs, name, dns.TypeCNAME) {
+			next = canon(rr.(*dns.CNAME).Target)
+		}
+		if next == "" {
+			break
+		}
+		chain = append(chain, next)
+		if slices.Contains(chain[:len(chain)-1], next) {
+			break
+		}
+		name = next
+	}
+	return chain
+}
+
 // conflictRule: no other record at the subdomain, which blocks verification.
 func (c *Checker) conflictRule(ctx context.Context) Result {
 	r := Result{Rule: RuleConflict}
@@ -348,6 +411,7 @@ func (c *Checker) ttlRule(z zoneInfo, v recordView, auth []authAnswer) Result {
 		if len(a.view.rrs) == 0 {
 			r.Verdict = CannotTell
 			r.Detail = fmt.Sprintf("%s holds no %s record to read a TTL from", show(a.ns), v.kind)
+			r.Next = fmt.Sprintf("add the %s record the rules above ask for (TTL %d suggested), then run again", v.kind, SuggestedTTL)
 			return r
 		}
 		ttl := a.view.rrs[0].Header().Ttl

@@ -124,6 +124,34 @@ func TestDNSRules(t *testing.T) {
 			wants:    map[domain.Rule]want{domain.RuleCNAME: {domain.Fail, []string{"eu.sites.platform.test"}}},
 		},
 		{
+			name:     "a CNAME chain that reaches the target",
+			cfg:      domain.Config{Domain: sub, Target: target},
+			resolver: base("docs.example.test. 3600 IN CNAME hop.example.test.", "hop.example.test. 3600 IN CNAME sites.platform.test."),
+			wants: map[domain.Rule]want{
+				domain.RuleCNAME: {domain.Fail, []string{
+					"points at hop.example.test, not at sites.platform.test; it is a chain, docs.example.test → hop.example.test → sites.platform.test, which reaches the target through hop.example.test",
+					"point the CNAME at sites.platform.test directly, not through hop.example.test",
+				}},
+				domain.RuleConflict: {domain.Pass, nil},
+			},
+		},
+		{
+			name:     "a CNAME chain that leads elsewhere",
+			cfg:      domain.Config{Domain: sub, Target: target},
+			resolver: base("docs.example.test. 3600 IN CNAME hop.example.test.", "hop.example.test. 3600 IN CNAME old.platform.test.", "old.platform.test. 3600 IN A 192.0.2.9"),
+			wants: map[domain.Rule]want{
+				domain.RuleCNAME: {domain.Fail, []string{"; it leads on: docs.example.test → hop.example.test → old.platform.test", "change the CNAME's value to sites.platform.test"}},
+			},
+		},
+		{
+			name:     "a CNAME loop",
+			cfg:      domain.Config{Domain: sub, Target: target},
+			resolver: base("docs.example.test. 3600 IN CNAME hop.example.test.", "hop.example.test. 3600 IN CNAME docs.example.test."),
+			wants: map[domain.Rule]want{
+				domain.RuleCNAME: {domain.Fail, []string{"the chain it starts loops: docs.example.test → hop.example.test → docs.example.test"}},
+			},
+		},
+		{
 			name:     "an A record instead of the CNAME",
 			cfg:      domain.Config{Domain: sub, Target: target},
 			resolver: base("docs.example.test. 3600 IN A 192.0.2.1"),
@@ -310,6 +338,11 @@ func TestDNSRules(t *testing.T) {
 			}
 			rep := checkDNS(t, tt.cfg, resolver.Addr, auth.Port)
 			assertRules(t, rep, tt.wants)
+			for _, r := range rep.Results {
+				if (r.Verdict == domain.Fail || r.Verdict == domain.CannotTell) && r.Next == "" {
+					t.Errorf("%s: %s (%s) with no next step", r.Rule, r.Verdict, r.Detail)
+				}
+			}
 			if rep.OK() != tt.ok {
 				t.Errorf("OK() = %v, want %v; %s", rep.OK(), tt.ok, rep.Summary())
 			}

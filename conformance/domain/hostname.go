@@ -56,6 +56,12 @@ func NormalizeHost(s string) (string, error) {
 		if err := checkLabel(l); err != nil {
 			return "", fmt.Errorf("%q: %v", s, err)
 		}
+		// An A-label must decode: no registry holds one that does not.
+		if strings.HasPrefix(l, "xn--") {
+			if _, err := idna.Lookup.ToUnicode(l); err != nil {
+				return "", fmt.Errorf("%q: the label %q is not a valid internationalised label (%v)", s, l, err)
+			}
+		}
 	}
 	if tld := labels[len(labels)-1]; strings.Trim(tld, "0123456789") == "" {
 		return "", fmt.Errorf("%q: the last label %q is all digits, which no top-level domain is", s, tld)
@@ -89,4 +95,14 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// unicodeName is name as people write it when it holds internationalised
+// labels ("bücher.example" for "xn--bcher-kva.example"); "" when it has none.
+func unicodeName(name string) string {
+	u, err := idna.Lookup.ToUnicode(name)
+	if err != nil || u == name {
+		return ""
+	}
+	return u
 }

@@ -15,6 +15,11 @@ func TestNormalizeHost(t *testing.T) {
 		{in: " docs.example.com ", want: "docs.example.com"},
 		{in: "1password.example", want: "1password.example"},
 		{in: "bücher.example", want: "xn--bcher-kva.example"},
+		{in: "BÜCHER.Example.", want: "xn--bcher-kva.example"},
+		{in: "XN--BCHER-KVA.example", want: "xn--bcher-kva.example"},
+		{in: "docs。example。com", want: "docs.example.com"}, // ideographic full stops
+		{in: "xn--zz.example", err: `the label "xn--zz" is not a valid internationalised label`},
+		{in: "ab--cd.example", want: "ab--cd.example"},
 		{in: "", err: "empty"},
 		{in: "https://docs.example.com", err: "is a URL"},
 		{in: "docs.example.com/path", err: "is a URL"},

@@ -20,6 +20,9 @@ var stepTitles = map[Rule]string{
 func (r *Report) Write(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s", r.Domain)
+	if u := unicodeName(r.Domain); u != "" {
+		fmt.Fprintf(&b, " (%s)", u)
+	}
 	if r.Target != "" {
 		fmt.Fprintf(&b, " → %s", r.Target)
 	}

@@ -84,3 +84,16 @@ func TestReportOK(t *testing.T) {
 		}
 	}
 }
+
+// TestReportNamesAnInternationalisedDomain: the header gives the name a
+// person wrote beside the ASCII form DNS carries, which the rules use.
+func TestReportNamesAnInternationalisedDomain(t *testing.T) {
+	rep := &domain.Report{Domain: "xn--bcher-kva.example", Target: "sites.platform.example", Resolver: "192.0.2.53:53"}
+	var b strings.Builder
+	if err := rep.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.SplitN(b.String(), "\n", 2)[0], "xn--bcher-kva.example (bücher.example) → sites.platform.example (resolver 192.0.2.53:53)"; got != want {
+		t.Errorf("header %q, want %q", got, want)
+	}
+}

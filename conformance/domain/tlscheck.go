@@ -167,7 +167,7 @@ func (c *Checker) checklist(ctx context.Context) []Result {
 			want, err := c.resolve(ctx, c.target)
 			verifies.Checks = []Result{c.apexAddressRule(c.apexRecords(ctx), want, err)}
 		} else {
-			verifies.Checks = []Result{c.cnameRule(c.cnameRecords(ctx), zone), c.conflictRule(ctx)}
+			verifies.Checks = []Result{c.subdomainCNAMERule(ctx, c.cnameRecords(ctx), zone), c.conflictRule(ctx)}
 		}
 		verifies.Verdict = worst(verifies.Checks)
 		if verifies.Verdict == Pass {

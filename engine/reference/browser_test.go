@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -75,6 +76,18 @@ type pageErrors struct {
 	// allowed are reports a test expects (Chromium logs every answer of
 	// 4xx or 5xx it loads as an error), each matched by its start.
 	allowed []string
+}
+
+// watch collects what the page of ctx reports as wrong, and fails the
+// test with it when the test ends; allowed are the reports it expects.
+// The first call on a browser's context starts the browser, for the
+// test's whole life: a step's shorter context would end it with the step.
+func watch(t *testing.T, ctx context.Context, allowed ...string) *pageErrors {
+	t.Helper()
+	p := &pageErrors{allowed: allowed}
+	p.listen(t, ctx)
+	t.Cleanup(func() { p.check(t) })
+	return p
 }
 
 func (p *pageErrors) listen(t *testing.T, ctx context.Context) {
@@ -175,14 +188,13 @@ func tryResult(t *testing.T, ctx context.Context, op string) (status string, hea
 func TestBrowser(t *testing.T) {
 	srv := petstore(t)
 	ctx := browser(t, 1280, 1000)
-	var errs pageErrors
-	errs.listen(t, ctx)
-	t.Cleanup(func() { errs.check(t) })
+	errs := watch(t, ctx)
 
 	do(t, ctx, "load /", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("op-listPets")))
 	if loc := run(t, ctx, "location", chromedp.Location()); loc != srv.URL+"/docs" {
 		t.Errorf("/ led to %s, want %s/docs", loc, srv.URL)
 	}
+	logLoad(t, ctx, "the Petstore")
 	if *screenshots {
 		saveScreenshot(t, "reference-petstore.png", run(t, ctx, "screenshot", chromedp.FullScreenshot(100)))
 	}
@@ -290,14 +302,98 @@ func TestBrowser(t *testing.T) {
 	saveScreenshot(t, "", run(t, ctx, "full screenshot", chromedp.FullScreenshot(100)))
 }
 
+// focused describes the element that has the focus: what it is, and the
+// outline the page draws around it.
+type focused struct {
+	Tag, ID, Class, Text string
+	In                   string // the id of the article it is in
+	Outline              string // outline-style
+	Width                float64
+	Summary              string // for a summary: the class of its details
+}
+
+const focusedScript = `(() => {
+	const e = document.activeElement, st = getComputedStyle(e), a = e.closest('article');
+	return {Tag: e.tagName.toLowerCase(), ID: e.id, Class: e.className, Text: e.textContent.trim().slice(0, 40),
+		In: a ? a.id : '', Outline: st.outlineStyle, Width: parseFloat(st.outlineWidth),
+		Summary: e.tagName === 'SUMMARY' ? e.parentElement.className : ''};
+})()`
+
+// TestBrowserKeyboard: the page is used from the keyboard alone. Tab
+// reaches the skip link first, then every control in order, each with a
+// visible outline; an operation and a schema, both <details>, open with
+// Enter and Space; nothing clickable is other than a link, a button, a
+// field or a summary.
+func TestBrowserKeyboard(t *testing.T) {
+	srv := petstore(t)
+	ctx := browser(t, 1280, 1000)
+	watch(t, ctx)
+	do(t, ctx, "load", chromedp.Navigate(srv.URL+"/docs"), chromedp.WaitVisible(chromedp.ID("op-listPets")))
+
+	if odd := run(t, ctx, "clickable elements", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[onclick], [role=button], [tabindex]:not(pre)'))
+		.map(e => e.outerHTML.slice(0, 80)).concat(Array.from(document.querySelectorAll('details')).filter(d => !d.firstElementChild || d.firstElementChild.tagName !== 'SUMMARY').map(d => 'details without a summary first: ' + d.className))`)); len(odd) > 0 {
+		t.Errorf("controls that are not links, buttons, fields or summaries: %v", odd)
+	}
+
+	// tab presses Tab until want holds of the focused element, checking the
+	// outline of each element on the way.
+	var seen []focused
+	tab := func(what string, want func(focused) bool) focused {
+		t.Helper()
+		for range 80 {
+			do(t, ctx, "Tab", chromedp.KeyEvent(kb.Tab))
+			f := run(t, ctx, "focused element", chromedp.Evaluate[focused](focusedScript))
+			seen = append(seen, f)
+			if f.Outline == "none" || f.Width < 2 {
+				t.Errorf("%s %q (%s) has the focus with outline %s %vpx: not visible", f.Tag, f.Text, f.Class, f.Outline, f.Width)
+			}
+			if want(f) {
+				return f
+			}
+		}
+		t.Fatalf("80 Tabs did not reach %s; reached %+v", what, seen)
+		return focused{}
+	}
+
+	if first := tab("the skip link", func(focused) bool { return true }); first.Class != "skip" {
+		t.Errorf("the first Tab reaches %s %q, want the skip link", first.Tag, first.Text)
+	}
+	if left := run(t, ctx, "skip link place", chromedp.Evaluate[float64](`document.activeElement.getBoundingClientRect().left`)); left < 0 {
+		t.Errorf("the focused skip link is off the screen (left %v)", left)
+	}
+	tab("the key field", func(f focused) bool { return f.ID == "key-bearerAuth" })
+	do(t, ctx, "type the key", chromedp.KeyEvent(testKey))
+
+	tab("createPet's details", func(f focused) bool { return f.In == "op-createPet" && f.Summary == "op-body" })
+	do(t, ctx, "open createPet with Enter", chromedp.KeyEvent(kb.Enter))
+	if !run(t, ctx, "createPet open", chromedp.Evaluate[bool](`document.querySelector('#op-createPet details.op-body').open`)) {
+		t.Fatal("Enter on createPet's summary did not open it")
+	}
+	tab("the request body's schema", func(f focused) bool { return f.In == "op-createPet" && f.Summary == "schema" })
+	do(t, ctx, "open the schema with Space", chromedp.KeyEvent(" "),
+		chromedp.WaitVisible(chromedp.CSS("#op-createPet details.schema[open] .tree li")))
+	tab("a nested schema or the try-it body", func(f focused) bool { return f.In == "op-createPet" && f.Tag == "textarea" })
+	send := tab("the send button", func(f focused) bool { return f.In == "op-createPet" && f.Tag == "button" })
+	if send.Text != "Send request" {
+		t.Errorf("the first button of createPet's try-it is %q, want Send request", send.Text)
+	}
+	do(t, ctx, "send with Enter", chromedp.KeyEvent(kb.Enter))
+	status := run(t, ctx, "createPet's answer", chromedp.Poll[string](`(() => {
+		const s = document.querySelector('#op-createPet .result .status-line .status');
+		return s ? s.textContent : '';
+	})()`, chromedp.WithPollingTimeout(stepTime-time.Second)))
+	if status != "201" {
+		t.Errorf("createPet sent from the keyboard: status %s, want 201", status)
+	}
+	tab("the copy button", func(f focused) bool { return f.In == "op-createPet" && f.Text == "Copy curl" })
+}
+
 // TestBrowserPhone: on a phone-sized screen the page is one column, no
 // wider than the screen.
 func TestBrowserPhone(t *testing.T) {
 	srv := petstore(t)
 	ctx := browser(t, 390, 844)
-	var errs pageErrors
-	errs.listen(t, ctx)
-	t.Cleanup(func() { errs.check(t) })
+	errs := watch(t, ctx)
 	do(t, ctx, "load", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(srv.URL+"/docs#op-getPet"),
 		chromedp.WaitVisible(chromedp.ID("op-getPet")))
 	width := run(t, ctx, "width", chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
@@ -312,6 +408,69 @@ func TestBrowserPhone(t *testing.T) {
 		saveScreenshot(t, "reference-phone.png", run(t, ctx, "screenshot", chromedp.CaptureScreenshot()))
 	}
 	errs.check(t)
+}
+
+// phoneOpened is how many operations of a corpus document
+// TestBrowserPhoneCorpus opens, with their schemas: enough to show every
+// part of the page, few enough to keep the test short on the largest.
+const phoneOpened = 20
+
+// overflowScript lists up to five elements whose own text reaches past the
+// screen's right edge (inside a box that scrolls on its own, a table or an
+// example, is allowed); none when the page is no wider than the screen.
+const overflowScript = `(() => {
+	const width = document.documentElement.clientWidth, scroll = document.documentElement.scrollWidth;
+	if (scroll <= width) return [];
+	const out = [], range = document.createRange();
+	const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+	for (let n = walk.nextNode(); n && out.length < 5; n = walk.nextNode()) {
+		const e = n.parentElement;
+		if (!n.textContent.trim() || e.closest('.scroll, pre')) continue;
+		range.selectNodeContents(n);
+		const r = range.getBoundingClientRect();
+		if (r.width > 0 && r.right > width + 1) out.push(e.tagName.toLowerCase() + '.' + e.className + ' to ' + Math.round(r.right) + ' px: ' + n.textContent.trim().slice(0, 60));
+	}
+	return out.length ? out : ['the page is ' + scroll + ' px wide'];
+})()`
+
+// TestBrowserPhoneCorpus: the reference of every corpus document reads on
+// a phone as the Petstore's does: with its first operations and their
+// schemas open, nothing is wider than a 390 px screen. Long operationIds,
+// paths and property names wrap. Left to make test's run without -race,
+// like TestBrowserLargestDocument.
+func TestBrowserPhoneCorpus(t *testing.T) {
+	if race.Enabled {
+		t.Skip("under -race: make test runs it in its run without -race (NORACE_TESTS)")
+	}
+	paths := reference.CorpusDocuments(t)
+	ctx := browser(t, 390, 844)
+	watch(t, ctx)
+	o := reference.Options{Reserved: engine.AdminPrefix}
+	for _, path := range paths {
+		t.Run(filepath.Base(strings.TrimSuffix(path, "/openapi.yaml")), func(t *testing.T) {
+			s, err := spec.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(reference.Mount(s, http.NotFoundHandler(), o))
+			defer srv.Close()
+			do(t, ctx, "load", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(srv.URL+reference.Path(s, o)),
+				chromedp.WaitVisible(chromedp.CSS("article.op")))
+			run(t, ctx, "open operations", chromedp.Evaluate[int](fmt.Sprintf(`(() => {
+				const ds = Array.from(document.querySelectorAll('details.op-body')).slice(0, %d);
+				ds.forEach(d => d.open = true);
+				return ds.length;
+			})()`, phoneOpened)))
+			run(t, ctx, "open schemas", chromedp.Evaluate[int](`(() => {
+				const ds = document.querySelectorAll('details.op-body[open] details.schema');
+				ds.forEach(d => d.open = true);
+				return ds.length;
+			})()`))
+			if wide := run(t, ctx, "overflow", chromedp.Evaluate[[]string](overflowScript)); len(wide) > 0 {
+				t.Errorf("wider than a 390 px screen:\n%s", strings.Join(wide, "\n"))
+			}
+		})
+	}
 }
 
 // saveScreenshot keeps a screenshot in the test's artifact directory, and
@@ -351,9 +510,7 @@ func TestBrowserStaticBuild(t *testing.T) {
 	t.Cleanup(site.Close)
 
 	ctx := browser(t, 1280, 1000)
-	var errs pageErrors
-	errs.listen(t, ctx)
-	t.Cleanup(func() { errs.check(t) })
+	watch(t, ctx)
 	do(t, ctx, "load the published page", chromedp.Navigate(site.URL+"/"), chromedp.WaitVisible(chromedp.ID("op-getPet")))
 	if got := run(t, ctx, "server", chromedp.Value(chromedp.ID("try-server"))); got != api.URL+"/v1" {
 		t.Errorf("try-it server %q, want %s/v1", got, api.URL)
@@ -396,9 +553,7 @@ func TestBrowserEveryScheme(t *testing.T) {
 	t.Cleanup(srv.Close)
 	ctx := browser(t, 1280, 1000)
 	// The 501 of needsDigest is the answer the test asks for.
-	errs := pageErrors{allowed: []string{"log: Failed to load resource: the server responded with a status of 501"}}
-	errs.listen(t, ctx)
-	t.Cleanup(func() { errs.check(t) })
+	watch(t, ctx, "log: Failed to load resource: the server responded with a status of 501")
 	do(t, ctx, "load /docs", chromedp.Navigate(srv.URL+"/docs"), chromedp.WaitVisible(chromedp.ID("op-keyOrBasic")))
 	if got := run(t, ctx, "server", chromedp.Value(chromedp.ID("try-server"))); got != srv.URL+"/sec" {
 		t.Errorf("try-it server %q, want this mock %s/sec", got, srv.URL)
@@ -464,21 +619,42 @@ func TestBrowserLargestDocument(t *testing.T) {
 	srv := httptest.NewServer(reference.Mount(s, http.NotFoundHandler(), reference.Options{Reserved: engine.AdminPrefix}))
 	t.Cleanup(srv.Close)
 	ctx := browser(t, 1280, 1000)
-	var errs pageErrors
-	errs.listen(t, ctx)
-	t.Cleanup(func() { errs.check(t) })
-	start := time.Now()
+	watch(t, ctx)
 	do(t, ctx, "load", chromedp.Navigate(srv.URL+"/docs"))
-	loaded := time.Since(start)
+	logLoad(t, ctx, fmt.Sprintf("%s (%d operations)", path, len(s.Operations)))
 	first := s.Operations[0]
 	id := run(t, ctx, "first operation", chromedp.Evaluate[string](`document.querySelector('article.op').id`))
+	start := time.Now()
 	do(t, ctx, "open "+first.ID,
 		chromedp.Click(chromedp.CSS("#"+id+" details.op-body > summary")),
 		chromedp.WaitVisible(chromedp.CSS("#"+id+" .try-form")),
 		chromedp.Click(chromedp.CSS("#"+id+" details.schema > summary")),
 		chromedp.WaitVisible(chromedp.CSS("#"+id+" details.schema .tree p")),
 	)
-	t.Logf("%s: %d operations; the page loaded in Chromium in %v", path, len(s.Operations), loaded.Round(time.Millisecond))
+	t.Logf("%s and a schema of it opened in %v, the driver's round trips included", first.ID, time.Since(start).Round(time.Millisecond))
+}
+
+// pageLoad is what the browser measured of the page it loaded.
+type pageLoad struct {
+	Bytes, Gzipped, Ready, Load float64
+	Elements                    int
+}
+
+// logLoad logs the page's size and how long Chromium took to load it, by
+// the page's own navigation timing (from the request to the end of the
+// load event), with the machine's load average: the figures are only worth
+// what the machine was doing meanwhile.
+func logLoad(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	l := run(t, ctx, "navigation timing", chromedp.Evaluate[pageLoad](`(() => {
+		const n = performance.getEntriesByType('navigation')[0];
+		return {Bytes: n.decodedBodySize, Gzipped: n.encodedBodySize, Ready: n.domContentLoadedEventEnd, Load: n.loadEventEnd,
+			Elements: document.getElementsByTagName('*').length};
+	})()`))
+	avg, _ := os.ReadFile("/proc/loadavg")
+	load, _, _ := strings.Cut(string(avg), " ")
+	t.Logf("%s: page %.0f bytes (%.0f sent), %d elements; DOMContentLoaded at %.0f ms, loaded at %.0f ms (load average %s)",
+		name, l.Bytes, l.Gzipped, l.Elements, l.Ready, l.Load, load)
 }
 
 // contrastScript lists the visible text whose contrast with its background

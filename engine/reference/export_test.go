@@ -15,3 +15,14 @@ func LargestCorpusDocument(t *testing.T) string {
 	}
 	return best
 }
+
+// CorpusDocuments are the paths of the corpus's documents; it skips where
+// there is no corpus.
+func CorpusDocuments(t *testing.T) []string {
+	t.Helper()
+	var paths []string
+	for _, d := range corpus(t) {
+		paths = append(paths, d.path)
+	}
+	return paths
+}
