@@ -116,6 +116,59 @@ func TestContentEncoding(t *testing.T) {
 	}
 }
 
+// TestImportContentEncoding: the store import (PUT /__petctl/store) reads
+// its body as the API's operations do: gzip and deflate decoded, under
+// the import's limit once decoded; any other coding is 415 with
+// Accept-Encoding; nothing is imported unless the answer is 200.
+func TestImportContentEncoding(t *testing.T) {
+	env := newPetstore(t, func(o *Options) { o.MaxImportBytes = 1 << 20 })
+	const pets = `{"pets":[{"id":7,"name":"Zipped","categoryId":1}]}`
+	tests := []struct {
+		name     string
+		coding   string
+		body     string
+		status   int
+		code     Code
+		mentions string
+	}{
+		{"gzip", "gzip", gzipped(t, pets), 200, "", ""},
+		{"deflate", "deflate", zlibbed(t, pets), 200, "", ""},
+		{"plain JSON labelled br", "br", pets, 415, CodeUnsupportedContentEncoding, `"br" is not supported`},
+		{"plain JSON labelled gzip", "gzip", pets, 400, CodeMalformedContentEncoding, "the import is labelled Content-Encoding: gzip but is not gzip data"},
+		{"decoded past the import's limit", "gzip", gzipped(t, `{"pets":[{"id":7,"name":"`+strings.Repeat("x", 2<<20)+`","categoryId":1}]}`), 413, CodePayloadTooLarge, "the import exceeds the limit of 1048576 bytes once decoded"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := env.admin("POST", "reset", "", ""); r.status != 200 {
+				t.Fatalf("reset: %d", r.status)
+			}
+			r := env.do(request{method: http.MethodPut, path: "//__petctl/store", key: "-", body: tc.body, headers: map[string]string{"Content-Encoding": tc.coding}})
+			if r.status != tc.status {
+				t.Fatalf("got %d %s, want %d", r.status, r.body, tc.status)
+			}
+			pets := env.srv.Collections()["pets"]
+			if tc.status == 200 {
+				if pets != 1 {
+					t.Errorf("%d pets after the import, want the one it holds", pets)
+				}
+				return
+			}
+			if pets != 150 {
+				t.Errorf("%d pets after a refused import, want the 150 fixtures", pets)
+			}
+			if got := r.code(t); got != string(tc.code) {
+				t.Errorf("code = %s, want %s", got, tc.code)
+			}
+			if msg := r.message(t); !strings.Contains(msg, tc.mentions) {
+				t.Errorf("message %q does not say %q", msg, tc.mentions)
+			}
+			if got, want := r.header.Get("Accept-Encoding"), "gzip, deflate"; tc.status == 415 && got != want {
+				t.Errorf("Accept-Encoding = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
 // corruptTail flips a bit of the CRC-32 at the end of a gzip stream.
 func corruptTail(s string) string {
 	b := []byte(s)
