@@ -251,16 +251,9 @@ func (s *Server) adminImport(w http.ResponseWriter, r *http.Request) *response {
 		}
 		coll = vs[0]
 	}
-	if r.ContentLength > s.maxImport {
-		return errorResponse(Errorf(CodePayloadTooLarge, "the import has %d bytes; the limit is %d", r.ContentLength, s.maxImport))
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.maxImport))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return errorResponse(Errorf(CodePayloadTooLarge, "the import exceeds the limit of %d bytes", s.maxImport))
-		}
-		return errorResponse(Errorf(CodeMalformedJSON, "the import could not be read: %v", err))
+	body, _, e := readWhole(r, s.maxImport, "the import")
+	if e != nil {
+		return errorResponse(e)
 	}
 	name := "import.json"
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && isYAMLMediaType(mt) {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -16,28 +15,9 @@ import (
 // them whole. cut is set when it began to read and stopped before the end:
 // the rest of the body may still be on its way.
 func (s *Server) decodeBody(r *http.Request, op *spec.Operation) (doc any, cut bool, e *Error) {
-	if r.ContentLength > s.maxBody {
-		return nil, false, Errorf(CodePayloadTooLarge, "the request body has %d bytes; the limit is %d", r.ContentLength, s.maxBody)
-	}
-	var coding *contentCoding
-	if r.ContentLength != 0 {
-		if coding, e = requestCoding(r.Header); e != nil {
-			return nil, false, e
-		}
-	}
-	// The limit holds for the body as sent and, when it is encoded, once
-	// decoded.
-	src := http.MaxBytesReader(nil, r.Body, s.maxBody)
-	var body []byte
-	if coding != nil {
-		if body, e = coding.decode(src, s.maxBody); e != nil {
-			return nil, true, e
-		}
-	} else {
-		var err error
-		if body, err = io.ReadAll(src); err != nil {
-			return nil, true, readError(err, s.maxBody)
-		}
+	body, cut, e := readWhole(r, s.maxBody, "the request body")
+	if e != nil {
+		return nil, cut, e
 	}
 	r.Body = wholeBody{bytes.NewReader(body)}
 	if len(bytes.TrimSpace(body)) == 0 {

@@ -89,11 +89,42 @@ func requestCoding(h http.Header) (*contentCoding, *Error) {
 	return nil, Errorf(CodeUnsupportedContentEncoding, "Content-Encoding %q is not supported; send the body with one of %s, or without Content-Encoding", truncate(name, 100), acceptEncoding)
 }
 
+// readWhole reads the body of r, which what names in the errors ("the
+// request body", "the import"), bounded by max bytes as sent and, when its
+// Content-Encoding is one petctl decodes, once decoded. cut is set when the
+// reading began and stopped before the end: the rest may be on its way.
+// Every body petctl reads whole goes through it, so that none is taken
+// with its coding ignored (plain JSON labelled br stored, gzip refused as
+// not UTF-8).
+func readWhole(r *http.Request, max int64, what string) (body []byte, cut bool, e *Error) {
+	if r.ContentLength > max {
+		return nil, false, Errorf(CodePayloadTooLarge, "%s has %d bytes; the limit is %d", what, r.ContentLength, max)
+	}
+	var coding *contentCoding
+	if r.ContentLength != 0 {
+		if coding, e = requestCoding(r.Header); e != nil {
+			return nil, false, e
+		}
+	}
+	src := http.MaxBytesReader(nil, r.Body, max)
+	if coding != nil {
+		if body, e = coding.decode(src, max, what); e != nil {
+			return nil, true, e
+		}
+		return body, false, nil
+	}
+	body, err := io.ReadAll(src)
+	if err != nil {
+		return nil, true, readError(err, max, what)
+	}
+	return body, false, nil
+}
+
 // decode reads body, encoded with c, bounded by max bytes both as sent
 // (body is bounded by the caller) and once decoded: a small body that
 // decodes to gigabytes (a "zip bomb") is refused after max+1 decoded
 // bytes, having cost no more memory than a plain body at the limit.
-func (c *contentCoding) decode(body io.Reader, max int64) ([]byte, *Error) {
+func (c *contentCoding) decode(body io.Reader, max int64, what string) ([]byte, *Error) {
 	// Errors of the connection (the limit, a time-out, a client that went
 	// away) are told apart from the decoder's own.
 	src := &readErr{r: body}
@@ -105,7 +136,7 @@ func (c *contentCoding) decode(body io.Reader, max int64) ([]byte, *Error) {
 		var data []byte
 		data, err = io.ReadAll(io.LimitReader(dec, max+1))
 		if err == nil && int64(len(data)) > max {
-			return nil, Errorf(CodePayloadTooLarge, "the request body exceeds the limit of %d bytes once decoded (Content-Encoding: %s)", max, c.name)
+			return nil, Errorf(CodePayloadTooLarge, "%s exceeds the limit of %d bytes once decoded (Content-Encoding: %s)", what, max, c.name)
 		}
 		if err == nil {
 			// The coded data ended; anything after it is not part of it.
@@ -113,14 +144,14 @@ func (c *contentCoding) decode(body io.Reader, max int64) ([]byte, *Error) {
 			case io.EOF:
 				return data, nil
 			case nil:
-				return nil, Errorf(CodeMalformedContentEncoding, "the request body has data after the end of its %s; send %s only", c.format, c.format)
+				return nil, Errorf(CodeMalformedContentEncoding, "%s has data after the end of its %s; send %s only", what, c.format, c.format)
 			}
 		}
 	}
 	if src.err != nil {
-		return nil, readError(src.err, max)
+		return nil, readError(src.err, max, what)
 	}
-	return nil, Errorf(CodeMalformedContentEncoding, "the request body is labelled Content-Encoding: %s but is not %s (%s)", c.name, c.format, decodeProblem(err))
+	return nil, Errorf(CodeMalformedContentEncoding, "%s is labelled Content-Encoding: %s but is not %s (%s)", what, c.name, c.format, decodeProblem(err))
 }
 
 // decodeProblem says what a decoder found wrong, for the 400.
@@ -131,14 +162,14 @@ func decodeProblem(err error) string {
 	return truncate(err.Error(), 200)
 }
 
-// readError is the answer when reading a request body failed: 413 past
-// the limit, else 400.
-func readError(err error, max int64) *Error {
+// readError is the answer when reading a request body, which what names,
+// failed: 413 past the limit, else 400.
+func readError(err error, max int64, what string) *Error {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return Errorf(CodePayloadTooLarge, "the request body exceeds the limit of %d bytes", max)
+		return Errorf(CodePayloadTooLarge, "%s exceeds the limit of %d bytes", what, max)
 	}
-	return Errorf(CodeMalformedJSON, "the request body could not be read: %v", err)
+	return Errorf(CodeMalformedJSON, "%s could not be read: %v", what, err)
 }
 
 // readErr remembers the error of its reader other than EOF.

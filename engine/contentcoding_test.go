@@ -48,6 +48,17 @@ func deflated(t *testing.T, data string) string {
 	return b.String()
 }
 
+// codedBody is a request body sent with a Content-Encoding, and the answer
+// it gets: its status, and for a refusal its code and what its message says.
+type codedBody struct {
+	name     string
+	coding   string
+	body     string
+	status   int
+	code     Code
+	mentions string
+}
+
 // TestContentEncoding: a request body in gzip or deflate is decoded and
 // served as the JSON it holds; any other coding is 415 with
 // Accept-Encoding, data that is not what its coding says is 400, and
@@ -55,14 +66,7 @@ func deflated(t *testing.T, data string) string {
 func TestContentEncoding(t *testing.T) {
 	env := newPetstore(t)
 	const pet = `{"name":"Zipped","categoryId":1}`
-	tests := []struct {
-		name     string
-		coding   string
-		body     string
-		status   int
-		code     Code
-		mentions string // in the message
-	}{
+	tests := []codedBody{
 		{"gzip", "gzip", gzipped(t, pet), 201, "", ""},
 		{"x-gzip", "x-gzip", gzipped(t, pet), 201, "", ""},
 		{"upper case", "GZIP", gzipped(t, pet), 201, "", ""},
@@ -98,21 +102,66 @@ func TestContentEncoding(t *testing.T) {
 			if after != before {
 				t.Errorf("the store went from %d to %d on a %d", before, after, r.status)
 			}
-			if got := r.code(t); got != string(tc.code) {
-				t.Errorf("code = %s, want %s", got, tc.code)
-			}
-			if msg := r.message(t); !strings.Contains(msg, tc.mentions) {
-				t.Errorf("message %q does not say %q", msg, tc.mentions)
-			}
-			if got, want := r.header.Get("Accept-Encoding"), "gzip, deflate"; tc.status == 415 && got != want {
-				t.Errorf("Accept-Encoding = %q, want %q", got, want)
-			}
+			checkCodingRefusal(t, r, tc.code, tc.mentions)
 		})
 	}
 	// A 415 for the media type is not about the coding: no Accept-Encoding.
 	r := env.do(request{method: http.MethodPost, path: "/pets", body: pet, ctype: "text/plain"})
 	if r.status != 415 || r.header.Get("Accept-Encoding") != "" {
 		t.Errorf("a wrong Content-Type: %d, Accept-Encoding %q; want 415 without it", r.status, r.header.Get("Accept-Encoding"))
+	}
+}
+
+// TestImportContentEncoding: the store import (PUT /__petctl/store) reads
+// its body as the API's operations do: gzip and deflate decoded, under
+// the import's limit once decoded; any other coding is 415 with
+// Accept-Encoding; nothing is imported unless the answer is 200.
+func TestImportContentEncoding(t *testing.T) {
+	env := newPetstore(t, func(o *Options) { o.MaxImportBytes = 1 << 20 })
+	const pets = `{"pets":[{"id":7,"name":"Zipped","categoryId":1}]}`
+	tests := []codedBody{
+		{"gzip", "gzip", gzipped(t, pets), 200, "", ""},
+		{"deflate", "deflate", zlibbed(t, pets), 200, "", ""},
+		{"plain JSON labelled br", "br", pets, 415, CodeUnsupportedContentEncoding, `"br" is not supported`},
+		{"plain JSON labelled gzip", "gzip", pets, 400, CodeMalformedContentEncoding, "the import is labelled Content-Encoding: gzip but is not gzip data"},
+		{"decoded past the import's limit", "gzip", gzipped(t, `{"pets":[{"id":7,"name":"`+strings.Repeat("x", 2<<20)+`","categoryId":1}]}`), 413, CodePayloadTooLarge, "the import exceeds the limit of 1048576 bytes once decoded"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := env.admin("POST", "reset", "", ""); r.status != 200 {
+				t.Fatalf("reset: %d", r.status)
+			}
+			r := env.do(request{method: http.MethodPut, path: "//__petctl/store", key: "-", body: tc.body, headers: map[string]string{"Content-Encoding": tc.coding}})
+			if r.status != tc.status {
+				t.Fatalf("got %d %s, want %d", r.status, r.body, tc.status)
+			}
+			pets := env.srv.Collections()["pets"]
+			if tc.status == 200 {
+				if pets != 1 {
+					t.Errorf("%d pets after the import, want the one it holds", pets)
+				}
+				return
+			}
+			if pets != 150 {
+				t.Errorf("%d pets after a refused import, want the 150 fixtures", pets)
+			}
+			checkCodingRefusal(t, r, tc.code, tc.mentions)
+		})
+	}
+}
+
+// checkCodingRefusal checks a refused body's answer: its code, a message
+// that says mentions, and for a 415 the codings petctl decodes.
+func checkCodingRefusal(t *testing.T, r result, code Code, mentions string) {
+	t.Helper()
+	if got := r.code(t); got != string(code) {
+		t.Errorf("code = %s, want %s", got, code)
+	}
+	if msg := r.message(t); !strings.Contains(msg, mentions) {
+		t.Errorf("message %q does not say %q", msg, mentions)
+	}
+	if got, want := r.header.Get("Accept-Encoding"), "gzip, deflate"; r.status == 415 && got != want {
+		t.Errorf("Accept-Encoding = %q, want %q", got, want)
 	}
 }
 

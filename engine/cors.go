@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -149,21 +150,22 @@ func (c *cors) isPreflight(r *http.Request) bool {
 }
 
 // preflight answers a browser's OPTIONS check. methods are those of the
-// path; with none (no route matches), the method the browser asks about is
-// allowed: the request then goes through, and the page reads the 404 Error
-// body, where a refused preflight would give it only an opaque CORS error.
+// path, none when no route matches. The method the browser asks about is
+// allowed even when it is not among them: the request then goes through,
+// and the page reads the 404 or 405 Error body (with Allow), where a
+// refused preflight would give it only an opaque CORS error. That lets
+// nothing happen that would not otherwise: the request itself is refused.
 func (c *cors) preflight(r *http.Request, methods []string) *response {
 	origin := r.Header.Get("Origin")
 	if !c.allowed(origin) {
 		return errorResponse(Errorf(CodeOriginNotAllowed, "origin %s may not call this server; allow it in the CORS settings", truncate(origin, 100)))
 	}
-	allow := strings.Join(methods, ", ")
-	if m := r.Header.Get("Access-Control-Request-Method"); len(methods) == 0 && isToken(m) {
-		allow = m
+	if m := r.Header.Get("Access-Control-Request-Method"); isToken(m) && !slices.Contains(methods, m) {
+		methods = append(slices.Clip(methods), m)
 	}
 	res := &response{status: http.StatusNoContent}
-	if allow != "" {
-		res.set("Access-Control-Allow-Methods", allow)
+	if len(methods) > 0 {
+		res.set("Access-Control-Allow-Methods", strings.Join(methods, ", "))
 	}
 	headers := "Authorization, Content-Type"
 	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" && isTokenList(req) {

@@ -63,6 +63,38 @@ func TestCORSPreflightUnknownPath(t *testing.T) {
 	}
 }
 
+// TestCORSPreflightUndeclaredMethod: a preflight for a method the path
+// does not declare lets it through, the path's own methods listed first,
+// so the page reads the 405 Error body and its Allow instead of an opaque
+// CORS failure; the API's paths and the admin endpoints alike.
+func TestCORSPreflightUndeclaredMethod(t *testing.T) {
+	env := newPetstore(t)
+	const page = "http://localhost:3000"
+	tests := []struct {
+		name, path, method, allowMethods string
+	}{
+		{"an API path", "/pets", "DELETE", "GET, POST, DELETE"},
+		{"a declared method", "/pets", "POST", "GET, POST"},
+		{"an admin endpoint", "//__petctl/store", "DELETE", "GET, PUT, DELETE"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := env.do(request{method: http.MethodOptions, path: tc.path, key: "-", headers: preflightHeaders(page, tc.method)})
+			if r.status != 204 || r.header.Get("Access-Control-Allow-Methods") != tc.allowMethods {
+				t.Fatalf("preflight: %d, Access-Control-Allow-Methods %q; want 204, %q", r.status, r.header.Get("Access-Control-Allow-Methods"), tc.allowMethods)
+			}
+			if tc.method == "POST" {
+				return
+			}
+			// The request the preflight let through: the page reads the 405.
+			r = env.do(request{method: tc.method, path: tc.path, headers: map[string]string{"Origin": page}})
+			if r.status != 405 || r.code(t) != string(CodeMethodNotAllowed) || r.header.Get("Allow") == "" || r.header.Get("Access-Control-Allow-Origin") != page {
+				t.Errorf("%s %s from %s: %d %s, Allow %q, ACAO %q; want 405 method_not_allowed with Allow, readable by the page", tc.method, tc.path, page, r.status, r.code(t), r.header.Get("Allow"), r.header.Get("Access-Control-Allow-Origin"))
+			}
+		})
+	}
+}
+
 // TestCORSExposesRetryAfterAndAllow: scripts may read how long to wait
 // after a 429 or 503, and what a 405 allows.
 func TestCORSExposesRetryAfterAndAllow(t *testing.T) {

@@ -141,3 +141,31 @@ func TestStoreLimitsAtStartup(t *testing.T) {
 		t.Errorf("150 fixtures with store.maxRecords 150: %v", err)
 	}
 }
+
+// TestStoreLimitsOnReplaceAndPatch: a replace or a merge patch that would
+// grow a collection past store.maxBytes gets 507 store_full, naming the
+// setting, and leaves the item as it was; one within the limit is applied.
+func TestStoreLimitsOnReplaceAndPatch(t *testing.T) {
+	env := newCRUD(t, func(o *Options) { o.StoreMaxBytes = 2000 })
+	r := env.post("/owners", `{"name":"Ann","city":"Oslo"}`)
+	if r.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	item := fmt.Sprintf("/owners/%v", r.object(t)["id"])
+	big := strings.Repeat("x", 3000)
+	for _, w := range []struct{ method, ctype, body string }{
+		{"PUT", "application/json", `{"name":"Ann","city":"` + big + `"}`},
+		{"PATCH", "application/merge-patch+json", `{"city":"` + big + `"}`},
+	} {
+		r := env.do(request{method: w.method, path: item, ctype: w.ctype, body: w.body})
+		if r.status != http.StatusInsufficientStorage || r.code(t) != "store_full" || !strings.HasPrefix(r.message(t), "store.maxBytes: ") {
+			t.Errorf("%s past maxBytes: %d %s, want 507 store_full naming store.maxBytes", w.method, r.status, r.body)
+		}
+		if got := env.do(request{path: item}); got.status != 200 || got.object(t)["city"] != "Oslo" {
+			t.Errorf("after the refused %s: %d %s, want the item unchanged", w.method, got.status, got.body)
+		}
+	}
+	if r := env.do(request{method: "PATCH", path: item, ctype: "application/merge-patch+json", body: `{"city":"Bergen"}`}); r.status != 200 {
+		t.Errorf("a patch within the limit: %d %s, want 200", r.status, r.body)
+	}
+}
