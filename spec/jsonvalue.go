@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
+	"reflect"
 	"strings"
 	"time"
 
@@ -109,4 +111,47 @@ func atValue(where string, err error) error {
 		return err
 	}
 	return fmt.Errorf("%s: %w", strings.TrimPrefix(where, "."), err)
+}
+
+// JSONEqual compares decoded JSON values as JSON does: objects whatever
+// their keys' order, and numbers (json.Number, as decoded with UseNumber)
+// by their exact value, so that 1.0 is 1 and 2^53+1 is not 2^53, which
+// float64 cannot tell apart (RFC 6902 section 4.6: "numerically equal").
+// The engine's JSON Patch test and the conformance checks' "as sent" both
+// compare with it.
+func JSONEqual(a, b any) bool {
+	switch x := a.(type) {
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		rx, okx := new(big.Rat).SetString(x.String())
+		ry, oky := new(big.Rat).SetString(y.String())
+		return okx && oky && rx.Cmp(ry) == 0 || x == y
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !JSONEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !JSONEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
 }

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v4"
@@ -35,6 +36,35 @@ func TestJSONValue(t *testing.T) {
 		}
 		if b, err := json.Marshal(got); err != nil || string(b) != c.json {
 			t.Errorf("%s: %s (%v), want %s", c.yaml, b, err, c.json)
+		}
+	}
+}
+
+// TestJSONEqual: decoded JSON is equal as JSON is, numbers by exact value.
+func TestJSONEqual(t *testing.T) {
+	decode := func(s string) any {
+		d := json.NewDecoder(strings.NewReader(s))
+		d.UseNumber()
+		var v any
+		if err := d.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, c := range []struct {
+		a, b  string
+		equal bool
+	}{
+		{`{"a": 1, "b": [true, null, "x"]}`, `{"b": [true, null, "x"], "a": 1.0}`, true},
+		{`100`, `1e2`, true},
+		{`9007199254740993`, `9007199254740992`, false},
+		{`0.1`, `0.10000000000000001`, false},
+		{`{"a": 1}`, `{"a": 1, "b": 2}`, false},
+		{`[1, 2]`, `[2, 1]`, false},
+		{`"1"`, `1`, false},
+	} {
+		if got := JSONEqual(decode(c.a), decode(c.b)); got != c.equal {
+			t.Errorf("JSONEqual(%s, %s) = %v, want %v", c.a, c.b, got, c.equal)
 		}
 	}
 }
