@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestQueryParsedOnce: in the pipeline the query is parsed by one step,
@@ -62,5 +63,41 @@ func TestQueryParsedOnce(t *testing.T) {
 	}
 	if found != 1 {
 		t.Errorf("decodeQuery parses the query %d times, want once", found)
+	}
+}
+
+// TestOrderOfChecks: a request that fails several checks at once gets the
+// answer of the first, in the order of docs/errors.md's "Order of checks"
+// (the steps of pipeline.go). Each row mends one fault of the row before,
+// so that the next check answers; a step moved in the pipeline answers
+// before its turn in one of the rows.
+func TestOrderOfChecks(t *testing.T) {
+	big := map[string]string{"X-Padding": strings.Repeat("p", DefaultMaxHeaderBytes)}
+	removed := newPetstore(t, func(o *Options) { o.Now = func() time.Time { return time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC) } })
+	env := newPetstore(t)
+	for _, c := range []struct {
+		step string
+		env  *testEnv
+		rq   request
+		code Code
+		msg  string // in the message, where the code alone says too little
+	}{
+		{"1. header size before the route", removed, request{method: "PATCH", path: "/pets/1/x?%zz", key: "-", headers: big}, CodeHeadersTooLarge, ""},
+		{"2. the path before the method", removed, request{method: "PATCH", path: "/pets/1/x?%zz", key: "-"}, CodeRouteNotFound, ""},
+		{"2. the method before the removal", removed, request{method: "PATCH", path: "/pets/1?%zz", key: "-"}, CodeMethodNotAllowed, ""},
+		{"3. the removal before the query", removed, request{path: "/pets/1?%zz", key: "-"}, CodeGone, ""},
+		{"4. the query before authentication", env, request{path: "/pets/1?%zz", key: "-"}, CodeValidation, "cannot be decoded"},
+		{"5. authentication before repeated parameters", env, request{path: "/pets?limit=1&limit=x", key: "-"}, CodeUnauthorized, ""},
+		{"6. repeated parameters before the schema", env, request{path: "/pets?limit=1&limit=x"}, CodeValidation, "given 2 times"},
+		{"5. authentication before the body", env, request{method: "POST", path: "/pets", key: "-", ctype: "text/plain", body: "{bad"}, CodeUnauthorized, ""},
+		{"7. the Content-Type before the JSON", env, request{method: "POST", path: "/pets", ctype: "text/plain", body: "{bad"}, CodeUnsupportedMediaType, ""},
+		{"7. the JSON before the schema", env, request{method: "POST", path: "/pets", body: "{bad"}, CodeMalformedJSON, ""},
+		{"8. the schema before the operation", env, request{path: "/pets/x"}, CodeValidation, ""},
+		{"9. the operation", env, request{path: "/pets/999999"}, CodeNotFound, ""},
+	} {
+		r := c.env.do(c.rq)
+		if got := r.code(t); got != string(c.code) || !strings.Contains(r.message(t), c.msg) {
+			t.Errorf("%s: %s %s answered %d %s, want %s %q", c.step, c.rq.method, c.rq.path, r.status, r.body, c.code, c.msg)
+		}
 	}
 }
