@@ -390,6 +390,22 @@ func TestLatencyWithinTheWriteTimeout(t *testing.T) {
 	}
 }
 
+// TestValuesJSONCannotCarry: a value the configuration hands on as JSON
+// (a default, a configured body) that JSON cannot carry is refused at its
+// line, saying where in the value, as a fixture file's would be.
+func TestValuesJSONCannotCarry(t *testing.T) {
+	for file, want := range map[string]string{
+		"defaults:\n  pets:\n    weight: .nan\n":                  "petctl.yaml:3: defaults.pets.weight: NaN is not a JSON number",
+		"responses:\n  listStoreOrders:\n    body: [{n: .inf}]\n": "petctl.yaml:3: responses.listStoreOrders.body: [0].n: +Inf is not a JSON number",
+		"defaults:\n  pets:\n    tags: {1: a}\n":                  "petctl.yaml:3: defaults.pets.tags: key 1 is not a string",
+	} {
+		_, err := parse("petctl.yaml", []byte(file))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want %q", file, err, want)
+		}
+	}
+}
+
 func TestLayers(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "petctl.yaml")

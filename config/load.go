@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petctl/petctl/spec"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -287,7 +288,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, key string) {
 			d.fail(n, key, "%v", err)
 			return
 		}
-		x, err := jsonValue(x)
+		x, err := spec.JSONValue(x)
 		if err != nil {
 			d.fail(n, key, "%v", err)
 			return
@@ -468,42 +469,6 @@ func fieldNames(t reflect.Type) []string {
 		out = append(out, yamlName(t.Field(i)))
 	}
 	return out
-}
-
-// jsonValue makes a decoded YAML value one that JSON can hold.
-func jsonValue(v any) (any, error) {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, e := range t {
-			var err error
-			if t[k], err = jsonValue(e); err != nil {
-				return nil, err
-			}
-		}
-	case map[any]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			ks, ok := k.(string)
-			if !ok {
-				return nil, fmt.Errorf("key %v: JSON keys are strings", k)
-			}
-			var err error
-			if out[ks], err = jsonValue(e); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	case []any:
-		for i, e := range t {
-			var err error
-			if t[i], err = jsonValue(e); err != nil {
-				return nil, err
-			}
-		}
-	case time.Time:
-		return t.Format(time.RFC3339Nano), nil
-	}
-	return v, nil
 }
 
 // leaf is a setting that an environment variable or a flag can set.

@@ -171,7 +171,7 @@ func (t *T) differences(schema *spec.Schema, item, sent map[string]any, r *spec.
 // sameValue compares a value read back, whose schema is ps, with the one
 // sent, part by part.
 func sameValue(ps *spec.Schema, got, sent any) bool {
-	if jsonEqual(got, sent) {
+	if spec.JSONEqual(got, sent) {
 		return true
 	}
 	if ps == nil {

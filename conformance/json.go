@@ -7,7 +7,6 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
-	"math/big"
 	"unicode/utf8"
 )
 
@@ -39,44 +38,6 @@ func scalarString(v any) string {
 		return "false"
 	}
 	return ""
-}
-
-// jsonEqual compares decoded JSON values, numbers by value.
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case json.Number:
-		y, ok := b.(json.Number)
-		if !ok {
-			return false
-		}
-		rx, okx := new(big.Rat).SetString(x.String())
-		ry, oky := new(big.Rat).SetString(y.String())
-		return okx && oky && rx.Cmp(ry) == 0
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !jsonEqual(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return a == b
 }
 
 // jsonText renders a decoded value for a message. redact is applied

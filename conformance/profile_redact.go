@@ -7,6 +7,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -79,7 +80,7 @@ func (z *sanitizer) value(path, key string, v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
-		for _, k := range sortedMapKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			out[k] = z.value(path+"."+k, k, x[k])
 		}
 		return out
@@ -168,15 +169,6 @@ func luhn(s string) bool {
 	return sum%10 == 0
 }
 
-func sortedMapKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // shape is a body's form without its values: the type of every field, the
 // first item of every array. Two deployments answer alike when the shapes
 // of their answers are equal, whatever data they hold.
@@ -191,7 +183,7 @@ func shape(raw json.RawMessage) string {
 		switch x := v.(type) {
 		case map[string]any:
 			b.WriteString("{")
-			for i, k := range sortedMapKeys(x) {
+			for i, k := range slices.Sorted(maps.Keys(x)) {
 				if i > 0 {
 					b.WriteString(", ")
 				}

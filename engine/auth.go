@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -236,11 +237,12 @@ type outcome struct {
 	grant   grant
 }
 
-// check looks for the scheme's credential in r.
-func (g *guard) check(r *http.Request, a *authenticator) outcome {
+// check looks for the scheme's credential in r, whose query the pipeline
+// parsed once.
+func (g *guard) check(r *http.Request, query url.Values, a *authenticator) outcome {
 	switch g.scheme.Kind {
 	case spec.SchemeAPIKey:
-		v, f := g.apiKey(r)
+		v, f := g.apiKey(r, query)
 		if f != "" {
 			return outcome{failure: f}
 		}
@@ -271,7 +273,7 @@ func (g *guard) check(r *http.Request, a *authenticator) outcome {
 // the Authorization header (Ory's, and many generated documents') is sent
 // with an authentication scheme before the key as often as without
 // ("Authorization: Bearer <key>"): the word before the key is skipped.
-func (g *guard) apiKey(r *http.Request) (string, authFailure) {
+func (g *guard) apiKey(r *http.Request, query url.Values) (string, authFailure) {
 	var v string
 	switch g.scheme.In {
 	case "header":
@@ -286,7 +288,7 @@ func (g *guard) apiKey(r *http.Request) (string, authFailure) {
 			v = strings.TrimSpace(key)
 		}
 	case "query":
-		v = r.URL.Query().Get(g.scheme.Param)
+		v = query.Get(g.scheme.Param)
 	case "cookie":
 		if c, err := r.Cookie(g.scheme.Param); err == nil {
 			v = c.Value
@@ -610,7 +612,7 @@ func challenge(sc *spec.Scheme) string {
 // check is the one call the pipeline makes: nil when r satisfies one of
 // op's security alternatives, or else the complete refusal (401, 403 or
 // 501, with its challenges).
-func (a *authenticator) check(r *http.Request, op *spec.Operation) *response {
+func (a *authenticator) check(r *http.Request, query url.Values, op *spec.Operation) *response {
 	p := a.ops[op]
 	if p == nil || len(op.Requirements) == 0 {
 		return nil
@@ -631,7 +633,7 @@ func (a *authenticator) check(r *http.Request, op *spec.Operation) *response {
 		for _, use := range alt {
 			out, seen := outcomes[use.Scheme.Name]
 			if !seen {
-				out = a.guards[use.Scheme.Name].check(r, a)
+				out = a.guards[use.Scheme.Name].check(r, query, a)
 				outcomes[use.Scheme.Name] = out
 			}
 			if out.failure != "" {

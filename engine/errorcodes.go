@@ -7,6 +7,8 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/petctl/petctl/spec"
@@ -22,7 +24,7 @@ func (s *Server) checkErrorCodes(codes map[string]string) []error {
 	var errs []error
 	known := Codes()
 	s.codes = map[Code]Code{}
-	for _, from := range sortedKeys(codes) {
+	for _, from := range slices.Sorted(maps.Keys(codes)) {
 		to, key := codes[from], "errorCodes."+from
 		status, ok := known[Code(from)]
 		switch {

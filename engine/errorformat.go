@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"mime"
 	"net/http"
 	"slices"
@@ -38,7 +39,7 @@ func (s *Server) renderError(r *http.Request, op *spec.Operation, res *response)
 func (s *Server) prepareErrors(fields map[string]string) error {
 	var errs []error
 	mapped := spec.FieldMap{} // the entries that can be used: the others are reported
-	for _, meaning := range sortedKeys(fields) {
+	for _, meaning := range slices.Sorted(maps.Keys(fields)) {
 		switch {
 		case !slices.Contains(spec.ErrorMeanings, meaning):
 			errs = append(errs, sectionError("errors.fields."+meaning, "%q is not a meaning petctl fills; the meanings are %s", meaning, strings.Join(spec.ErrorMeanings, ", ")))
@@ -51,7 +52,7 @@ func (s *Server) prepareErrors(fields map[string]string) error {
 	s.spec.SetErrorFields(mapped)
 	filled, err := s.proveErrorBodies()
 	errs = append(errs, err)
-	for _, meaning := range sortedKeys(mapped) {
+	for _, meaning := range slices.Sorted(maps.Keys(mapped)) {
 		if !filled[meaning][mapped[meaning]] {
 			errs = append(errs, keyError("errors.fields."+meaning, "no error schema petctl writes has a field %s; %s", mapped[meaning], describeSlots(filled[meaning])))
 		}
@@ -270,7 +271,7 @@ func describeSlots(paths map[string]bool) string {
 	if len(paths) == 0 {
 		return "no error schema has a field of that meaning petctl could find"
 	}
-	names := sortedKeys(paths)
+	names := slices.Sorted(maps.Keys(paths))
 	for i, p := range names {
 		if p == "" {
 			names[i] = "a whole text body"

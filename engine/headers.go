@@ -5,7 +5,9 @@ package engine
 // mock recorded from it (petctl conform --profile-out) sends them too.
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 
 	"golang.org/x/net/http/httpguts"
 )
@@ -16,14 +18,14 @@ import (
 func (s *Server) checkHeaders(headers map[string]map[string]string) []error {
 	var errs []error
 	valid := map[string][][2]string{}
-	for _, id := range sortedKeys(headers) {
+	for _, id := range slices.Sorted(maps.Keys(headers)) {
 		key := "headers." + id
 		if id != AllOperations && s.spec.Operation(id) == nil {
 			errs = append(errs, sectionError(key, "no operation %q; the operations are %s", id, s.operationIDs()))
 			continue
 		}
 		seen := map[string]string{}
-		for _, name := range sortedKeys(headers[id]) {
+		for _, name := range slices.Sorted(maps.Keys(headers[id])) {
 			v, canon := headers[id][name], http.CanonicalHeaderKey(name)
 			why := ""
 			switch {

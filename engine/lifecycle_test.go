@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -58,7 +59,7 @@ func TestCorpusLifecycle(t *testing.T) {
 			}
 			var b strings.Builder
 			fmt.Fprintf(&b, "\nlifecycle: %d of %d resources served from the store lived it whole: %s\n", len(lived), len(lc.srv.colls), strings.Join(lived, ", "))
-			for _, k := range sortedKeys(lc.skips) {
+			for _, k := range slices.Sorted(maps.Keys(lc.skips)) {
 				fmt.Fprintf(&b, "  %s: %s\n", k, lc.skips[k])
 			}
 			t.Log(b.String())
@@ -677,7 +678,7 @@ func bodyTexts(v any, out []string) []string {
 	case string:
 		out = append(out, v)
 	case map[string]any:
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			out = bodyTexts(v[k], out)
 		}
 	case []any:

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"mime"
 	"net/http"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -275,22 +275,22 @@ func (s *Server) checkOptions(o Options) error {
 			}
 		}
 	}
-	for _, name := range sortedKeys(o.Defaults) {
+	for _, name := range slices.Sorted(maps.Keys(o.Defaults)) {
 		c := s.colls[name]
 		if c == nil {
 			errs = append(errs, sectionError("defaults."+name, "no collection %q; the collections are %s", name, knownNames(s.colls)))
 			continue
 		}
-		for _, field := range sortedKeys(o.Defaults[name]) {
+		for _, field := range slices.Sorted(maps.Keys(o.Defaults[name])) {
 			if err := s.checkDefault(c, field, o.Defaults[name][field]); err != nil {
 				errs = append(errs, keyError("defaults."+name+"."+field, "%v", err))
 			}
 		}
 	}
-	for _, id := range sortedKeys(o.Responses) {
+	for _, id := range slices.Sorted(maps.Keys(o.Responses)) {
 		errs = append(errs, s.checkStub(id, o.Responses[id])...)
 	}
-	for _, id := range sortedKeys(o.Latency) {
+	for _, id := range slices.Sorted(maps.Keys(o.Latency)) {
 		d, key := o.Latency[id], "latency."+id
 		switch {
 		case id != AllOperations && s.spec.Operation(id) == nil:
@@ -307,7 +307,7 @@ func (s *Server) checkOptions(o Options) error {
 			}
 		}
 	}
-	for _, id := range sortedKeys(o.Faults) {
+	for _, id := range slices.Sorted(maps.Keys(o.Faults)) {
 		f, key := o.Faults[id], "faults."+id
 		switch {
 		case id != AllOperations && s.spec.Operation(id) == nil:
@@ -325,15 +325,6 @@ func (s *Server) checkOptions(o Options) error {
 		errs = append(errs, &OptionError{Key: "fixtures.generate", Err: fmt.Errorf("%d: want 0 or more records", o.Generate), lead: "generate: "})
 	}
 	return errors.Join(errs...)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func (s *Server) operationIDs() string {
@@ -402,7 +393,7 @@ func (s *Server) checkStub(id string, st Stub) []error {
 	}
 	res := &response{status: st.Status, op: op}
 	seen := map[string]string{}
-	for _, name := range sortedKeys(st.Headers) {
+	for _, name := range slices.Sorted(maps.Keys(st.Headers)) {
 		v := st.Headers[name]
 		field := "headers." + name
 		canon := http.CanonicalHeaderKey(name)

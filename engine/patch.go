@@ -1,11 +1,12 @@
 package engine
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/petctl/petctl/spec"
 )
 
 // mergePatch applies a JSON Merge Patch (RFC 7396 §2) to target: an object
@@ -146,7 +147,7 @@ func applyOp(doc any, op map[string]any, i int) (any, *patchError) {
 		return pointerAdd(doc, ptr, deepCopy(v), i)
 	case "test":
 		v, ok := pointerGet(doc, ptr)
-		if !ok || !jsonEqual(v, value) {
+		if !ok || !spec.JSONEqual(v, value) {
 			return fail(true, "test failed: %s is not %s", path, encodeJSON(value))
 		}
 		return doc, nil
@@ -277,41 +278,4 @@ func deepCopy(v any) any {
 		return out
 	}
 	return v
-}
-
-// jsonEqual compares decoded JSON values as JSON does: numbers by value.
-func jsonEqual(a, b any) bool {
-	na, aNum := a.(json.Number)
-	nb, bNum := b.(json.Number)
-	if aNum && bNum {
-		fa, errA := na.Float64()
-		fb, errB := nb.Float64()
-		return errA == nil && errB == nil && fa == fb || string(na) == string(nb)
-	}
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !jsonEqual(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return reflect.DeepEqual(a, b)
 }

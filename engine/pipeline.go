@@ -161,9 +161,10 @@ func (s *Server) decodeQuery(c *call) *response {
 	return nil
 }
 
-// authenticate checks the operation's security requirements.
+// authenticate checks the operation's security requirements; a key the
+// scheme takes in the query is read from the query decodeQuery parsed.
 func (s *Server) authenticate(c *call) *response {
-	return s.auth.check(c.r, c.o.op)
+	return s.auth.check(c.r, c.query, c.o.op)
 }
 
 // singleValues refuses a scalar query parameter given more than once: the

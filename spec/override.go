@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -65,7 +66,7 @@ func (e *OverrideError) Unwrap() error { return e.Err }
 func (s *Spec) forcedOps(ov map[string]Override) (map[*Operation]*Override, []error) {
 	out := map[*Operation]*Override{}
 	var errs []error
-	for _, id := range sortedOverrideIDs(ov) {
+	for _, id := range slices.Sorted(maps.Keys(ov)) {
 		o := ov[id]
 		op := s.Operation(id)
 		if op == nil {
@@ -117,7 +118,7 @@ func defaultKind(op *Operation, resource string) OpKind {
 // their operations belong to.
 func applyOverrides(s *Spec, rs []*Resource, ov map[string]Override) []error {
 	var errs []error
-	for _, id := range sortedOverrideIDs(ov) {
+	for _, id := range slices.Sorted(maps.Keys(ov)) {
 		o := ov[id]
 		op := s.Operation(id)
 		if op == nil {
@@ -271,15 +272,6 @@ func setFields(o Override) []string {
 		}
 	}
 	return out
-}
-
-func sortedOverrideIDs(ov map[string]Override) []string {
-	ids := make([]string, 0, len(ov))
-	for id := range ov {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
 }
 
 func joinKinds(ks []OpKind) string {

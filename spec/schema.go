@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"encoding/json"
 	"maps"
 	"math"
 	"slices"
@@ -475,47 +474,3 @@ func (r *schemaReader) fill(s *Schema, lib *base.Schema) {
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }
-
-// nodeValue decodes a YAML value as JSON would carry it: mappings with
-// string keys, integers as int64 where they fit, else float64.
-func nodeValue(n *yaml.Node) (any, bool) {
-	if n == nil {
-		return nil, false
-	}
-	var v any
-	if err := n.Decode(&v); err != nil {
-		return nil, false
-	}
-	return jsonCompatible(v), true
-}
-
-// jsonCompatible makes a decoded YAML value one encoding/json can write:
-// map keys become strings.
-func jsonCompatible(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, e := range t {
-			t[k] = jsonCompatible(e)
-		}
-		return t
-	case map[any]any:
-		m := make(map[string]any, len(t))
-		for k, e := range t {
-			kb, _ := json.Marshal(k)
-			ks, ok := k.(string)
-			if !ok {
-				ks = strings.Trim(string(kb), `"`)
-			}
-			m[ks] = jsonCompatible(e)
-		}
-		return m
-	case []any:
-		for i, e := range t {
-			t[i] = jsonCompatible(e)
-		}
-		return t
-	case int:
-		return int64(t)
-	}
-	return v
-}

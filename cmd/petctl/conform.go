@@ -224,15 +224,9 @@ func conformRun(a *app, opts *conformOptions) error {
 	if err := writeProfile(a, opts.profileOut, res); err != nil {
 		return err
 	}
-	var ue *conformance.UsageError
-	var unreachable *conformance.UnreachableError
 	switch {
-	case errors.As(err, &ue):
-		return usageError(err)
-	case errors.As(err, &unreachable):
-		return &exitError{code: exitUnreachable, err: err}
 	case err != nil:
-		return failure(err)
+		return runError(err)
 	case res.Interrupted:
 		return failure(fmt.Errorf("%s: stopped after %d of %d checks (%d failed, %d skipped)", res.StopReason, res.Passed+res.Failed, res.Passed+res.Failed+res.Skipped, res.Failed, res.Skipped))
 	case !res.OK():
@@ -277,4 +271,19 @@ func runFlagProblems(timeout, deadline time.Duration, now string) (time.Time, []
 		t = parsed.UTC()
 	}
 	return t, problems
+}
+
+// runError is the exit of a run of the checks (conform, conform --compare,
+// drift) that could not give a verdict: 2 for a usage error, 3 for a
+// target it could not reach, 1 for anything else.
+func runError(err error) error {
+	var ue *conformance.UsageError
+	var unreachable *conformance.UnreachableError
+	switch {
+	case errors.As(err, &ue):
+		return usageError(err)
+	case errors.As(err, &unreachable):
+		return &exitError{code: exitUnreachable, err: err}
+	}
+	return failure(err)
 }

@@ -196,15 +196,8 @@ func driftRun(a *app, cfgA, cfgB conformance.Config, junitPath, jsonPath string,
 		cfgA.Validator, cfgB.Validator = v, v
 	}
 	d, err := conformance.Drift(a.ctx, cfgA, cfgB)
-	var ue *conformance.UsageError
-	var unreachable *conformance.UnreachableError
-	switch {
-	case errors.As(err, &ue):
-		return usageError(err)
-	case errors.As(err, &unreachable):
-		return &exitError{code: exitUnreachable, err: err}
-	case err != nil:
-		return failure(err)
+	if err != nil {
+		return runError(err)
 	}
 	d.Print(a.out)
 	if junitPath != "" {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -155,7 +156,7 @@ func buildPage(s *spec.Spec, o Options, mock bool, assets string) *page {
 		server = s.Servers[0]
 	}
 	p.Data = pageData{BasePath: s.BasePath, Mock: mock, Server: server, Servers: append([]string{}, s.Servers...), Ops: map[string]tryData{}}
-	if server != "" && !contains(p.Data.Servers, server) {
+	if server != "" && !slices.Contains(p.Data.Servers, server) {
 		p.Data.Servers = append(p.Data.Servers, server)
 	}
 	p.Schemes, p.Data.Schemes = schemes(s)
@@ -489,21 +490,12 @@ func csp(servers []string) string {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(u.Host, " ;,'\"") {
 			continue
 		}
-		if o := u.Scheme + "://" + u.Host; !contains(connect, o) {
+		if o := u.Scheme + "://" + u.Host; !slices.Contains(connect, o) {
 			connect = append(connect, o)
 		}
 	}
 	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src " +
 		strings.Join(connect, " ") + "; base-uri 'none'; form-action 'none'"
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 var unsafeID = regexp.MustCompile(`[^A-Za-z0-9_-]+`)

@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"path"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/petctl/petctl/spec"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -289,48 +288,9 @@ func yamlToJSON(data []byte) ([]byte, error) {
 	if v == nil {
 		return nil, fmt.Errorf("the file is empty")
 	}
-	v, err := jsonCompatible(v, "")
+	v, err := spec.JSONValue(v)
 	if err != nil {
 		return nil, err
 	}
 	return json.Marshal(v)
-}
-
-func jsonCompatible(v any, where string) (any, error) {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, e := range t {
-			var err error
-			if t[k], err = jsonCompatible(e, where+"."+k); err != nil {
-				return nil, err
-			}
-		}
-	case map[any]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			ks, ok := k.(string)
-			if !ok {
-				return nil, fmt.Errorf("%s: key %v is not a string", strings.TrimPrefix(where, "."), k)
-			}
-			var err error
-			if out[ks], err = jsonCompatible(e, where+"."+ks); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	case []any:
-		for i, e := range t {
-			var err error
-			if t[i], err = jsonCompatible(e, fmt.Sprintf("%s[%d]", where, i)); err != nil {
-				return nil, err
-			}
-		}
-	case time.Time:
-		return t.Format(time.RFC3339Nano), nil
-	case float64:
-		if math.IsInf(t, 0) || math.IsNaN(t) {
-			return nil, fmt.Errorf("%s: %v is not a JSON number", strings.TrimPrefix(where, "."), t)
-		}
-	}
-	return v, nil
 }

@@ -54,20 +54,9 @@ func (s *Store) Attach(j Journal, origin Origin, fresh bool) (notes []string, er
 		}
 	}
 	sameDoc := m.Origin.Document.SHA256 == origin.Document.SHA256
-	loaded := map[string]*columns{}
-	nexts, positions := map[string]int64{}, map[string]int64{}
-	for _, name := range s.names {
-		if !slices.Contains(m.Collections, name) {
-			continue // new in the document: its fixtures are its records
-		}
-		cols, next, pos, err := s.colls[name].loadStored(j, !sameDoc)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		loaded[name], nexts[name], positions[name] = cols, next, pos
-	}
-	if len(errs) > 0 {
+	// A collection new in the document keeps its fixtures as its records.
+	loaded, loadErrs := s.loadEach(j, func(name string) bool { return slices.Contains(m.Collections, name) }, !sameDoc)
+	if errs = append(errs, loadErrs...); len(errs) > 0 {
 		if !sameDoc {
 			errs = append(errs, fmt.Errorf("%s was made with %s (sha256 %.12s), and the records above do not fit %s: serve a document they fit, or start with --state-reset to start afresh from the fixtures (the stored records are lost)",
 				j.Name(), m.Origin.Document.Name, m.Origin.Document.SHA256, origin.Document.Name))
@@ -76,14 +65,7 @@ func (s *Store) Attach(j Journal, origin Origin, fresh bool) (notes []string, er
 		}
 		return fail(errors.Join(errs...))
 	}
-	for name, cols := range loaded {
-		t := s.colls[name].table
-		t.loadColumns(cols)
-		if next := nexts[name]; next > t.nextSeq {
-			t.nextSeq = next
-		}
-		s.colls[name].applied.Store(positions[name])
-	}
+	s.takeLoaded(loaded)
 	if r, ok := j.(interface{ release() error }); ok {
 		if err := r.release(); err != nil {
 			return fail(err)
@@ -306,29 +288,50 @@ func (s *Store) TakeOver(old *Store, sameDoc bool) error {
 			errs = append(errs, fmt.Errorf("collection %q holds %d records, and the new document does not have it", name, old.colls[name].table.len()))
 		}
 	}
-	loaded := map[string]*columns{}
-	nexts, positions := map[string]int64{}, map[string]int64{}
+	loaded, loadErrs := s.loadEach(src, func(name string) bool { return old.colls[name] != nil }, !sameDoc)
+	if errs = append(errs, loadErrs...); len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	s.takeLoaded(loaded)
+	return nil
+}
+
+// loadedRecords are what loadStored read of one collection: its records, the next
+// seq and the position in the journal they stand at.
+type loadedRecords struct {
+	cols      *columns
+	next, pos int64
+}
+
+// loadEach reads from src the records of every collection held there
+// (held), each checked against the document when check is set. Nothing is
+// taken yet: a store takes them (takeLoaded) only when every collection
+// loaded, so that a refusal leaves every collection as it was.
+func (s *Store) loadEach(src recordSource, held func(name string) bool, check bool) (map[string]loadedRecords, []error) {
+	out := map[string]loadedRecords{}
+	var errs []error
 	for _, name := range s.names {
-		if old.colls[name] == nil {
+		if !held(name) {
 			continue
 		}
-		cols, next, pos, err := s.colls[name].loadStored(src, !sameDoc)
+		cols, next, pos, err := s.colls[name].loadStored(src, check)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		loaded[name], nexts[name], positions[name] = cols, next, pos
+		out[name] = loadedRecords{cols, next, pos}
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-	for name, cols := range loaded {
+	return out, errs
+}
+
+// takeLoaded makes what loadEach read the collections' records.
+func (s *Store) takeLoaded(l map[string]loadedRecords) {
+	for name, ld := range l {
 		t := s.colls[name].table
-		t.loadColumns(cols)
-		if next := nexts[name]; next > t.nextSeq {
-			t.nextSeq = next
+		t.loadColumns(ld.cols)
+		if ld.next > t.nextSeq {
+			t.nextSeq = ld.next
 		}
-		s.colls[name].applied.Store(positions[name])
+		s.colls[name].applied.Store(ld.pos)
 	}
-	return nil
 }

@@ -23,6 +23,7 @@ package diff
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -290,7 +291,7 @@ func (w *walker) paths(pc *model.PathsChanges) {
 			w.fallback(place{op: c.Property}, c)
 		}
 	}
-	for _, path := range sortedKeys(pc.PathItemsChanges) {
+	for _, path := range slices.Sorted(maps.Keys(pc.PathItemsChanges)) {
 		w.pathItem(path, pc.PathItemsChanges[path])
 	}
 }
@@ -340,7 +341,7 @@ func (w *walker) pathItem(path string, pi *model.PathItemChanges) {
 	for m, oc := range pi.AdditionalOperationChanges {
 		ops[strings.ToUpper(m)] = oc
 	}
-	for _, m := range sortedKeys(ops) {
+	for _, m := range slices.Sorted(maps.Keys(ops)) {
 		if oc := ops[m]; oc != nil {
 			w.operation(m, path, oc)
 		}
@@ -410,7 +411,7 @@ func (w *walker) operation(method, path string, oc *model.OperationChanges) {
 				w.fallback(body, c)
 			}
 		}
-		for _, mt := range sortedKeys(rb.ContentChanges) {
+		for _, mt := range slices.Sorted(maps.Keys(rb.ContentChanges)) {
 			w.mediaType(body.in(mt), rb.ContentChanges[mt])
 		}
 	}
@@ -423,7 +424,7 @@ func (w *walker) operation(method, path string, oc *model.OperationChanges) {
 				w.fallback(at.in("responses"), c)
 			}
 		}
-		for _, code := range sortedKeys(rs.ResponseChanges) {
+		for _, code := range slices.Sorted(maps.Keys(rs.ResponseChanges)) {
 			w.response(at.in("response "+code), rs.ResponseChanges[code])
 		}
 		if rs.DefaultChanges != nil {
@@ -435,7 +436,7 @@ func (w *walker) operation(method, path string, oc *model.OperationChanges) {
 			w.fallback(at.in("servers"), c)
 		}
 	}
-	for _, name := range sortedKeys(oc.CallbackChanges) {
+	for _, name := range slices.Sorted(maps.Keys(oc.CallbackChanges)) {
 		for _, c := range oc.CallbackChanges[name].GetAllChanges() {
 			w.fallback(at.in("callback "+name), c)
 		}
@@ -488,7 +489,7 @@ func (w *walker) parameter(at place, pc *model.ParameterChanges) {
 	if pc.SchemaChanges != nil {
 		w.schema(p, pc.SchemaChanges)
 	}
-	for _, mt := range sortedKeys(pc.ContentChanges) {
+	for _, mt := range slices.Sorted(maps.Keys(pc.ContentChanges)) {
 		w.mediaType(p.in(mt), pc.ContentChanges[mt])
 	}
 	if pc.ExtensionChanges != nil {
@@ -534,10 +535,10 @@ func (w *walker) response(at place, rc *model.ResponseChanges) {
 			w.fallback(at, c)
 		}
 	}
-	for _, mt := range sortedKeys(rc.ContentChanges) {
+	for _, mt := range slices.Sorted(maps.Keys(rc.ContentChanges)) {
 		w.mediaType(at.in(mt), rc.ContentChanges[mt])
 	}
-	for _, name := range sortedKeys(rc.HeadersChanges) {
+	for _, name := range slices.Sorted(maps.Keys(rc.HeadersChanges)) {
 		hc := rc.HeadersChanges[name]
 		h := at.in("header " + name)
 		for _, c := range changes(hc.PropertyChanges) {
@@ -597,7 +598,7 @@ func (w *walker) components(cc *model.ComponentsChanges) {
 		// removed was unused, or the operations' own changes say so.
 		w.add(place{where: "components"}, Safe, describe(c), whyComponentListed, c)
 	}
-	for _, name := range sortedKeys(cc.SchemaChanges) {
+	for _, name := range slices.Sorted(maps.Keys(cc.SchemaChanges)) {
 		dir := w.usage[name]
 		if dir == 0 {
 			dir = toServer | toClient // unused: judged as if it were used both ways
@@ -661,13 +662,4 @@ func quoteEmpty(s string) string {
 		return `""`
 	}
 	return s
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

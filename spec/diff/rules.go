@@ -7,6 +7,8 @@ package diff
 // it.
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -87,7 +89,7 @@ func (w *walker) schema(at place, sc *model.SchemaChanges) {
 	for _, c := range changes(sc.PropertyChanges) {
 		w.keyword(at, c)
 	}
-	for _, name := range sortedKeys(sc.SchemaPropertyChanges) {
+	for _, name := range slices.Sorted(maps.Keys(sc.SchemaPropertyChanges)) {
 		w.schema(at.at(name), sc.SchemaPropertyChanges[name])
 	}
 	w.schema(at.at("[]"), sc.ItemsChanges)
@@ -101,7 +103,7 @@ func (w *walker) schema(at place, sc *model.SchemaChanges) {
 			w.schema(at.in(list.name+"["+strconv.Itoa(i)+"]"), s)
 		}
 	}
-	for _, name := range sortedKeys(sc.PatternPropertiesChanges) {
+	for _, name := range slices.Sorted(maps.Keys(sc.PatternPropertiesChanges)) {
 		w.schema(at.in("patternProperties "+name), sc.PatternPropertiesChanges[name])
 	}
 	if sc.ExtensionChanges != nil {
