@@ -227,3 +227,48 @@ func TestConfiguredCodeInTheDocumentsFormat(t *testing.T) {
 		validError(t, s, v, s.Operation(tc.op), tc.method, url, r)
 	}
 }
+
+// TestErrorsDeclaredOnlyAsDefault: a document that declares its errors
+// only as default responses has its error schema used where no operation
+// declares one (an unknown path, a 405), as for one that declares 4xx
+// responses; petctl's own {code, message, status} was sent there, which
+// the document never declares.
+func TestErrorsDeclaredOnlyAsDefault(t *testing.T) {
+	env, s := serveStyle(t, "default-errors.yaml")
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := map[string]string{"X-Key": testKey}
+	tests := []struct {
+		name, op, method, path, body string
+		header                       map[string]string
+		status                       int
+		want                         string // the start of the body
+	}{
+		{"unknown path", "", "GET", "/nope", "", key, 404, `{"code":404,"message":"no operation is declared at /dflt/nope;`},
+		{"method not allowed", "", "DELETE", "/items", "", key, 405, `{"code":405,"message":"DELETE is not declared for /dflt/items;`},
+		{"no key", "listItems", "GET", "/items", "", nil, 401, `{"code":401,"message":"a valid API key is required`},
+		{"bad query value", "listItems", "GET", "/items?limit=0", "", key, 400, `{"code":400,"message":"query parameter 'limit'`},
+		{"bad body", "addItem", "POST", "/items", `{"name":""}`, map[string]string{"X-Key": testKey, "Content-Type": "application/json"}, 400, `{"code":400,"message":"body field 'name'`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			url := env.base + tc.path
+			r := rawDo(t, tc.method, url, tc.body, tc.header)
+			if r.status != tc.status || !strings.HasPrefix(string(r.body), tc.want) {
+				t.Errorf("%d %s, want %d %s…", r.status, r.body, tc.status, tc.want)
+			}
+			var op *spec.Operation
+			if tc.op != "" {
+				op = s.Operation(tc.op)
+			}
+			validError(t, s, v, op, tc.method, url, r)
+			if op == nil {
+				if ps := v.Schema(s.Operation("listItems").Default.Schema, r.body); len(ps) > 0 {
+					t.Errorf("%s is not valid against the default's schema: %v", r.body, ps)
+				}
+			}
+		})
+	}
+}

@@ -567,8 +567,8 @@ func mediaSchema(op *Operation, r *Response, mediaType string) *base.Schema {
 	return nil
 }
 
-// commonErrorFormat is the format most of the document's 4xx responses
-// share, or petctl's when they declare none.
+// commonErrorFormat is the format of the document's most common error
+// schema (Spec.commonError), or petctl's when it declares none.
 func (s *Spec) commonErrorFormat() *ErrorFormat {
 	s.errors.mu.Lock()
 	common := s.errors.common
@@ -577,15 +577,7 @@ func (s *Spec) commonErrorFormat() *ErrorFormat {
 		return common
 	}
 	f := &ErrorFormat{MediaType: JSON}
-	if lib := s.ErrorSchema(); lib != nil {
-		mt := JSON
-		for _, op := range s.Operations {
-			for _, r := range op.Responses {
-				if r.Schema == lib {
-					mt = errorMediaType(r.MediaTypes)
-				}
-			}
-		}
+	if lib, mt := s.commonError(); lib != nil {
 		f = s.errorFormat(s.schema(lib), mt, false)
 	}
 	s.errors.mu.Lock()
