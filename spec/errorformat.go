@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -547,17 +548,7 @@ func (s *Spec) ErrorFormat(op *Operation, status int) *ErrorFormat {
 // mediaSchema is the schema r declares for a media type other than JSON
 // (Response keeps the JSON one): a text error's maxLength or pattern.
 func mediaSchema(op *Operation, r *Response, mediaType string) *base.Schema {
-	if op.PathItem == nil {
-		return nil
-	}
-	o := op.PathItem.GetOperations().GetOrZero(strings.ToLower(op.Method))
-	if o == nil || o.Responses == nil {
-		return nil
-	}
-	lib := o.Responses.Default
-	if r.Code != "default" && o.Responses.Codes != nil {
-		lib = o.Responses.Codes.GetOrZero(r.Code)
-	}
+	lib := libResponse(op, r)
 	if lib == nil || lib.Content == nil {
 		return nil
 	}
@@ -565,6 +556,22 @@ func mediaSchema(op *Operation, r *Response, mediaType string) *base.Schema {
 		return m.Schema.Schema()
 	}
 	return nil
+}
+
+// libResponse is libopenapi's model of r, a response of op; nil when op
+// has no path item.
+func libResponse(op *Operation, r *Response) *v3.Response {
+	if op.PathItem == nil {
+		return nil
+	}
+	o := op.PathItem.GetOperations().GetOrZero(strings.ToLower(op.Method))
+	if o == nil || o.Responses == nil {
+		return nil
+	}
+	if r.Code != "default" && o.Responses.Codes != nil {
+		return o.Responses.Codes.GetOrZero(r.Code)
+	}
+	return o.Responses.Default
 }
 
 // commonErrorFormat is the format of the document's most common error
