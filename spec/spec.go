@@ -169,6 +169,7 @@ func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 		return nil, fmt.Errorf("spec %s: %s", source, oneLine(err.Error()))
 	}
 	keepRenderable(doc.GetSpecInfo().RootNode)
+	hideExtensionRefs(doc.GetSpecInfo().RootNode)
 	if !strings.HasPrefix(doc.GetVersion(), "3.") {
 		return nil, fmt.Errorf("spec %s: OpenAPI version %q is not supported (petctl reads OpenAPI 3.0 and 3.1)", source, doc.GetVersion())
 	}
