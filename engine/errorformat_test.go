@@ -234,7 +234,10 @@ func TestConfiguredCodeInTheDocumentsFormat(t *testing.T) {
 // responses; petctl's own {code, message, status} was sent there, which
 // the document never declares.
 func TestErrorsDeclaredOnlyAsDefault(t *testing.T) {
-	env, s := serveStyle(t, "default-errors.yaml")
+	env, s := serveStyle(t, "default-errors.yaml", func(o *Options) { o.MaxBodyBytes = 64 })
+	faulty, _ := serveStyle(t, "default-errors.yaml", func(o *Options) {
+		o.Faults = map[string]Fault{"listItems": {Rate: 1, Status: 429}, "addItem": {Rate: 1, Status: 501}}
+	})
 	v, err := s.NewValidator()
 	if err != nil {
 		t.Fatal(err)
@@ -251,10 +254,16 @@ func TestErrorsDeclaredOnlyAsDefault(t *testing.T) {
 		{"no key", "listItems", "GET", "/items", "", nil, 401, `{"code":401,"message":"a valid API key is required`},
 		{"bad query value", "listItems", "GET", "/items?limit=0", "", key, 400, `{"code":400,"message":"query parameter 'limit'`},
 		{"bad body", "addItem", "POST", "/items", `{"name":""}`, map[string]string{"X-Key": testKey, "Content-Type": "application/json"}, 400, `{"code":400,"message":"body field 'name'`},
+		{"body too large", "addItem", "POST", "/items", `{"name":"` + strings.Repeat("a", 64) + `"}`, map[string]string{"X-Key": testKey, "Content-Type": "application/json"}, 413, `{"code":413,"message":"the request body`},
+		{"a 429 fault", "listItems", "GET", "/items", "", key, 429, `{"code":429,"message":"fault injected`},
+		{"a 501 fault", "addItem", "POST", "/items", `{"name":"a"}`, map[string]string{"X-Key": testKey, "Content-Type": "application/json"}, 501, `{"code":501,"message":"fault injected`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			url := env.base + tc.path
+			if strings.Contains(tc.name, "fault") {
+				url = faulty.base + tc.path
+			}
 			r := rawDo(t, tc.method, url, tc.body, tc.header)
 			if r.status != tc.status || !strings.HasPrefix(string(r.body), tc.want) {
 				t.Errorf("%d %s, want %d %s…", r.status, r.body, tc.status, tc.want)
