@@ -65,6 +65,25 @@ func validError(t *testing.T, s *spec.Spec, v *spec.Validator, op *spec.Operatio
 	}
 }
 
+// checkAnswer fails unless r has the status, the Content-Type and the
+// body, exactly or, when want ends in "…", its start.
+func checkAnswer(t *testing.T, r result, status int, ctype, want string) {
+	t.Helper()
+	if r.status != status {
+		t.Errorf("status %d, want %d (%s)", r.status, status, r.body)
+	}
+	if got := r.header.Get("Content-Type"); got != ctype {
+		t.Errorf("Content-Type %q, want %q", got, ctype)
+	}
+	if prefix, part := strings.CutSuffix(want, "…"); part {
+		if !strings.HasPrefix(string(r.body), prefix) {
+			t.Errorf("body %s, want one starting %s", r.body, prefix)
+		}
+	} else if string(r.body) != want {
+		t.Errorf("body %s, want %s", r.body, want)
+	}
+}
+
 // serveStyle serves a document of fixtures/styles with the test key.
 func serveStyle(t *testing.T, name string, mutate ...func(*Options)) (*testEnv, *spec.Spec) {
 	t.Helper()
@@ -135,19 +154,7 @@ func TestErrorsInTheDocumentsFormat(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			url := env.base + tc.path
 			r := rawDo(t, tc.method, url, tc.body, tc.header)
-			if r.status != tc.status {
-				t.Errorf("status %d, want %d (%s)", r.status, tc.status, r.body)
-			}
-			if got := r.header.Get("Content-Type"); got != tc.ctype {
-				t.Errorf("Content-Type %q, want %q", got, tc.ctype)
-			}
-			if prefix, part := strings.CutSuffix(tc.want, "…"); part {
-				if !strings.HasPrefix(string(r.body), prefix) {
-					t.Errorf("body %s, want one starting %s", r.body, prefix)
-				}
-			} else if string(r.body) != tc.want {
-				t.Errorf("body %s, want %s", r.body, tc.want)
-			}
+			checkAnswer(t, r, tc.status, tc.ctype, tc.want)
 			var op *spec.Operation
 			if tc.op != "" {
 				op = s.Operation(tc.op)
