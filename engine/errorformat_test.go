@@ -65,6 +65,25 @@ func validError(t *testing.T, s *spec.Spec, v *spec.Validator, op *spec.Operatio
 	}
 }
 
+// checkAnswer fails unless r has the status, the Content-Type and the
+// body, exactly or, when want ends in "…", its start.
+func checkAnswer(t *testing.T, r result, status int, ctype, want string) {
+	t.Helper()
+	if r.status != status {
+		t.Errorf("status %d, want %d (%s)", r.status, status, r.body)
+	}
+	if got := r.header.Get("Content-Type"); got != ctype {
+		t.Errorf("Content-Type %q, want %q", got, ctype)
+	}
+	if prefix, part := strings.CutSuffix(want, "…"); part {
+		if !strings.HasPrefix(string(r.body), prefix) {
+			t.Errorf("body %s, want one starting %s", r.body, prefix)
+		}
+	} else if string(r.body) != want {
+		t.Errorf("body %s, want %s", r.body, want)
+	}
+}
+
 // serveStyle serves a document of fixtures/styles with the test key.
 func serveStyle(t *testing.T, name string, mutate ...func(*Options)) (*testEnv, *spec.Spec) {
 	t.Helper()
@@ -135,19 +154,7 @@ func TestErrorsInTheDocumentsFormat(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			url := env.base + tc.path
 			r := rawDo(t, tc.method, url, tc.body, tc.header)
-			if r.status != tc.status {
-				t.Errorf("status %d, want %d (%s)", r.status, tc.status, r.body)
-			}
-			if got := r.header.Get("Content-Type"); got != tc.ctype {
-				t.Errorf("Content-Type %q, want %q", got, tc.ctype)
-			}
-			if prefix, part := strings.CutSuffix(tc.want, "…"); part {
-				if !strings.HasPrefix(string(r.body), prefix) {
-					t.Errorf("body %s, want one starting %s", r.body, prefix)
-				}
-			} else if string(r.body) != tc.want {
-				t.Errorf("body %s, want %s", r.body, tc.want)
-			}
+			checkAnswer(t, r, tc.status, tc.ctype, tc.want)
 			var op *spec.Operation
 			if tc.op != "" {
 				op = s.Operation(tc.op)
@@ -225,5 +232,59 @@ func TestConfiguredCodeInTheDocumentsFormat(t *testing.T) {
 			t.Errorf("%s: %s, want the configured code in reason", tc.path, r.body)
 		}
 		validError(t, s, v, s.Operation(tc.op), tc.method, url, r)
+	}
+}
+
+// TestErrorsDeclaredOnlyAsDefault: a document that declares its errors
+// only as default responses has its error schema used where no operation
+// declares one (an unknown path, a 405), as for one that declares 4xx
+// responses; petctl's own {code, message, status} was sent there, which
+// the document never declares.
+func TestErrorsDeclaredOnlyAsDefault(t *testing.T) {
+	env, s := serveStyle(t, "default-errors.yaml", func(o *Options) { o.MaxBodyBytes = 64 })
+	faulty, _ := serveStyle(t, "default-errors.yaml", func(o *Options) {
+		o.Faults = map[string]Fault{"listItems": {Rate: 1, Status: 429}, "addItem": {Rate: 1, Status: 501}}
+	})
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := map[string]string{"X-Key": testKey}
+	tests := []struct {
+		name, op, method, path, body string
+		header                       map[string]string
+		status                       int
+		want                         string // the start of the body
+	}{
+		{"unknown path", "", "GET", "/nope", "", key, 404, `{"code":404,"message":"no operation is declared at /dflt/nope;`},
+		{"method not allowed", "", "DELETE", "/items", "", key, 405, `{"code":405,"message":"DELETE is not declared for /dflt/items;`},
+		{"no key", "listItems", "GET", "/items", "", nil, 401, `{"code":401,"message":"a valid API key is required`},
+		{"bad query value", "listItems", "GET", "/items?limit=0", "", key, 400, `{"code":400,"message":"query parameter 'limit'`},
+		{"bad body", "addItem", "POST", "/items", `{"name":""}`, map[string]string{"X-Key": testKey, "Content-Type": "application/json"}, 400, `{"code":400,"message":"body field 'name'`},
+		{"body too large", "addItem", "POST", "/items", `{"name":"` + strings.Repeat("a", 64) + `"}`, map[string]string{"X-Key": testKey, "Content-Type": "application/json"}, 413, `{"code":413,"message":"the request body`},
+		{"a 429 fault", "listItems", "GET", "/items", "", key, 429, `{"code":429,"message":"fault injected`},
+		{"a 501 fault", "addItem", "POST", "/items", `{"name":"a"}`, map[string]string{"X-Key": testKey, "Content-Type": "application/json"}, 501, `{"code":501,"message":"fault injected`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			url := env.base + tc.path
+			if strings.Contains(tc.name, "fault") {
+				url = faulty.base + tc.path
+			}
+			r := rawDo(t, tc.method, url, tc.body, tc.header)
+			if r.status != tc.status || !strings.HasPrefix(string(r.body), tc.want) {
+				t.Errorf("%d %s, want %d %s…", r.status, r.body, tc.status, tc.want)
+			}
+			var op *spec.Operation
+			if tc.op != "" {
+				op = s.Operation(tc.op)
+			}
+			validError(t, s, v, op, tc.method, url, r)
+			if op == nil {
+				if ps := v.Schema(s.Operation("listItems").Default.Schema, r.body); len(ps) > 0 {
+					t.Errorf("%s is not valid against the default's schema: %v", r.body, ps)
+				}
+			}
+		})
 	}
 }

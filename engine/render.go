@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"time"
 
@@ -291,13 +292,17 @@ func encodeJSON(v any) []byte {
 }
 
 // answerMediaType is the media type o's answer at status is sent as: the
-// first JSON one it declares.
+// first JSON one it declares, else JSON where it declares a range JSON
+// falls in (*/*), else the first it declares.
 func answerMediaType(op *spec.Operation, status int) string {
 	if r := op.Response(status); r != nil {
 		for _, mt := range r.MediaTypes {
 			if isJSONMediaType(mt) {
 				return mt
 			}
+		}
+		if slices.ContainsFunc(r.MediaTypes, spec.IsJSONRange) {
+			return spec.JSON
 		}
 		if len(r.MediaTypes) > 0 {
 			return r.MediaTypes[0]

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -547,17 +548,7 @@ func (s *Spec) ErrorFormat(op *Operation, status int) *ErrorFormat {
 // mediaSchema is the schema r declares for a media type other than JSON
 // (Response keeps the JSON one): a text error's maxLength or pattern.
 func mediaSchema(op *Operation, r *Response, mediaType string) *base.Schema {
-	if op.PathItem == nil {
-		return nil
-	}
-	o := op.PathItem.GetOperations().GetOrZero(strings.ToLower(op.Method))
-	if o == nil || o.Responses == nil {
-		return nil
-	}
-	lib := o.Responses.Default
-	if r.Code != "default" && o.Responses.Codes != nil {
-		lib = o.Responses.Codes.GetOrZero(r.Code)
-	}
+	lib := libResponse(op, r)
 	if lib == nil || lib.Content == nil {
 		return nil
 	}
@@ -567,8 +558,24 @@ func mediaSchema(op *Operation, r *Response, mediaType string) *base.Schema {
 	return nil
 }
 
-// commonErrorFormat is the format most of the document's 4xx responses
-// share, or petctl's when they declare none.
+// libResponse is libopenapi's model of r, a response of op; nil when op
+// has no path item.
+func libResponse(op *Operation, r *Response) *v3.Response {
+	if op.PathItem == nil {
+		return nil
+	}
+	o := op.PathItem.GetOperations().GetOrZero(strings.ToLower(op.Method))
+	if o == nil || o.Responses == nil {
+		return nil
+	}
+	if r.Code != "default" && o.Responses.Codes != nil {
+		return o.Responses.Codes.GetOrZero(r.Code)
+	}
+	return o.Responses.Default
+}
+
+// commonErrorFormat is the format of the document's most common error
+// schema (Spec.commonError), or petctl's when it declares none.
 func (s *Spec) commonErrorFormat() *ErrorFormat {
 	s.errors.mu.Lock()
 	common := s.errors.common
@@ -577,15 +584,7 @@ func (s *Spec) commonErrorFormat() *ErrorFormat {
 		return common
 	}
 	f := &ErrorFormat{MediaType: JSON}
-	if lib := s.ErrorSchema(); lib != nil {
-		mt := JSON
-		for _, op := range s.Operations {
-			for _, r := range op.Responses {
-				if r.Schema == lib {
-					mt = errorMediaType(r.MediaTypes)
-				}
-			}
-		}
+	if lib, mt := s.commonError(); lib != nil {
 		f = s.errorFormat(s.schema(lib), mt, false)
 	}
 	s.errors.mu.Lock()

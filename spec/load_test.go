@@ -427,3 +427,89 @@ func TestSecuritySchemes(t *testing.T) {
 		t.Errorf("example %q", ex)
 	}
 }
+
+// TestExtensionRefsNotFollowed: a $ref inside an x- extension, even in a
+// schema, where libopenapi follows it, neither stops loading (a broken one
+// did) nor is read (one leaving the folder was); a property or a header named
+// x-something is no extension, and its $ref is followed and checked. In
+// the other files of a split document libopenapi follows such a $ref
+// itself: one leaving the folder is refused there.
+func TestExtensionRefsNotFollowed(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "api"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// Read, its own $ref to a missing file would fail the document.
+	mustWrite(t, filepath.Join(dir, "outside.yaml"), "$ref: ./gone.yaml\n")
+	doc := filepath.Join(dir, "api", "openapi.yaml")
+	text := `openapi: 3.0.3
+info:
+  title: Extensions
+  version: "1"
+  x-logo: {$ref: 'https://example.com/logo.yaml'}
+paths:
+  /things/{id}:
+    get:
+      operationId: getThing
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: integer}}
+      responses:
+        '200':
+          description: The thing.
+          headers:
+            x-request-id: {$ref: '#/components/headers/RequestId'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Thing'}
+components:
+  headers:
+    RequestId:
+      schema: {type: string, format: uuid}
+  schemas:
+    Thing:
+      type: object
+      required: [x-total]
+      x-broken: {$ref: '#/components/schemas/Missing'}
+      x-outside: {$ref: '../outside.yaml'}
+      x-file: {items: [{$ref: './nowhere.yaml'}]}
+      properties:
+        x-total: {$ref: '#/components/schemas/Count'}
+    Count: {type: integer, minimum: 0}
+`
+	mustWrite(t, doc, text)
+	s, err := Load(doc)
+	if err != nil {
+		t.Fatalf("does not load: %v", err)
+	}
+	op := s.Operation("getThing")
+	if r := op.Response(200); len(r.Headers) != 1 || r.Headers[0] != "x-request-id" {
+		t.Errorf("headers %q, want the header named x-request-id", r.Headers)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest("GET", "/things/1", nil)
+	h := http.Header{"Content-Type": {JSON}}
+	checkProblems(t, "valid", v.Response(r, op, 200, h, []byte(`{"x-total": 3}`)), "")
+	checkProblems(t, "the property's $ref followed", v.Response(r, op, 200, h, []byte(`{"x-total": -1}`)), "x-total")
+
+	// In another file of the document libopenapi reads the extension's
+	// $ref itself: one leaving the folder is refused, and says why.
+	mustWrite(t, filepath.Join(dir, "api", "thing.yaml"), "type: object\nx-outside: {$ref: '../outside.yaml'}\n")
+	mustWrite(t, doc, strings.Replace(text, "schema: {$ref: '#/components/schemas/Thing'}", "schema: {$ref: './thing.yaml'}", 1))
+	_, err = Load(doc)
+	for _, want := range []string{"thing.yaml line 2", `$ref "../outside.yaml" leaves the document's folder`, "inside an x- extension"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("an extension in another file: err = %v, want %q", err, want)
+		}
+	}
+
+	mustWrite(t, doc, strings.Replace(text, "x-total: {$ref: '#/components/schemas/Count'}", "x-total: {$ref: '../outside.yaml'}", 1))
+	_, err = Load(doc)
+	for _, want := range []string{"openapi.yaml line 32", `$ref "../outside.yaml" leaves the document's folder`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("a property named x-total: err = %v, want %q", err, want)
+		}
+	}
+}

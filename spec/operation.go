@@ -251,12 +251,22 @@ func mediaTypes(content *orderedmap.Map[string, *v3.MediaType]) ([]string, *base
 	if content == nil {
 		return nil, nil, nil
 	}
+	var ranged *base.SchemaProxy // the schema of a range that admits JSON
 	for m := content.First(); m != nil; m = m.Next() {
 		types = append(types, m.Key())
-		if isJSON(m.Key()) && proxy == nil && m.Value().Schema != nil {
+		switch {
+		case m.Value().Schema == nil:
+		case isJSON(m.Key()) && proxy == nil:
 			proxy = m.Value().Schema
-			schema = proxy.Schema()
+		case IsJSONRange(m.Key()) && ranged == nil:
+			ranged = m.Value().Schema
 		}
+	}
+	if proxy == nil {
+		proxy = ranged
+	}
+	if proxy != nil {
+		schema = proxy.Schema()
 	}
 	return types, schema, proxy
 }
@@ -267,7 +277,7 @@ func mediaExample(content *orderedmap.Map[string, *v3.MediaType]) (any, bool) {
 		return nil, false
 	}
 	for m := content.First(); m != nil; m = m.Next() {
-		if !isJSON(m.Key()) || m.Value() == nil {
+		if !isJSON(m.Key()) && !IsJSONRange(m.Key()) || m.Value() == nil {
 			continue
 		}
 		if v, ok := nodeValue(m.Value().Example); ok {
@@ -297,6 +307,34 @@ func isJSON(mediaType string) bool {
 func IsJSON(mediaType string) bool {
 	mt := strings.ToLower(strings.TrimSpace(strings.SplitN(mediaType, ";", 2)[0]))
 	return mt == JSON || mt == "text/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+}
+
+// IsJSONRange reports whether a media type is a range that JSON falls in:
+// */* or application/*. springdoc declares every answer of a Spring
+// controller */* unless told otherwise; petctl answers JSON for it, and
+// reads the range's schema as the JSON one.
+func IsJSONRange(mediaType string) bool {
+	mt := strings.ToLower(strings.TrimSpace(strings.SplitN(mediaType, ";", 2)[0]))
+	return mt == "*/*" || mt == "application/*"
+}
+
+// declaredFor is the media type among declared that covers mt, a
+// Content-Type's type: mt itself, else the range type/*, else */*
+// (RFC 9110 §12.5.1: the most specific wins); "" when none does.
+func declaredFor(declared []string, mt string) string {
+	base, _, _ := strings.Cut(strings.ToLower(mt), "/")
+	var best string
+	for _, d := range declared {
+		switch dm := strings.ToLower(strings.TrimSpace(strings.SplitN(d, ";", 2)[0])); {
+		case dm == strings.ToLower(mt):
+			return d
+		case dm == base+"/*":
+			best = d
+		case dm == "*/*" && best == "":
+			best = d
+		}
+	}
+	return best
 }
 
 func mergeParams(pathLevel, opLevel []*v3.Parameter) []*Param {

@@ -33,6 +33,9 @@ func (e *RefError) Error() string {
 // Windows drive letter is not one, but petctl runs where paths start with /.
 var uriScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 
+// reasonMissing begins the reason for a $ref to a file that is not there.
+const reasonMissing = "names a file that does not exist"
+
 // maxRefErrors bounds the list a refused document reports.
 const maxRefErrors = 20
 
@@ -41,7 +44,9 @@ const maxRefErrors = 20
 // given, nor fetch a URL, because a document says so. Each refusal names the
 // file, its line, the $ref and the reason; every one is reported at once.
 // A $ref under an x- extension is not followed: petctl reads no extension
-// that holds one, and a broken one must not stop start-up. It returns the
+// that holds one, and a broken one must not stop start-up (see
+// hideExtensionRefs); but a property or header named x-something is no
+// extension, and its $ref is checked like any other. It returns the
 // files it read, entry first, and a digest of their names and contents.
 func checkRefs(entry string, raw []byte, roots []string) ([]string, string, error) {
 	var errs []error
@@ -69,8 +74,21 @@ func checkRefs(entry string, raw []byte, roots []string) ([]string, string, erro
 			errs = append(errs, fmt.Errorf("%s: %s", file, oneLine(err.Error())))
 			continue
 		}
-		walkRefs(&root, func(ref string, line int) {
+		walkRefs(&root, func(_, v *yaml.Node, extension bool) {
+			ref, line := v.Value, v.Line
+			if extension && file == entry {
+				return // hideExtensionRefs keeps libopenapi from following it
+			}
 			target, reason := refTarget(file, ref, roots)
+			if extension {
+				// libopenapi follows a $ref under an extension of a schema
+				// in another file of the document; petctl cannot keep it
+				// from reading there, only refuse to go where it must not.
+				if reason == "" || strings.HasPrefix(reason, reasonMissing) {
+					return
+				}
+				reason += " (it lies inside an x- extension petctl does not read, but libopenapi follows it in a file the document refers to; remove it)"
+			}
 			if reason != "" {
 				errs = append(errs, &RefError{File: file, Line: line, Ref: ref, Reason: reason})
 				return
@@ -104,25 +122,55 @@ func digestFile(sum hash.Hash, entry, file string, data []byte) {
 	sum.Write(data)
 }
 
-// walkRefs calls fn for every $ref in n outside x- extensions.
-func walkRefs(n *yaml.Node, fn func(ref string, line int)) {
+// namedKeys are the keys whose map is keyed by names the document chooses
+// (properties, headers, components, paths): an x- key there is a name, such
+// as a header x-request-id, not an extension.
+var namedKeys = map[string]bool{
+	"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true,
+	"headers": true, "schemas": true, "parameters": true, "responses": true, "examples": true, "requestBodies": true,
+	"securitySchemes": true, "links": true, "callbacks": true, "pathItems": true, "paths": true, "webhooks": true,
+	"variables": true, "scopes": true, "mapping": true, "encoding": true, "content": true,
+}
+
+// walkRefs calls fn for the key and value of every $ref in n, saying
+// whether it lies inside an x- extension: under an x- key where OpenAPI's
+// own keys go, not under a property or a header named x-something.
+func walkRefs(n *yaml.Node, fn func(k, v *yaml.Node, extension bool)) {
+	walkRefsIn(n, false, false, fn)
+}
+
+// walkRefsIn is walkRefs for a node whose keys are names (named) or that
+// lies inside an extension.
+func walkRefsIn(n *yaml.Node, named, extension bool, fn func(k, v *yaml.Node, extension bool)) {
 	switch n.Kind {
 	case yaml.DocumentNode, yaml.SequenceNode:
 		for _, c := range n.Content {
-			walkRefs(c, fn)
+			walkRefsIn(c, false, extension, fn)
 		}
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			switch {
-			case strings.HasPrefix(k.Value, "x-"):
-			case k.Value == "$ref" && v.Kind == yaml.ScalarNode:
-				fn(v.Value, v.Line)
-			default:
-				walkRefs(v, fn)
+			ext := extension || !named && strings.HasPrefix(k.Value, "x-")
+			if k.Value == "$ref" && v.Kind == yaml.ScalarNode {
+				fn(k, v, ext)
+				continue
 			}
+			walkRefsIn(v, !named && !ext && namedKeys[k.Value], ext, fn)
 		}
 	}
+}
+
+// hideExtensionRefs renames the key of every $ref inside an x- extension
+// of a document's tree, which libopenapi would otherwise follow where it
+// lies in a schema (ExcludeExtensionRefs keeps them out of its index only):
+// a broken one stopped start-up, and one leaving the document's folder was
+// read. petctl reads no extension that holds a $ref.
+func hideExtensionRefs(root *yaml.Node) {
+	walkRefs(root, func(k, _ *yaml.Node, extension bool) {
+		if extension {
+			k.Value = "$ref (an extension's, not followed)"
+		}
+	})
 }
 
 // refTarget resolves ref, found in file, to the file it names ("" for a
@@ -145,7 +193,7 @@ func refTarget(file, ref string, roots []string) (target, reason string) {
 	}
 	real, err := filepath.EvalSymlinks(target)
 	if err != nil {
-		return "", "names a file that does not exist (" + target + ")"
+		return "", reasonMissing + " (" + target + ")"
 	}
 	if !insideAny(real, roots) {
 		return "", fmt.Sprintf("leaves the document's folder (%s resolves to %s); list the folder under refFolders to allow it", part, real)

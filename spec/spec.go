@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/pb33f/libopenapi"
@@ -168,6 +169,7 @@ func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 		return nil, fmt.Errorf("spec %s: %s", source, oneLine(err.Error()))
 	}
 	keepRenderable(doc.GetSpecInfo().RootNode)
+	hideExtensionRefs(doc.GetSpecInfo().RootNode)
 	if !strings.HasPrefix(doc.GetVersion(), "3.") {
 		return nil, fmt.Errorf("spec %s: OpenAPI version %q is not supported (petctl reads OpenAPI 3.0 and 3.1)", source, doc.GetVersion())
 	}
@@ -276,42 +278,72 @@ func (s *Spec) Find(method, path string) *Operation {
 	return nil
 }
 
-// ErrorSchema returns the schema the document uses for error responses: the
-// JSON schema of the 4xx responses, the one most operations share.
+// ErrorSchema returns the schema the document uses for error responses
+// (see commonError).
 func (s *Spec) ErrorSchema() *base.Schema {
+	schema, _ := s.commonError()
+	return schema
+}
+
+// errorTier ranks a response as a witness of the document's error
+// schema: 0 for an exact 4xx status, 1 for a catch-all (default, 4XX), 2
+// for a 5xx (exact or 5XX); -1 for a response that is no error.
+func errorTier(r *Response) int {
+	switch {
+	case r.Status >= 400 && r.Status <= 499:
+		return 0
+	case r.Code == "default" || strings.EqualFold(r.Code, "4XX"):
+		return 1
+	case r.Status >= 500 && r.Status <= 599 || strings.EqualFold(r.Code, "5XX"):
+		return 2
+	}
+	return -1
+}
+
+// commonError is the JSON schema most of the document's 4xx responses
+// share, and the media type the last of them declares it under; where no
+// 4xx response declares one, the schema most of its catch-alls (default,
+// 4XX) share: a document that declares its errors only as default, as
+// generated ones often do; else the 5xx responses'. nil when none
+// declares a schema.
+func (s *Spec) commonError() (*base.Schema, string) {
 	type seen struct {
-		schema *base.Schema
-		count  int
-		first  int
+		schema    *base.Schema
+		mediaType string
+		count     int
+		first     int
 	}
-	byKey := map[string]*seen{}
-	for _, op := range s.Operations {
-		for _, r := range op.Responses {
-			if r.Status < 400 || r.Status > 499 || r.Schema == nil {
-				continue
+	for tier := range 3 {
+		byKey := map[string]*seen{}
+		var best *seen
+		for _, op := range s.Operations {
+			for _, r := range append(slices.Clip(op.Responses), op.Default) {
+				if r == nil || r.Schema == nil || errorTier(r) != tier {
+					continue
+				}
+				key := fmt.Sprintf("%p", r.Schema)
+				if ref := r.SchemaProxy.GetReference(); ref != "" {
+					key = ref
+				}
+				e := byKey[key]
+				if e == nil {
+					e = &seen{schema: r.Schema, first: len(byKey)}
+					byKey[key] = e
+				}
+				e.count++
+				e.mediaType = errorMediaType(r.MediaTypes)
 			}
-			key := fmt.Sprintf("%p", r.Schema)
-			if ref := r.SchemaProxy.GetReference(); ref != "" {
-				key = ref
+		}
+		for _, e := range byKey {
+			if best == nil || e.count > best.count || (e.count == best.count && e.first < best.first) {
+				best = e
 			}
-			e := byKey[key]
-			if e == nil {
-				e = &seen{schema: r.Schema, first: len(byKey)}
-				byKey[key] = e
-			}
-			e.count++
+		}
+		if best != nil {
+			return best.schema, best.mediaType
 		}
 	}
-	var best *seen
-	for _, e := range byKey {
-		if best == nil || e.count > best.count || (e.count == best.count && e.first < best.first) {
-			best = e
-		}
-	}
-	if best == nil {
-		return nil
-	}
-	return best.schema
+	return nil, ""
 }
 
 // SchemaView is libopenapi's schema (a response's, a parameter's) as a

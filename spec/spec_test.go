@@ -326,7 +326,7 @@ paths:
 			if resp == nil {
 				t.Fatalf("no response for %d", tc.status)
 			}
-			if got := tc.v.quickResponse(tc.op, resp, tc.status, tc.mt, []byte(tc.body)); got != tc.want {
+			if got := tc.v.quickResponse(tc.op, resp, tc.status, tc.mt, tc.mt, []byte(tc.body)); got != tc.want {
 				t.Errorf("quickResponse(%s) = %v, want %v", tc.body, got, tc.want)
 			}
 		})

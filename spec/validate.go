@@ -20,6 +20,7 @@ import (
 	"github.com/pb33f/libopenapi-validator/config"
 	verrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi-validator/helpers"
+	"github.com/pb33f/libopenapi-validator/responses"
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
@@ -283,8 +284,18 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 	}
 	ct := header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || !slices.ContainsFunc(resp.MediaTypes, func(d string) bool { return strings.EqualFold(d, mt) }) {
+	declared := ""
+	if err == nil {
+		declared = declaredFor(resp.MediaTypes, mt)
+	}
+	if declared == "" {
 		return Problems{{Where: "Content-Type", Reason: fmt.Sprintf("%q is not declared for %d (want %s)", ct, status, strings.Join(resp.MediaTypes, ", "))}}
+	}
+	ranged := !strings.EqualFold(declared, mt) // */* declared, application/json sent
+	if ranged && !IsJSON(mt) {
+		// The range's schema describes the JSON it stands for; another
+		// type in it (a page of HTML) is only what the range allows.
+		return nil
 	}
 	if resp.Schema == nil || r != nil && r.Method == http.MethodHead {
 		// An answer to HEAD carries no body (RFC 9110, section 9.3.2): its
@@ -300,7 +311,7 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 	if bytes.Equal(trimmed, []byte("null")) && !allowsNull(resp.Schema) {
 		return Problems{{Where: "body", Reason: "null, but the schema does not allow null"}}
 	}
-	if v.quickResponse(op, resp, status, mt, body) {
+	if v.quickResponse(op, resp, status, mt, declared, body) {
 		return nil
 	}
 	res := &http.Response{
@@ -313,11 +324,15 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 	var errs []*verrors.ValidationError
 	validate := func() {
 		res.Body = io.NopCloser(bytes.NewReader(body))
+		if ranged {
+			ok, errs = v.rangeResponse(r, res, op, resp, declared)
+			return
+		}
 		ok, errs = v.v.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(r, res, op.PathItem, op.Path)
 	}
-	v.renders.do(responseUse{resp, mt}, func(alone bool) bool {
+	v.renders.do(responseUse{resp, declared}, func(alone bool) bool {
 		validate()
-		if !ok && alone && notCompiled(errs) && v.cacheCompiled(mediaSchema(op, resp, mt), schema_validation.SchemaValidationPurposeResponseBody) {
+		if !ok && alone && notCompiled(errs) && v.cacheCompiled(mediaSchema(op, resp, declared), schema_validation.SchemaValidationPurposeResponseBody) {
 			validate()
 		}
 		return ok || !compileFailed(errs)
@@ -339,15 +354,15 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 // declared for this exact status and declares no headers (the library
 // validates them too), and mt is a JSON type, which it decodes with
 // encoding/json.
-func (v *Validator) quickResponse(op *Operation, resp *Response, status int, mt string, body []byte) bool {
+func (v *Validator) quickResponse(op *Operation, resp *Response, status int, mt, declared string, body []byte) bool {
 	if v.bodies == nil || len(resp.Headers) > 0 || resp.Code != strconv.Itoa(status) || !strings.Contains(strings.ToLower(mt), "json") {
 		return false
 	}
-	use := responseUse{resp, mt}
+	use := responseUse{resp, declared}
 	cached, ok := v.bodies.Load(use)
 	if !ok {
 		var rs *ResponseSchema
-		if schema := mediaSchema(op, resp, mt); schema != nil {
+		if schema := mediaSchema(op, resp, declared); schema != nil {
 			rs, _ = v.LazyResponseSchema(schema, nil)
 		}
 		cached, _ = v.bodies.LoadOrStore(use, rs)
@@ -365,6 +380,26 @@ func (v *Validator) quickResponse(op *Operation, resp *Response, status int, mt 
 		return false
 	}
 	return rs.Validate(doc) == nil
+}
+
+// rangeResponse validates res, sent as JSON for a response that declares
+// a range it falls in (*/*), against the range's schema and the response's
+// headers, as the response validator checks a declared type: the validator
+// looks the sent type up exactly and would find none.
+func (v *Validator) rangeResponse(r *http.Request, res *http.Response, op *Operation, resp *Response, declared string) (bool, []*verrors.ValidationError) {
+	var errs []*verrors.ValidationError
+	if schema := mediaSchema(op, resp, declared); schema != nil {
+		_, bodyErrs := responses.ValidateResponseSchema(&responses.ValidateResponseSchemaInput{
+			Request: r, Response: res, Schema: schema, Version: v.version,
+			Options: []config.Option{config.WithExistingOpts(v.opts)},
+		})
+		errs = append(errs, bodyErrs...)
+	}
+	if lib := libResponse(op, resp); lib != nil && lib.Headers != nil {
+		_, headerErrs := responses.ValidateResponseHeaders(r, res, lib.Headers, op.Path, resp.Code, config.WithExistingOpts(v.opts))
+		errs = append(errs, headerErrs...)
+	}
+	return len(errs) == 0, errs
 }
 
 // DocumentError validates an error body against the document's most

@@ -35,6 +35,11 @@ func documents(t *testing.T) []document {
 	if err != nil || len(styles) == 0 {
 		t.Fatalf("no style fixtures: %v", err)
 	}
+	json, err := filepath.Glob("../../fixtures/styles/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	styles = append(styles, json...)
 	for _, p := range styles {
 		docs = append(docs, document{"styles/" + filepath.Base(p), p})
 	}
