@@ -310,3 +310,53 @@ func TestWithoutPinned(t *testing.T) {
 		t.Errorf("the created item itself was changed: %v", item)
 	}
 }
+
+// TestAcceptPrefersJSON: Accept names what the operation produces, its
+// successes' types first; where a success declares JSON beside text/plain
+// (ASP.NET documents list text/plain first), JSON leads and the others go
+// at q=0.5, so a deployment that takes the first type listed answers JSON;
+// an operation without JSON keeps its own types at full weight.
+func TestAcceptPrefersJSON(t *testing.T) {
+	t.Parallel()
+	doc, err := spec.Parse([]byte(`openapi: 3.0.3
+info: {title: Accept, version: "1"}
+paths:
+  /series:
+    get:
+      operationId: listSeries
+      responses:
+        '200':
+          description: A list.
+          content:
+            text/plain: {schema: {type: array, items: {type: object}}}
+            application/json: {schema: {type: array, items: {type: object}}}
+            text/json: {schema: {type: array, items: {type: object}}}
+        '404':
+          description: None.
+          content:
+            application/problem+json: {schema: {type: object}}
+  /picture:
+    get:
+      operationId: picture
+      responses:
+        '200':
+          description: A picture.
+          content:
+            image/png: {schema: {type: string, format: binary}}
+        default:
+          description: An error.
+          content:
+            application/json: {schema: {type: object}}
+`), "accept.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for op, want := range map[string]string{
+		"listSeries": "application/json, text/json, text/plain;q=0.5, application/problem+json",
+		"picture":    "image/png, application/json",
+	} {
+		if got := accept(doc.Operation(op)); got != want {
+			t.Errorf("accept(%s) = %q, want %q", op, got, want)
+		}
+	}
+}
