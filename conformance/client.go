@@ -200,7 +200,12 @@ func (c *client) do(ctx context.Context, r *request) (*Exchange, error) {
 	ex := &Exchange{Op: r.op, Method: r.op.Method, URL: c.redact(redactURL(target)), ReqBody: r.body}
 	headers := c.credentials(r)
 	for _, h := range r.header {
-		headers = append(headers, sentHeader{h[0], h[1], ""})
+		// OpenAPI ignores a header parameter named Accept, Content-Type or
+		// Authorization: what the client sets for them governs (a generated
+		// value would replace the credential).
+		if !slices.ContainsFunc([]string{"Accept", "Content-Type", "Authorization"}, func(n string) bool { return strings.EqualFold(n, h[0]) }) {
+			headers = append(headers, sentHeader{h[0], h[1], ""})
+		}
 	}
 	if r.body != nil {
 		ct := r.contentType
