@@ -250,8 +250,9 @@ func unknownID(r *spec.Resource, param *spec.Schema) string {
 		return unknownIntID
 	case strings.EqualFold(format, "uuid"):
 		return unknownUUID
-	case schema != nil && (schema.Pattern != "" || schema.Format != "" || len(schema.Enum) > 0):
-		// A value the schema admits, drawn far from any a store numbers.
+	case schema != nil && (schema.Pattern != "" || schema.Format != "" || len(schema.Enum) > 0 || schema.MinLength != nil || schema.MaxLength != nil):
+		// A value the schema admits (adyen's deviceId is 30 characters),
+		// drawn far from any a store numbers.
 		return scalarString((&spec.Values{Seq: 987654321}).Value(schema, ""))
 	}
 	return unknownString
