@@ -200,7 +200,12 @@ func (c *client) do(ctx context.Context, r *request) (*Exchange, error) {
 	ex := &Exchange{Op: r.op, Method: r.op.Method, URL: c.redact(redactURL(target)), ReqBody: r.body}
 	headers := c.credentials(r)
 	for _, h := range r.header {
-		headers = append(headers, sentHeader{h[0], h[1], ""})
+		// OpenAPI ignores a header parameter named Accept, Content-Type or
+		// Authorization: what the client sets for them governs (a generated
+		// value would replace the credential).
+		if !slices.ContainsFunc([]string{"Accept", "Content-Type", "Authorization"}, func(n string) bool { return strings.EqualFold(n, h[0]) }) {
+			headers = append(headers, sentHeader{h[0], h[1], ""})
+		}
 	}
 	if r.body != nil {
 		ct := r.contentType
@@ -405,19 +410,41 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 }
 
 // accept is the Accept header of a request to op: the media types its
-// responses declare, in the document's order; "" (none sent) when it
-// declares none.
+// responses declare, those of its successes first; "" (none sent) when it
+// declares none. Where a success declares JSON beside other types (text/plain,
+// application/xml), the others go at q=0.5: the checks read JSON, and a
+// deployment that negotiates by the first type listed would otherwise answer
+// an object as text/plain (Prism answers that 500).
 func accept(op *spec.Operation) string {
-	var types []string
 	resps := op.Responses
 	if op.Default != nil {
 		resps = append(slices.Clone(resps), op.Default)
 	}
+	var json, other, errs []string
 	for _, r := range resps {
+		success := r.Code != "" && (r.Code[0] == '2' || r.Code[0] == '3')
 		for _, mt := range r.MediaTypes {
-			if !slices.Contains(types, mt) {
-				types = append(types, mt)
+			switch {
+			case !success:
+				errs = append(errs, mt)
+			case spec.IsJSON(mt):
+				json = append(json, mt)
+			default:
+				other = append(other, mt)
 			}
+		}
+	}
+	if len(json) > 0 {
+		for i, mt := range other {
+			other[i] = mt + ";q=0.5"
+		}
+	}
+	var types []string
+	seen := map[string]bool{}
+	for _, mt := range slices.Concat(json, other, errs) {
+		if bare, _, _ := strings.Cut(mt, ";q="); !seen[bare] {
+			seen[bare] = true
+			types = append(types, mt)
 		}
 	}
 	return strings.Join(types, ", ")

@@ -20,7 +20,8 @@ func (s *suite) printHeader() {
 	w := s.cfg.Out
 	fmt.Fprintf(w, "petctl conform: %s (%s)\n", s.title(), s.spec.Source)
 	fmt.Fprintf(w, "  target   %s\n", redactURL(s.base.String()))
-	fmt.Fprintf(w, "  run id   %s (records it creates are named petctl-conform-%s-N)\n", s.cfg.RunID, s.cfg.RunID)
+	// The names as sent, so the records can be found and cleaned up.
+	fmt.Fprintf(w, "  run id   %s (the text of the records it creates: %q, then the record's number in letters)\n", s.cfg.RunID, s.runText())
 	var notes []string
 	if s.cfg.LabelFilter != "" {
 		notes = append(notes, fmt.Sprintf("%d selected by --label-filter %q, and the response checks", s.selected, s.cfg.LabelFilter))

@@ -310,3 +310,91 @@ func TestWithoutPinned(t *testing.T) {
 		t.Errorf("the created item itself was changed: %v", item)
 	}
 }
+
+// TestAcceptPrefersJSON: Accept names what the operation produces, its
+// successes' types first; where a success declares JSON beside text/plain
+// (ASP.NET documents list text/plain first), JSON leads and the others go
+// at q=0.5, so a deployment that takes the first type listed answers JSON;
+// an operation without JSON keeps its own types at full weight.
+func TestAcceptPrefersJSON(t *testing.T) {
+	t.Parallel()
+	doc, err := spec.Parse([]byte(`openapi: 3.0.3
+info: {title: Accept, version: "1"}
+paths:
+  /series:
+    get:
+      operationId: listSeries
+      responses:
+        '200':
+          description: A list.
+          content:
+            text/plain: {schema: {type: array, items: {type: object}}}
+            application/json: {schema: {type: array, items: {type: object}}}
+            text/json: {schema: {type: array, items: {type: object}}}
+        '404':
+          description: None.
+          content:
+            application/problem+json: {schema: {type: object}}
+  /picture:
+    get:
+      operationId: picture
+      responses:
+        '200':
+          description: A picture.
+          content:
+            image/png: {schema: {type: string, format: binary}}
+        default:
+          description: An error.
+          content:
+            application/json: {schema: {type: object}}
+`), "accept.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for op, want := range map[string]string{
+		"listSeries": "application/json, text/json, text/plain;q=0.5, application/problem+json",
+		"picture":    "image/png, application/json",
+	} {
+		if got := accept(doc.Operation(op)); got != want {
+			t.Errorf("accept(%s) = %q, want %q", op, got, want)
+		}
+	}
+}
+
+// TestIgnoredHeaderParameters: a header parameter named Authorization,
+// Content-Type or Accept is ignored, as OpenAPI says: the credential, the
+// body's media type and the Accept the client makes are what is sent, once
+// each (open-zaak's documents declare Content-Type as a parameter).
+func TestIgnoredHeaderParameters(t *testing.T) {
+	t.Parallel()
+	const key = "header-params-key-5d1c"
+	got := make(chan http.Header, 1)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Clone()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer hs.Close()
+	base, _ := url.Parse(hs.URL)
+	c := newClient(base, keyOnly(key), 5*time.Second, time.Second, time.Minute)
+	bearer := &spec.Scheme{Name: "bearer", Kind: spec.SchemeBearer, In: "header", Param: "Authorization"}
+	op := securedBy(bearer, &spec.Operation{ID: "createThing", Method: http.MethodPost, Path: "/things"})
+	r := &request{op: op, alt: op.Requirements[0], query: url.Values{}, body: []byte(`{}`), contentType: "application/json",
+		header: [][2]string{{"Authorization", "petctl conform A"}, {"content-type", "text/plain"}, {"Accept", "text/html"}, {"X-Tenant", "t1"}}}
+	ex, err := c.do(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := <-got
+	if h.Get("Authorization") != "Bearer "+key || h.Get("Content-Type") != "application/json" || h.Get("Accept") != "" || h.Get("X-Tenant") != "t1" {
+		t.Errorf("sent Authorization %q, Content-Type %q, Accept %q, X-Tenant %q; want the credential, the body's type, none and t1", h.Get("Authorization"), h.Get("Content-Type"), h.Get("Accept"), h.Get("X-Tenant"))
+	}
+	n := 0
+	for _, sh := range ex.ReqHeader {
+		if strings.EqualFold(sh[0], "Content-Type") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the request shows Content-Type %d times, want once: %q", n, ex.ReqHeader)
+	}
+}

@@ -216,6 +216,10 @@ func TestRecordNames(t *testing.T) {
 	if len(names) < 5 {
 		t.Errorf("%d names sent, want every create's", len(names))
 	}
+	// The console says what the records are called, to find them by.
+	if !strings.Contains(o.out, `"Acme Staging ghEHBB", then the record's number`) {
+		t.Errorf("the console does not name the records as sent:\n%s", o.out[:min(len(o.out), 300)])
+	}
 	// A deployment stricter than its document that refuses the run's names.
 	picky := func(h http.Handler) http.Handler {
 		return editResponse(h, is("POST", "/v1/pets"), func(r *http.Request, res *recorded) {

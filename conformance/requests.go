@@ -40,14 +40,19 @@ const DefaultRecordNamePrefix = "petctl conform"
 // document (no digits, no dashes in a name) still takes it, and the record
 // says which run made it.
 func (s *suite) recordText(seq int64) string {
-	return s.cfg.RecordNamePrefix + " " + inLetters(s.cfg.RunID) + " " + inLetters(strconv.FormatInt(seq, 10))
+	return s.runText() + " " + inLetters(strconv.FormatInt(seq, 10))
+}
+
+// runText is what every record's text starts with: the prefix and the run id.
+func (s *suite) runText() string {
+	return s.cfg.RecordNamePrefix + " " + inLetters(s.cfg.RunID)
 }
 
 // isRecordText reports whether v, a value of a field of schema ps, is
 // the whole text of one of the run's records: not one the field's
 // maxLength may have cut, which records may share.
 func (s *suite) isRecordText(v string, ps *spec.Schema) bool {
-	run := s.cfg.RecordNamePrefix + " " + inLetters(s.cfg.RunID) + " "
+	run := s.runText() + " "
 	uncut := ps == nil || ps.MaxLength == nil || int64(len(v)) < *ps.MaxLength
 	return uncut && len(v) > len(run) && strings.HasPrefix(v, run)
 }
@@ -245,8 +250,9 @@ func unknownID(r *spec.Resource, param *spec.Schema) string {
 		return unknownIntID
 	case strings.EqualFold(format, "uuid"):
 		return unknownUUID
-	case schema != nil && (schema.Pattern != "" || schema.Format != "" || len(schema.Enum) > 0):
-		// A value the schema admits, drawn far from any a store numbers.
+	case schema != nil && (schema.Pattern != "" || schema.Format != "" || len(schema.Enum) > 0 || schema.MinLength != nil || schema.MaxLength != nil):
+		// A value the schema admits (adyen's deviceId is 30 characters),
+		// drawn far from any a store numbers.
 		return scalarString((&spec.Values{Seq: 987654321}).Value(schema, ""))
 	}
 	return unknownString

@@ -28,3 +28,18 @@ func TestRequestURLEscapesOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownIDKeepsTheParameterBounds: the id no item has is one the
+// path parameter admits, its length bounds too (adyen's deviceId is 30
+// characters exactly), or the request is refused before the lookup.
+func TestUnknownIDKeepsTheParameterBounds(t *testing.T) {
+	t.Parallel()
+	thirty := int64(30)
+	ps := &spec.Schema{Types: []string{"string"}, MinLength: &thirty, MaxLength: &thirty}
+	if id := unknownID(&spec.Resource{}, ps); len(id) != 30 {
+		t.Errorf("unknown id %q: %d characters, want 30", id, len(id))
+	}
+	if id := unknownID(&spec.Resource{}, &spec.Schema{Types: []string{"string"}}); id != unknownString {
+		t.Errorf("unknown id of a free string %q, want %q", id, unknownString)
+	}
+}

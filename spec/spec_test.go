@@ -187,6 +187,7 @@ func TestValidatorProblems(t *testing.T) {
 		{"HEAD, no body", list, 200, json, ``, ""},
 		{"HEAD, the representation left out", list, 200, json, `[{"id":1,"name":"a","categoryId":1}]`, ""},
 		{"HEAD, wrong content type", list, 200, http.Header{"Content-Type": {"text/html"}}, ``, "Content-Type"},
+		{"HEAD, no content type", list, 200, http.Header{}, ``, ""},
 		{"HEAD, undeclared status", list, 418, json, ``, "418"},
 	}
 	for _, tc := range tests {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -236,11 +238,26 @@ func (g *Values) array(s *Schema, name string, depth int) any {
 		n = int(*s.MaxItems)
 	}
 	out := make([]any, 0, n)
-	seq := g.Seq
-	defer func() { g.Seq = seq }()
+	taken := func(v any) bool { return slices.ContainsFunc(out, func(o any) bool { return reflect.DeepEqual(o, v) }) }
+	seq, text := g.Seq, g.Text
+	defer func() { g.Seq, g.Text = seq, text }()
 	for i := 0; i < n; i++ {
 		g.Seq = seq*31 + int64(i) // unique items differ
-		out = append(out, g.value(s.Items, name, depth+1))
+		v := g.value(s.Items, name, depth+1)
+		if s.UniqueItems && taken(v) {
+			// Text is one per record (conform's), so the items after the
+			// first make their own, and other draws are tried.
+			g.Text = nil
+			for try := int64(1); try <= 4 && taken(v); try++ {
+				g.Seq = (seq*31+int64(i))*7919 + try
+				v = g.value(s.Items, name, depth+1)
+			}
+			g.Text = text
+			if taken(v) && (s.MinItems == nil || int64(len(out)) >= *s.MinItems) {
+				break // no other item to make (an enum of fewer values): fewer items
+			}
+		}
+		out = append(out, v)
 	}
 	return out
 }

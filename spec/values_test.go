@@ -27,13 +27,16 @@ func componentSchemas(t *testing.T, path string) (*Spec, *Validator, map[string]
 }
 
 // TestValuesAreValid: every value the generator makes, minimal or drawn,
-// in every direction, is valid against its schema by the validator's word.
+// in every direction, with one text for a whole record (as conform gives)
+// or without, is valid against its schema by the validator's word.
 func TestValuesAreValid(t *testing.T) {
 	_, v, schemas := componentSchemas(t, "testdata/schemas.yaml")
+	oneText := func(string, int64) string { return "petctl conform run B" }
 	for name, sch := range schemas {
-		gens := []*Values{{}, {Seq: 42, Now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}}
+		gens := []*Values{{}, {Seq: 42, Now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}, {Seq: 7, Text: oneText}}
 		for i := range 20 {
 			gens = append(gens, &Values{Rand: rand.New(rand.NewPCG(1, uint64(i))), Seq: int64(i), Optional: 0.5})
+			gens = append(gens, &Values{Rand: rand.New(rand.NewPCG(2, uint64(i))), Seq: int64(i), Optional: 1, Text: oneText})
 		}
 		for i, g := range gens {
 			val := g.Value(sch, "")
