@@ -605,7 +605,7 @@ func (c *Collection) applyLogged(v map[string]any) bool {
 	}
 	val, _ := v["val"].(string)
 	var sv storedValue
-	if !decodeValue([]byte(val), c, &sv) {
+	if !decodeValue([]byte(val), c.layout(), &sv) {
 		return false
 	}
 	return c.applyPut(seq, &sv)
