@@ -71,6 +71,15 @@ type Journal interface {
 // Health is the last error j met, nil while it works.
 func Health(j Journal) error { return j.health() }
 
+// journalError is err, met by journal j, as a *JournalError that names j
+// once: as it is when it is one already.
+func journalError(j Journal, err error) error {
+	if err == nil || errors.As(err, new(*JournalError)) {
+		return err
+	}
+	return &JournalError{Journal: j.Name(), Err: err}
+}
+
 // errStale says another process changed a shared collection first.
 var errStale = errors.New("the collection was changed by another process")
 
