@@ -316,3 +316,25 @@ func TestEachDocumentItsOwnState(t *testing.T) {
 		t.Errorf("state files %v, want the Petstore's and the library's", files)
 	}
 }
+
+// TestStateNone: --state none keeps the records in memory only, as petctl
+// did before it had a state: no file is made in the working directory,
+// and a restart serves the fixtures alone.
+func TestStateNone(t *testing.T) {
+	t.Parallel() // its own servers, state and ports; its time is mostly waiting on them
+	dir := t.TempDir()
+	for round := range 2 {
+		cmd, base := startPetctlIn(t, dir, nil, "--state", "none")
+		if got := len(exportedPets(t, base)); got != 150 {
+			t.Errorf("start %d: %d pets, want the 150 fixtures", round, got)
+		}
+		if code, body := keyed(t, "POST", base+"/pets", `{"name":"Forgotten","categoryId":1}`); code != http.StatusCreated {
+			t.Fatalf("create: %d %s", code, body)
+		}
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Errorf("--state none made %v in the working directory", files)
+	}
+}
