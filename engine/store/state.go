@@ -21,15 +21,17 @@ import (
 // and checked again, and any that the document refuses stops the start:
 // the error (a *StateError) names each one, as fixtures problems are
 // named. Collections the document no longer has are refused the same way.
-// A state in a layout version this petctl does not read is refused unless
-// fresh is set. The notes say what a start should tell the user: that the
+// A state in a layout version this petctl does not read, or damaged, is
+// refused unless fresh is set. The notes say what a start should tell the user: that the
 // state was made from other fixtures.
 func (s *Store) Attach(j Journal, origin Origin, fresh bool) (notes []string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fail := func(err error) ([]string, error) { return nil, &StateError{Journal: j.Name(), Err: err} }
 	m, err := j.meta()
-	if err != nil && !(fresh && errors.As(err, new(*versionError))) {
+	// Started afresh, a state of another layout version or a damaged one
+	// is made anew; one that is not petctl's is never overwritten.
+	if err != nil && !(fresh && (errors.As(err, new(*versionError)) || errors.As(err, new(*damageError)))) {
 		return fail(err)
 	}
 	meta := newMeta(origin, s)
