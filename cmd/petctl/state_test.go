@@ -11,9 +11,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -336,5 +338,66 @@ func TestStateNone(t *testing.T) {
 	}
 	if files, _ := os.ReadDir(dir); len(files) != 0 {
 		t.Errorf("--state none made %v in the working directory", files)
+	}
+}
+
+// limitFileSize caps the size of the files this process writes
+// (RLIMIT_FSIZE) at bytes: a write past it fails as on a full disk (EFBIG;
+// Go ignores the SIGXFSZ that comes with it).
+func limitFileSize(bytes string) {
+	n, err := strconv.ParseUint(bytes, 10, 64)
+	if err == nil {
+		err = syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n})
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "PETCTL_TEST_FILE_SIZE_LIMIT:", err)
+		os.Exit(2)
+	}
+}
+
+// TestStateDiskFull: when the state file cannot grow (a full disk), the
+// create it cannot take is answered 503 store_unavailable naming the file,
+// so is every change after it, /__petctl/health says why, and a restart
+// on a disk with room serves every create answered 201 before.
+func TestStateDiskFull(t *testing.T) {
+	t.Parallel() // its own servers, state and ports; its time is mostly waiting on them
+	state := filepath.Join(t.TempDir(), "state")
+	cmd, base := startPetctlEnv(t, []string{"PETCTL_TEST_FILE_SIZE_LIMIT=" + fmt.Sprint(1<<20)}, "--state", state)
+	name := strings.Repeat("n", 2000)
+	acked := map[string]string{}
+	refused := ""
+	for i := 0; i < 2000 && refused == ""; i++ {
+		code, body := keyed(t, "POST", base+"/pets", fmt.Sprintf(`{"name":"%s-%d","categoryId":1}`, name, i))
+		switch code {
+		case http.StatusCreated:
+			var pet struct{ ID int64 }
+			_ = json.Unmarshal([]byte(body), &pet)
+			acked[fmt.Sprint(pet.ID)] = fmt.Sprintf("%s-%d", name, i)
+		case http.StatusServiceUnavailable:
+			refused = body
+		default:
+			t.Fatalf("create %d: %d %s", i, code, body)
+		}
+	}
+	if refused == "" || len(acked) == 0 {
+		t.Fatalf("%d creates answered 201 and none refused: the file never met its limit", len(acked))
+	}
+	if !strings.Contains(refused, `"code":"store_unavailable"`) || !strings.Contains(refused, "state "+state) {
+		t.Errorf("the create the file could not take was answered %s, want store_unavailable naming the file", refused)
+	}
+	if code, body := keyed(t, "POST", base+"/pets", `{"name":"After","categoryId":1}`); code != http.StatusServiceUnavailable || !strings.Contains(body, "an earlier write failed") {
+		t.Errorf("a create after the failure: %d %s, want 503 saying an earlier write failed", code, body)
+	}
+	_, health := keyed(t, "GET", strings.TrimSuffix(base, "/v1")+"/__petctl/health", "")
+	if !strings.Contains(health, `"ok":false`) {
+		t.Errorf("health after the failure: %s, want the store not ok", health)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	_, base = startPetctl(t, "--state", state)
+	pets := exportedPets(t, base)
+	checkPets(t, 1, pets, acked)
+	if got, want := len(pets), 150+len(acked); got != want {
+		t.Errorf("after a restart %d pets, want the 150 fixtures and the %d creates answered 201", got, len(acked))
 	}
 }
