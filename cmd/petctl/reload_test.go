@@ -307,32 +307,20 @@ func TestReloadUnderWrites(t *testing.T) {
 			const writers, reloads = 4, 5
 			var mu sync.Mutex
 			acked := map[string]string{}
-			stop := make(chan struct{})
-			var wg sync.WaitGroup
-			for w := range writers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := 0; ; i++ {
-						select {
-						case <-stop:
-							return
-						default:
-						}
-						name := fmt.Sprintf("w%d-%d", w, i)
-						code, body := keyed(t, "POST", base+"/pets", fmt.Sprintf(`{"name":%q,"categoryId":%d}`, name, w))
-						if code != http.StatusCreated {
-							t.Errorf("create %s during the reloads: %d %s", name, code, body)
-							return
-						}
-						var pet struct{ ID int64 }
-						_ = json.Unmarshal([]byte(body), &pet)
-						mu.Lock()
-						acked[fmt.Sprint(pet.ID)] = name
-						mu.Unlock()
-					}
-				}()
-			}
+			stop := streamWrites(writers, func(w, i int) bool {
+				name := fmt.Sprintf("w%d-%d", w, i)
+				code, body := keyed(t, "POST", base+"/pets", fmt.Sprintf(`{"name":%q,"categoryId":%d}`, name, w))
+				if code != http.StatusCreated {
+					t.Errorf("create %s during the reloads: %d %s", name, code, body)
+					return false
+				}
+				var pet struct{ ID int64 }
+				_ = json.Unmarshal([]byte(body), &pet)
+				mu.Lock()
+				acked[fmt.Sprint(pet.ID)] = name
+				mu.Unlock()
+				return true
+			})
 			waitFor(t, "the first create", func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) > 0 })
 			for n := range reloads {
 				if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
@@ -340,8 +328,7 @@ func TestReloadUnderWrites(t *testing.T) {
 				}
 				waitFor(t, fmt.Sprintf("version %d", n+2), func() bool { return servedVersion(t, base) == n+2 })
 			}
-			close(stop)
-			wg.Wait()
+			stop()
 			mu.Lock()
 			defer mu.Unlock()
 			if len(acked) < reloads {

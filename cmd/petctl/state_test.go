@@ -146,25 +146,13 @@ func killMidStream(t *testing.T, args []string, rounds, writers int, check func(
 	for round := range rounds {
 		cmd, base := startPetctl(t, args...)
 		check(round, base)
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		for w := range writers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := 0; ; i++ {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					if !write(base, round, w, i) {
-						return
-					}
-					acked.Add(1)
-				}
-			}()
-		}
+		stop := streamWrites(writers, func(w, i int) bool {
+			if !write(base, round, w, i) {
+				return false
+			}
+			acked.Add(1)
+			return true
+		})
 		// Killed at a random moment once the stream is flowing (the first
 		// write of the round acknowledged).
 		before := acked.Load()
@@ -175,8 +163,7 @@ func killMidStream(t *testing.T, args []string, rounds, writers int, check func(
 		if err := cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
-		close(stop)
-		wg.Wait()
+		stop()
 		_ = cmd.Wait()
 	}
 	_, base := startPetctl(t, args...)
@@ -185,6 +172,31 @@ func killMidStream(t *testing.T, args []string, rounds, writers int, check func(
 		t.Errorf("only %d writes were acknowledged in %d rounds: the test did not write", n, rounds)
 	}
 	return int(acked.Load())
+}
+
+// streamWrites runs writers goroutines, each calling write(w, i) for i =
+// 0, 1, ... until write returns false or stop is called; stop waits for
+// them to end.
+func streamWrites(writers int, write func(w, i int) bool) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if !write(w, i) {
+					return
+				}
+			}
+		}()
+	}
+	return func() { close(done); wg.Wait() }
 }
 
 // checkPets holds the stored pets to the acknowledged creates.

@@ -240,20 +240,32 @@ func TestApplyLoggedInPlace(t *testing.T) {
 	}
 }
 
-// openReplicaTimeout is openReplica with a short time-out for each
-// exchange, for a Redis that goes away.
-func openReplicaTimeout(t *testing.T, url string) *testDoc {
+// replicasThenKill starts a redis-server (persistent or not) and two
+// replicas with a short time-out for each exchange; A creates pet 151, B
+// reads it, and Redis is killed.
+func replicasThenKill(t *testing.T, persistent bool) (srv *redistest.Server, a, b *testDoc) {
 	t.Helper()
-	d := openPetstore(t)
-	j, err := OpenRedis(url, RedisOptions{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
+	srv = redistest.StartServer(t, persistent)
+	var replicas []*testDoc
+	for range 2 {
+		d := openPetstore(t)
+		j, err := OpenRedis(srv.URL, RedisOptions{Timeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = j.Close() })
+		if _, err := d.store.Attach(j, originOf(d.spec), false); err != nil {
+			t.Fatal(err)
+		}
+		replicas = append(replicas, d)
 	}
-	t.Cleanup(func() { _ = j.Close() })
-	if _, err := d.store.Attach(j, originOf(d.spec), false); err != nil {
-		t.Fatal(err)
+	a, b = replicas[0], replicas[1]
+	create(t, a.store.colls["pets"], "Before")
+	if _, ok := b.store.colls["pets"].Get(nil, "151"); !ok {
+		t.Fatal("B does not read A's create")
 	}
-	return d
+	srv.Kill()
+	return srv, a, b
 }
 
 // unavailable says whether err is a change refused because its journal
@@ -276,14 +288,8 @@ func unavailable(t *testing.T, what string, err error) {
 // answer from the replica's own copy; once it is back with what it held,
 // both replicas go on where they were: nothing lost, ids following on.
 func TestRedisGoneAndBack(t *testing.T) {
-	srv := redistest.StartServer(t, true)
-	a, b := openReplicaTimeout(t, srv.URL), openReplicaTimeout(t, srv.URL)
+	srv, a, b := replicasThenKill(t, true)
 	pa, pb := a.store.colls["pets"], b.store.colls["pets"]
-	create(t, pa, "Before")
-	if _, ok := pb.Get(nil, "151"); !ok {
-		t.Fatal("B does not read A's create")
-	}
-	srv.Kill()
 
 	doc, _ := DecodeStrict([]byte(`{"name":"Away","categoryId":1}`))
 	_, err := pa.Create(doc, Write{Now: time.Now()})
@@ -321,14 +327,8 @@ func TestRedisGoneAndBack(t *testing.T) {
 // copy, every change is refused, naming why, and health says so, until
 // petctl is restarted.
 func TestRedisComesBackEmpty(t *testing.T) {
-	srv := redistest.StartServer(t, false)
-	a, b := openReplicaTimeout(t, srv.URL), openReplicaTimeout(t, srv.URL)
+	srv, a, b := replicasThenKill(t, false)
 	pa, pb := a.store.colls["pets"], b.store.colls["pets"]
-	create(t, pa, "Before")
-	if _, ok := pb.Get(nil, "151"); !ok {
-		t.Fatal("B does not read A's create")
-	}
-	srv.Kill()
 	srv.Restart()
 
 	if got := pb.Len(); got != 151 {
