@@ -7,14 +7,12 @@ import (
 	"maps"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/petctl/petctl/config"
@@ -110,11 +108,9 @@ func stamps(files []string) map[string]fileStamp {
 	return out
 }
 
-// run reloads on SIGHUP and when a watched file changes, until ctx is done.
-func (rl *reloader) run(ctx context.Context) {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
+// run reloads on each signal from hup (SIGHUP) and when a watched file
+// changes, until ctx is done.
+func (rl *reloader) run(ctx context.Context, hup <-chan os.Signal) {
 	tick := time.NewTicker(reloadPoll)
 	defer tick.Stop()
 	for {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -267,4 +268,77 @@ func TestHotReloadRebuildsStartUp(t *testing.T) {
 	write(t, docPath, string(doc))
 	waitFor(t, "version 4 after the document was mended", func() bool { return servedVersion(t, base) == 4 })
 	check("after the document was mended", "two", "missing_route")
+}
+
+// TestSIGHUPAtStart: a SIGHUP sent the moment petctl printed its banner
+// (a supervisor that signals a change it saw) reloads it, rather than
+// ending it as the signal's default action does.
+func TestSIGHUPAtStart(t *testing.T) {
+	t.Parallel() // its own servers, state and ports; its time is mostly waiting on them
+	cmd, base := startPetctl(t, "--state", "none")
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	health := strings.TrimSuffix(base, "/v1") + "/__petctl/health"
+	waitFor(t, "version 2 after SIGHUP", func() bool {
+		res, err := (&http.Client{Timeout: 5 * time.Second}).Get(health)
+		if err != nil {
+			t.Fatalf("petctl ended on a SIGHUP just after its banner (%v); stderr:\n%s", err, cmd.Stderr)
+		}
+		res.Body.Close()
+		return servedVersion(t, base) == 2
+	})
+}
+
+// TestReloadUnderWrites: creates streaming through reloads (SIGHUP to a
+// real petctl, over and over) are each answered 201, and every one is in
+// the store at the end, under its id: the changes that waited while a
+// version took the records are made in the next version's store, on the
+// state file and in memory only alike.
+func TestReloadUnderWrites(t *testing.T) {
+	t.Parallel() // its own servers, state and ports; its time is mostly waiting on them
+	for _, state := range []string{"file", "none"} {
+		t.Run(state, func(t *testing.T) {
+			path := "none"
+			if state == "file" {
+				path = filepath.Join(t.TempDir(), "state")
+			}
+			cmd, base := startPetctl(t, "--state", path)
+			const writers, reloads = 4, 5
+			var mu sync.Mutex
+			acked := map[string]string{}
+			stop := streamWrites(writers, func(w, i int) bool {
+				name := fmt.Sprintf("w%d-%d", w, i)
+				code, body := keyed(t, "POST", base+"/pets", fmt.Sprintf(`{"name":%q,"categoryId":%d}`, name, w))
+				if code != http.StatusCreated {
+					t.Errorf("create %s during the reloads: %d %s", name, code, body)
+					return false
+				}
+				var pet struct{ ID int64 }
+				_ = json.Unmarshal([]byte(body), &pet)
+				mu.Lock()
+				acked[fmt.Sprint(pet.ID)] = name
+				mu.Unlock()
+				return true
+			})
+			waitFor(t, "the first create", func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) > 0 })
+			for n := range reloads {
+				if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+					t.Fatal(err)
+				}
+				waitFor(t, fmt.Sprintf("version %d", n+2), func() bool { return servedVersion(t, base) == n+2 })
+			}
+			stop()
+			mu.Lock()
+			defer mu.Unlock()
+			if len(acked) < reloads {
+				t.Fatalf("%d creates answered through %d reloads: the test did not write", len(acked), reloads)
+			}
+			pets := exportedPets(t, base)
+			checkPets(t, reloads, pets, acked)
+			if got, want := len(pets), 150+len(acked); got != want {
+				t.Errorf("%d pets after %d creates through %d reloads, want %d", got, len(acked), reloads, want)
+			}
+		})
+	}
 }

@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/petctl/petctl/config"
@@ -206,6 +208,12 @@ func prepare(a *app, cfg *config.Loaded, ps config.Problems, logger *slog.Logger
 }
 
 func serveRun(a *app, opts *serveOptions) error {
+	// Taken before anything is loaded: a SIGHUP that arrives while petctl
+	// starts, or just after the banner, is a reload once it serves, not
+	// the end of the process (the signal's default action).
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	cfg, ps, err := loadConfig(a, opts.configPath, opts.flags)
 	if err != nil {
 		return err
@@ -242,7 +250,7 @@ func serveRun(a *app, opts *serveOptions) error {
 	printBanner(a, p, base)
 	warnIfExposed(a, cfg.Config, ln.Addr())
 	rl := newReloader(a, opts, p, state, logger, logs)
-	go rl.run(a.ctx)
+	go rl.run(a.ctx, hup)
 	go tuneGC(p.srv, logger)
 	if opts.ready != nil {
 		opts.ready(base)

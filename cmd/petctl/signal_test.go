@@ -29,6 +29,9 @@ import (
 // machine they measured starvation, not petctl.
 func TestMain(m *testing.M) {
 	if os.Getenv("PETCTL_TEST_BE_PETCTL") == "1" {
+		if v := os.Getenv("PETCTL_TEST_FILE_SIZE_LIMIT"); v != "" {
+			limitFileSize(v) // TestStateDiskFull's full disk
+		}
 		main()
 		return
 	}

@@ -24,7 +24,7 @@ func openState(c *config.Config) (store.Journal, error) {
 	case s.Path == engine.NoState || s.Path == "":
 		return nil, nil
 	}
-	j, err := store.OpenFile(s.Path, store.FileOptions{Sync: store.SyncMode(s.Sync), Interval: time.Duration(s.SyncInterval)})
+	j, err := store.OpenFile(s.Path, store.FileOptions{Sync: store.SyncMode(s.Sync), Interval: time.Duration(s.SyncInterval), Fresh: s.Reset})
 	if err != nil {
 		return nil, &engine.OptionError{Key: "store.path", Err: err}
 	}

@@ -11,9 +11,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -144,25 +146,13 @@ func killMidStream(t *testing.T, args []string, rounds, writers int, check func(
 	for round := range rounds {
 		cmd, base := startPetctl(t, args...)
 		check(round, base)
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		for w := range writers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := 0; ; i++ {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					if !write(base, round, w, i) {
-						return
-					}
-					acked.Add(1)
-				}
-			}()
-		}
+		stop := streamWrites(writers, func(w, i int) bool {
+			if !write(base, round, w, i) {
+				return false
+			}
+			acked.Add(1)
+			return true
+		})
 		// Killed at a random moment once the stream is flowing (the first
 		// write of the round acknowledged).
 		before := acked.Load()
@@ -173,8 +163,7 @@ func killMidStream(t *testing.T, args []string, rounds, writers int, check func(
 		if err := cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
-		close(stop)
-		wg.Wait()
+		stop()
 		_ = cmd.Wait()
 	}
 	_, base := startPetctl(t, args...)
@@ -183,6 +172,31 @@ func killMidStream(t *testing.T, args []string, rounds, writers int, check func(
 		t.Errorf("only %d writes were acknowledged in %d rounds: the test did not write", n, rounds)
 	}
 	return int(acked.Load())
+}
+
+// streamWrites runs writers goroutines, each calling write(w, i) for i =
+// 0, 1, ... until write returns false or stop is called; stop waits for
+// them to end.
+func streamWrites(writers int, write func(w, i int) bool) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if !write(w, i) {
+					return
+				}
+			}
+		}()
+	}
+	return func() { close(done); wg.Wait() }
 }
 
 // checkPets holds the stored pets to the acknowledged creates.
@@ -314,5 +328,88 @@ func TestEachDocumentItsOwnState(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(dir, ".petctl", "*"))
 	if len(files) != 2 {
 		t.Errorf("state files %v, want the Petstore's and the library's", files)
+	}
+}
+
+// TestStateNone: --state none keeps the records in memory only, as petctl
+// did before it had a state: no file is made in the working directory,
+// and a restart serves the fixtures alone.
+func TestStateNone(t *testing.T) {
+	t.Parallel() // its own servers, state and ports; its time is mostly waiting on them
+	dir := t.TempDir()
+	for round := range 2 {
+		cmd, base := startPetctlIn(t, dir, nil, "--state", "none")
+		if got := len(exportedPets(t, base)); got != 150 {
+			t.Errorf("start %d: %d pets, want the 150 fixtures", round, got)
+		}
+		if code, body := keyed(t, "POST", base+"/pets", `{"name":"Forgotten","categoryId":1}`); code != http.StatusCreated {
+			t.Fatalf("create: %d %s", code, body)
+		}
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Errorf("--state none made %v in the working directory", files)
+	}
+}
+
+// limitFileSize caps the size of the files this process writes
+// (RLIMIT_FSIZE) at bytes: a write past it fails as on a full disk (EFBIG;
+// Go ignores the SIGXFSZ that comes with it).
+func limitFileSize(bytes string) {
+	n, err := strconv.ParseUint(bytes, 10, 64)
+	if err == nil {
+		err = syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n})
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "PETCTL_TEST_FILE_SIZE_LIMIT:", err)
+		os.Exit(2)
+	}
+}
+
+// TestStateDiskFull: when the state file cannot grow (a full disk), the
+// create it cannot take is answered 503 store_unavailable naming the file,
+// so is every change after it, /__petctl/health says why, and a restart
+// on a disk with room serves every create answered 201 before.
+func TestStateDiskFull(t *testing.T) {
+	t.Parallel() // its own servers, state and ports; its time is mostly waiting on them
+	state := filepath.Join(t.TempDir(), "state")
+	cmd, base := startPetctlEnv(t, []string{"PETCTL_TEST_FILE_SIZE_LIMIT=" + fmt.Sprint(1<<20)}, "--state", state)
+	name := strings.Repeat("n", 2000)
+	acked := map[string]string{}
+	refused := ""
+	for i := 0; i < 2000 && refused == ""; i++ {
+		code, body := keyed(t, "POST", base+"/pets", fmt.Sprintf(`{"name":"%s-%d","categoryId":1}`, name, i))
+		switch code {
+		case http.StatusCreated:
+			var pet struct{ ID int64 }
+			_ = json.Unmarshal([]byte(body), &pet)
+			acked[fmt.Sprint(pet.ID)] = fmt.Sprintf("%s-%d", name, i)
+		case http.StatusServiceUnavailable:
+			refused = body
+		default:
+			t.Fatalf("create %d: %d %s", i, code, body)
+		}
+	}
+	if refused == "" || len(acked) == 0 {
+		t.Fatalf("%d creates answered 201 and none refused: the file never met its limit", len(acked))
+	}
+	if !strings.Contains(refused, `"code":"store_unavailable"`) || !strings.Contains(refused, "state "+state) {
+		t.Errorf("the create the file could not take was answered %s, want store_unavailable naming the file", refused)
+	}
+	if code, body := keyed(t, "POST", base+"/pets", `{"name":"After","categoryId":1}`); code != http.StatusServiceUnavailable || !strings.Contains(body, "an earlier write failed") {
+		t.Errorf("a create after the failure: %d %s, want 503 saying an earlier write failed", code, body)
+	}
+	_, health := keyed(t, "GET", strings.TrimSuffix(base, "/v1")+"/__petctl/health", "")
+	if !strings.Contains(health, `"ok":false`) {
+		t.Errorf("health after the failure: %s, want the store not ok", health)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	_, base = startPetctl(t, "--state", state)
+	pets := exportedPets(t, base)
+	checkPets(t, 1, pets, acked)
+	if got, want := len(pets), 150+len(acked); got != want {
+		t.Errorf("after a restart %d pets, want the 150 fixtures and the %d creates answered 201", got, len(acked))
 	}
 }

@@ -650,7 +650,7 @@ func (c *Collection) enter() (next *Collection, leave func(), err error) {
 // so that concurrent changes share a commit.
 func (c *Collection) journaled(change func(tx *commitTx) error) error {
 	if err := c.catchUp(); err != nil {
-		return err
+		return journalError(c.journal, err)
 	}
 	return c.committed(change)
 }
@@ -721,7 +721,7 @@ func (tx *commitTx) del(e *entry) error {
 
 func (tx *commitTx) done(wait func() error, err error) error {
 	if err != nil && err != errStale {
-		return &JournalError{Journal: tx.c.journal.Name(), Err: err}
+		return journalError(tx.c.journal, err)
 	}
 	if wait != nil {
 		tx.waits = append(tx.waits, wait)
@@ -733,7 +733,7 @@ func (tx *commitTx) done(wait func() error, err error) error {
 func (tx *commitTx) wait() error {
 	for _, w := range tx.waits {
 		if err := w(); err != nil {
-			return &JournalError{Journal: tx.c.journal.Name(), Err: err}
+			return journalError(tx.c.journal, err)
 		}
 	}
 	return nil

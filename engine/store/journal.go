@@ -71,6 +71,15 @@ type Journal interface {
 // Health is the last error j met, nil while it works.
 func Health(j Journal) error { return j.health() }
 
+// journalError is err, met by journal j, as a *JournalError that names j
+// once: as it is when it is one already.
+func journalError(j Journal, err error) error {
+	if err == nil || errors.As(err, new(*JournalError)) {
+		return err
+	}
+	return &JournalError{Journal: j.Name(), Err: err}
+}
+
 // errStale says another process changed a shared collection first.
 var errStale = errors.New("the collection was changed by another process")
 
@@ -114,20 +123,71 @@ type stateMeta struct {
 	Origin  Origin `json:"origin"`
 	// Collections are the collections the state holds, sorted.
 	Collections []string `json:"collections"`
+	// Layouts are the layouts the collections' records are stored in. A
+	// state written before they were kept has none: its records are taken
+	// to be in the layouts of this petctl.
+	Layouts map[string]recordLayout `json:"layouts,omitempty"`
 }
 
-func newMeta(o Origin) *stateMeta {
-	return &stateMeta{Format: stateFormat, Version: stateVersion, Origin: o}
+// newMeta is the meta of a state of s's collections made from o.
+func newMeta(o Origin, s *Store) *stateMeta {
+	m := &stateMeta{Format: stateFormat, Version: stateVersion, Origin: o, Collections: s.names, Layouts: map[string]recordLayout{}}
+	for _, name := range s.names {
+		m.Layouts[name] = s.colls[name].layout()
+	}
+	return m
 }
 
-// decodeMeta reads a stored meta, refusing one that is not petctl's.
+// storedLayout is the layout c's records are stored in under m.
+func (m *stateMeta) storedLayout(c *Collection) recordLayout {
+	if l, ok := m.Layouts[c.def.Key]; ok {
+		return l
+	}
+	return c.layout()
+}
+
+// recordLayout is how a journal stores a collection's records: what encodeValue
+// writes before each record's JSON. It follows from how this petctl reads
+// the document (whether the ids are integers, whether the collection
+// lives under a parent, which fields the list filters name), which
+// another petctl, or another document, may read otherwise: a state keeps
+// each collection's, so that records are read in the layout they were
+// stored in, and checked again when it is not the one served.
+type recordLayout struct {
+	StringIDs bool     `json:"stringIds,omitempty"`
+	Scoped    bool     `json:"scoped,omitempty"`
+	Filters   []string `json:"filters,omitempty"`
+}
+
+// layout is the layout c's records are stored in.
+func (c *Collection) layout() recordLayout {
+	return recordLayout{StringIDs: !c.table.integer, Scoped: c.table.scoped, Filters: c.filterFields}
+}
+
+func (l recordLayout) equal(o recordLayout) bool {
+	return l.StringIDs == o.StringIDs && l.Scoped == o.Scoped && slices.Equal(l.Filters, o.Filters)
+}
+
+// versionError says a state is petctl's, in a version of its layout this
+// petctl does not read: a newer or an older petctl made it.
+type versionError struct {
+	name    string
+	version int
+}
+
+func (e *versionError) Error() string {
+	return fmt.Sprintf("%s has petctl's state layout %d, and this petctl reads layout %d; start with --state-reset to start afresh, or use the petctl that made it", e.name, e.version, stateVersion)
+}
+
+// decodeMeta reads a stored meta, refusing one that is not petctl's, or
+// not in this petctl's layout (a *versionError).
 func decodeMeta(name string, data []byte) (*stateMeta, error) {
 	var m stateMeta
 	if err := json.Unmarshal(data, &m); err != nil || m.Format != stateFormat {
 		return nil, fmt.Errorf("%s was not made by petctl (its description is not petctl's); give another file, or delete it", name)
 	}
 	if m.Version != stateVersion {
-		return nil, fmt.Errorf("%s has petctl's state layout %d, and this petctl reads layout %d; start with --state-reset to start afresh, or use the petctl that made it", name, m.Version, stateVersion)
+		return nil, &versionError{name: name, version: m.Version}
 	}
 	return &m, nil
 }
@@ -280,17 +340,17 @@ type storedValue struct {
 	raw   []byte
 }
 
-// decodeValue splits a stored value of c; sv.vals is reused.
-func decodeValue(v []byte, c *Collection, sv *storedValue) bool {
+// decodeValue splits a value stored in layout l; sv.vals is reused.
+func decodeValue(v []byte, l recordLayout, sv *storedValue) bool {
 	sv.scope, sv.key, sv.has, sv.vals = "", "", 0, sv.vals[:0]
-	if c.table.scoped {
+	if l.Scoped {
 		n, w := binary.Uvarint(v)
 		if w <= 0 || uint64(len(v)-w) < n {
 			return false
 		}
 		sv.scope, v = string(v[w:w+int(n)]), v[w+int(n):]
 	}
-	if !c.table.integer {
+	if l.StringIDs {
 		n, w := binary.Uvarint(v)
 		if w <= 0 || uint64(len(v)-w) < n {
 			return false

@@ -38,6 +38,9 @@ var SyncModes = []SyncMode{SyncAlways, SyncInterval, SyncNever}
 type FileOptions struct {
 	Sync     SyncMode      // "" is SyncAlways
 	Interval time.Duration // for SyncInterval; 0 is one second
+	// Fresh says the state is to start afresh (serve --state-reset): a
+	// damaged state file is then replaced by a new one.
+	Fresh bool
 }
 
 // openTimeout is how long OpenFile waits for another process to release
@@ -62,8 +65,12 @@ var (
 // creates share one fdatasync (group commit).
 type fileJournal struct {
 	path string
-	db   *bolt.DB
 	mode SyncMode
+	// db is replaced, under dbMu, only while no change is under way (at
+	// start-up, and while a reload's store is frozen); the writer and the
+	// syncs of SyncInterval hold dbMu for reading.
+	dbMu sync.RWMutex
+	db   *bolt.DB
 
 	mu     sync.Mutex
 	cond   *sync.Cond
@@ -90,7 +97,8 @@ type fileOp struct {
 
 // OpenFile opens the state file at path, creating it (and its folder) when
 // it does not exist. A file that is not a bbolt database, or is damaged,
-// or is held by another process, is an error that names it.
+// or is held by another process, is an error that names it; a damaged one
+// is replaced by a new file when o.Fresh is set.
 func OpenFile(path string, o FileOptions) (Journal, error) {
 	name := "state " + path
 	if o.Sync == "" {
@@ -108,12 +116,19 @@ func OpenFile(path string, o FileOptions) (Journal, error) {
 		return nil, fmt.Errorf("%s is a folder; give a file", name)
 	}
 	j := &fileJournal{path: path, mode: o.Sync, written: make(chan struct{}), stop: make(chan struct{})}
-	db, err := bolt.Open(path, 0o600, j.boltOptions())
+	db, err := openBolt(path, j.boltOptions())
+	var damage *damageError
+	if errors.As(err, &damage) && o.Fresh {
+		db, err = newBolt(path, j.boltOptions())
+	}
 	switch {
 	case errors.Is(err, bolterrors.ErrTimeout):
 		return nil, fmt.Errorf("%s is in use by another process (another petctl serving it?); stop it, or give another file with --state", name)
-	case errors.Is(err, bolterrors.ErrInvalid), errors.Is(err, bolterrors.ErrVersionMismatch), errors.Is(err, bolterrors.ErrChecksum), errors.Is(err, bolterrors.ErrInvalidMapping):
+	case errors.Is(err, bolterrors.ErrInvalid), errors.Is(err, bolterrors.ErrVersionMismatch), errors.Is(err, bolterrors.ErrInvalidMapping):
 		return nil, fmt.Errorf("%s is not a petctl state file, or it is damaged (%v); give another file with --state, or delete this one to start afresh", name, err)
+	case errors.As(err, &damage):
+		damage.name = name
+		return nil, damage
 	case err != nil:
 		return nil, fmt.Errorf("%s cannot be opened: %v; give another file with --state, or delete this one to start afresh", name, unwrapPath(err))
 	}
@@ -125,6 +140,74 @@ func OpenFile(path string, o FileOptions) (Journal, error) {
 		go j.syncEvery(o.Interval)
 	}
 	return j, nil
+}
+
+// openBolt is bolt.Open, with a damaged file an error: bbolt checks the
+// checksum of the file's meta pages, and panics on a damaged page it reads
+// as it opens (the freelist). The panic leaves the file open and locked
+// by this process, which then either stops or, starting afresh, replaces
+// it with a new file.
+func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			db, err = nil, &damageError{name: "state " + path, why: fmt.Sprint(v)}
+		}
+	}()
+	db, err = bolt.Open(path, 0o600, o)
+	if errors.Is(err, bolterrors.ErrChecksum) {
+		return nil, &damageError{name: "state " + path, why: err.Error()}
+	}
+	return db, err
+}
+
+// newBolt makes a new, empty database at path, in place of what is there:
+// it is made beside it and renamed over it, locked before it takes the
+// name, so that no other process opens either meanwhile.
+func newBolt(path string, o *bolt.Options) (*bolt.DB, error) {
+	tmp := path + ".new"
+	_ = os.Remove(tmp) // left by a start that stopped here
+	db, err := bolt.Open(tmp, 0o600, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = db.Close()
+		_ = os.Remove(tmp)
+		return nil, err
+	}
+	// The new name is made durable, as a seed is: it is answered to no one.
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return db, nil
+}
+
+// damageError says a state file is a bbolt database whose pages cannot
+// be read: a state started afresh (--state-reset) replaces it.
+type damageError struct {
+	name string // "state FILE"
+	why  string
+}
+
+func (e *damageError) Error() string {
+	return fmt.Sprintf("%s is damaged (%s); delete it, or start with --state-reset, to start afresh", e.name, e.why)
+}
+
+// startAfresh replaces the file with a new, empty database: a state
+// started afresh keeps nothing of the old one, whose pages, damaged
+// perhaps, are then never read again.
+func (j *fileJournal) startAfresh() error {
+	db, err := newBolt(j.path, j.boltOptions())
+	if err != nil {
+		return fmt.Errorf("%s could not be made afresh: %v", j.Name(), unwrapPath(err))
+	}
+	j.dbMu.Lock()
+	old := j.db
+	j.db = db
+	j.dbMu.Unlock()
+	_ = old.Close() // its file has no name any more
+	return nil
 }
 
 // dropEvery is how many bytes of records load reads between two
@@ -143,12 +226,12 @@ func (j *fileJournal) release() error {
 	if fi, err := os.Stat(j.path); err != nil || fi.Size() < releaseSize {
 		return nil
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
+	j.dbMu.Lock()
+	defer j.dbMu.Unlock()
 	if err := j.db.Close(); err != nil {
 		return err
 	}
-	db, err := bolt.Open(j.path, 0o600, j.boltOptions())
+	db, err := openBolt(j.path, j.boltOptions())
 	if err != nil {
 		return fmt.Errorf("%s could not be opened again: %v", j.Name(), err)
 	}
@@ -200,7 +283,10 @@ func (j *fileJournal) syncEvery(d time.Duration) {
 		case <-j.stop:
 			return
 		case <-t.C:
-			if err := j.db.Sync(); err != nil {
+			j.dbMu.RLock()
+			err := j.db.Sync()
+			j.dbMu.RUnlock()
+			if err != nil {
 				j.fail(fmt.Errorf("syncing to the disk: %v", err))
 			}
 		}
@@ -221,10 +307,11 @@ func (j *fileJournal) health() error {
 	return j.failed
 }
 
-// damaged turns a panic of bbolt reading a damaged page into an error.
+// damaged turns a panic of bbolt reading a damaged page into an error (a
+// *damageError).
 func (j *fileJournal) damaged(err *error) {
 	if v := recover(); v != nil {
-		*err = fmt.Errorf("%s is damaged (%v); delete it, or start with --state-reset, to start afresh", j.Name(), v)
+		*err = &damageError{name: j.Name(), why: fmt.Sprint(v)}
 	}
 }
 
@@ -294,6 +381,13 @@ func (j *fileJournal) seed(sets []*snapshot, m *stateMeta, over bool) (bool, err
 	meta, err := json.Marshal(m)
 	if err != nil {
 		return false, err
+	}
+	if over {
+		// Written into a new file: the old one's records are dropped
+		// whole, its pages (damaged, perhaps) never read.
+		if err := j.startAfresh(); err != nil {
+			return false, err
+		}
 	}
 	seeded := false
 	err = j.db.Update(func(tx *bolt.Tx) error {
@@ -498,7 +592,7 @@ func (j *fileJournal) write() {
 		if len(batch) == 0 {
 			return // closed, and nothing left
 		}
-		err := j.db.Update(func(tx *bolt.Tx) error { return commitOps(tx, batch) })
+		err := j.commit(batch)
 		if err != nil {
 			err = fmt.Errorf("writing to the disk: %v", err)
 			j.fail(err)
@@ -507,6 +601,15 @@ func (j *fileJournal) write() {
 			op.done <- err
 		}
 	}
+}
+
+// commit writes a batch in one transaction; bbolt rolls it back when it
+// panics on a damaged page, which is then the batch's error.
+func (j *fileJournal) commit(batch []*fileOp) (err error) {
+	defer j.damaged(&err)
+	j.dbMu.RLock()
+	defer j.dbMu.RUnlock()
+	return j.db.Update(func(tx *bolt.Tx) error { return commitOps(tx, batch) })
 }
 
 // commitOps writes a batch of changes in one transaction.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -341,5 +342,266 @@ func TestFileStateReadsAfterDroppingPages(t *testing.T) {
 	}
 	if got := exportOf(t, d.store); got != want {
 		t.Errorf("after the pages were dropped the store holds\n%.300s\nwant\n%.300s", got, want)
+	}
+}
+
+// stringIDPetstore is the Petstore with string pet ids: the records a
+// state of the integer-id Petstore holds are stored in another layout
+// (encodeValue writes a string id before the JSON), and do not fit it.
+func stringIDPetstore(t *testing.T) *spec.Spec {
+	t.Helper()
+	doc := strings.Replace(string(spec.DefaultDocument()), "        id:\n          type: integer\n          format: int64\n          description: Unique identifier assigned on creation.",
+		"        id:\n          type: string\n          description: Unique identifier assigned on creation.", 1)
+	doc = strings.ReplaceAll(doc, "          description: ID of the animal.\n          schema:\n            type: integer\n            format: int64",
+		"          description: ID of the animal.\n          schema:\n            type: string")
+	s, err := spec.Parse([]byte(doc), "string-ids.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Resources[0].ID.Type != "string" {
+		t.Fatalf("the pets' ids are %s, want string", s.Resources[0].ID.Type)
+	}
+	return s
+}
+
+// TestStateInAnotherLayout: records stored in another layout than the one
+// the served document gives their collection (its ids turned from
+// integers to strings: another document, or the same one read otherwise
+// by another petctl) are read as they were stored and each checked
+// against the document, never taken for damage nor misread.
+func TestStateInAnotherLayout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state")
+	d := openPetstore(t)
+	j, _ := openState(t, d, path, false)
+	createPets(t, d.store.colls["pets"], 2)
+	_ = j.Close()
+	s := stringIDPetstore(t)
+	petstore := originOf(d.spec)
+	for _, tc := range []struct {
+		name   string
+		origin Origin
+		why    string
+	}{
+		{"another document", originOf(s), "was made with embedded petstore.yaml (sha256 2f7761f23c9a), and the records above do not fit string-ids.yaml"},
+		{"the same document, read otherwise", petstore, "was made with embedded petstore.yaml by a petctl that reads it otherwise"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, err := OpenFile(path, FileOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			_, err = newDoc(t, s).store.Attach(j, tc.origin, false)
+			if err == nil {
+				t.Fatal("the integer-id records were taken by a store of string ids")
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "damaged") {
+				t.Errorf("records stored in another layout are called damaged:\n%.600s", msg)
+			}
+			// The first MaxFixtureProblems named, and how many more.
+			for _, want := range []string{"pets[0] (id 1): field 'id': got number, want string", "pets[19] (id 20): field 'id'", "pets: 132 more bad records", tc.why, "--state-reset"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("the refusal does not say %q:\n%s", want, msg)
+				}
+			}
+		})
+	}
+	// The state is as it was: the Petstore takes it whole.
+	again := openPetstore(t)
+	openState(t, again, path, false)
+	if got := again.store.colls["pets"].Len(); got != 152 {
+		t.Errorf("after the refusals the Petstore holds %d pets, want 152", got)
+	}
+}
+
+// TestStateOfAnotherLayoutVersion: a state written in a layout this
+// petctl does not read (by a newer or older petctl) is refused, naming
+// both layouts; --state-reset, which the refusal suggests, starts it
+// afresh from the fixtures.
+func TestStateOfAnotherLayoutVersion(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state")
+	d := openPetstore(t)
+	j, _ := openState(t, d, path, false)
+	createPets(t, d.store.colls["pets"], 2)
+	fj := j.(*fileJournal)
+	if err := fj.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(metaBucket)
+		meta := strings.Replace(string(b.Get(metaKey)), fmt.Sprintf(`"version":%d`, stateVersion), `"version":99`, 1)
+		return b.Put(metaKey, []byte(meta))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_ = j.Close()
+
+	j, err := OpenFile(path, FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	_, err = openPetstore(t).store.Attach(j, originOf(d.spec), false)
+	if want := fmt.Sprintf("has petctl's state layout 99, and this petctl reads layout %d", stateVersion); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a state of layout 99: got %v, want %q", err, want)
+	}
+	fresh := openPetstore(t)
+	if _, err := fresh.store.Attach(j, originOf(d.spec), true); err != nil {
+		t.Fatalf("--state-reset over a state of layout 99: %v", err)
+	}
+	_ = j.Close()
+	again := openPetstore(t)
+	openState(t, again, path, false)
+	if got := again.store.colls["pets"].Len(); got != 150 {
+		t.Errorf("after the reset the state holds %d pets, want the 150 fixtures", got)
+	}
+}
+
+// TestStateRelaidWhenItFits: records stored with other filter fields than
+// the ones a petctl that reads the same document otherwise gives their
+// collection (here categoryId where status was) are checked, kept, and
+// stored again in the served layout: each list filter finds them, at this
+// start and the next.
+func TestStateRelaidWhenItFits(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state")
+	d := openPetstore(t)
+	j, _ := openState(t, d, path, false)
+	createPets(t, d.store.colls["pets"], 2) // categories 1000 and 1001
+	_ = j.Close()
+	doc := strings.Replace(string(spec.DefaultDocument()), `        - name: status
+          in: query
+          required: false
+          description: Filter by availability.
+          schema:
+            $ref: '#/components/schemas/PetStatus'`, `        - name: categoryId
+          in: query
+          required: false
+          description: Filter by category.
+          schema:
+            type: integer
+            format: int64`, 1)
+	s, err := spec.Parse([]byte(doc), "by-category.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := range 2 {
+		byCategory := newDoc(t, s)
+		if got := byCategory.store.colls["pets"].filterFields; !slices.Equal(got, []string{"categoryId"}) {
+			t.Fatalf("the pets' filter fields are %v, want [categoryId]", got)
+		}
+		j, err := OpenFile(path, FileOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := byCategory.store.Attach(j, originOf(d.spec), false); err != nil {
+			t.Fatalf("start %d: %v", start, err)
+		}
+		page := byCategory.store.colls["pets"].Page(Query{Filters: map[string][]string{"categoryId": {"1001"}}, Limit: 10})
+		if len(page.Items) != 1 || !strings.Contains(string(page.Items[0]), `"categoryId":1001`) {
+			t.Errorf("start %d: the pets of category 1001 are %q, want the one created", start, page.Items)
+		}
+		_ = j.Close()
+	}
+}
+
+// TestTakeOverInAnotherLayout: a reload to a document that stores the
+// records in another layout (integer ids turned to strings) reads the
+// records served until now in theirs, and names each one it refuses.
+func TestTakeOverInAnotherLayout(t *testing.T) {
+	old := openPetstore(t)
+	old.store.Freeze()
+	defer old.store.Thaw()
+	err := newDoc(t, stringIDPetstore(t)).store.TakeOver(old.store, false)
+	if err == nil {
+		t.Fatal("the integer-id records were taken by a store of string ids")
+	}
+	if msg := err.Error(); strings.Contains(msg, "damaged") || !strings.Contains(msg, "the records served until now: pets[0] (id 1): field 'id': got number, want string") {
+		t.Errorf("the refusal does not name each record:\n%s", msg)
+	}
+}
+
+// damagePages overwrites every page of the state file at path that bbolt
+// reports as of type kind ("leaf", "freelist") with bytes no page holds.
+func damagePages(t *testing.T, path, kind string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := db.Info().PageSize
+	var ids []int
+	if err := db.View(func(tx *bolt.Tx) error {
+		for id := 2; ; id++ {
+			p, err := tx.Page(id)
+			if err != nil || p == nil {
+				return err
+			}
+			if p.Type == kind {
+				ids = append(ids, id)
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_ = db.Close()
+	if len(ids) == 0 {
+		t.Fatalf("the state has no %s page", kind)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, id := range ids {
+		if _, err := f.WriteAt(bytes.Repeat([]byte{0xA5}, size), int64(id*size)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestFileStateDamaged: a state file whose pages are damaged (its records
+// or its freelist) stops the start with an error naming it, never a
+// panic; started afresh (--state-reset, as the error says), it is replaced
+// by a new file that holds the fixtures.
+func TestFileStateDamaged(t *testing.T) {
+	for _, kind := range []string{"leaf", "freelist"} {
+		t.Run(kind, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state")
+			d := openPetstore(t)
+			j, _ := openState(t, d, path, false)
+			createPets(t, d.store.colls["pets"], 64)
+			_ = j.Close()
+			damagePages(t, path, kind)
+			// A copy to start afresh from, as a later petctl does: a panic
+			// of bbolt opening the first leaves it locked by this process.
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			copied := filepath.Join(t.TempDir(), "state")
+			if err := os.WriteFile(copied, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+
+			attach := func(path string, fresh bool) error {
+				j, err := OpenFile(path, FileOptions{Fresh: fresh})
+				if err != nil {
+					return err
+				}
+				defer j.Close()
+				_, err = openPetstore(t).store.Attach(j, originOf(d.spec), fresh)
+				return err
+			}
+			err = attach(path, false)
+			if want := "state " + path + " is damaged"; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--state-reset") {
+				t.Fatalf("a state with damaged %s pages: %v, want %q and --state-reset", kind, err, want)
+			}
+			if err := attach(copied, true); err != nil {
+				t.Fatalf("started afresh: %v", err)
+			}
+			again := openPetstore(t)
+			openState(t, again, copied, false)
+			if got := again.store.colls["pets"].Len(); got != 150 {
+				t.Errorf("after starting afresh the state holds %d pets, want the 150 fixtures", got)
+			}
+		})
 	}
 }

@@ -62,6 +62,12 @@ type redisJournal struct {
 
 	mu      sync.Mutex
 	lastErr error
+	// held says the journal has held a store: its meta was read or
+	// written. A meta gone after it means Redis lost the store.
+	held bool
+	// lost, once set, says Redis no longer holds the store this process
+	// served (see lose): every exchange after it is refused.
+	lost error
 }
 
 // RedisName names a Redis URL for messages and banners: its host, port and
@@ -82,6 +88,7 @@ func RedisName(rawURL string) string {
 // checks that it answers. A URL that cannot be read or a Redis that cannot
 // be reached is an error that names it (without its password).
 func OpenRedis(rawURL string, o RedisOptions) (Journal, error) {
+	quietClient.Do(func() { redis.SetLogger(discardLogger{}) })
 	name := RedisName(rawURL)
 	if rawURL == "" {
 		return nil, errors.New("store.backend is redis and no store.url is given: give redis://host:port/db")
@@ -114,6 +121,16 @@ func OpenRedis(rawURL string, o RedisOptions) (Journal, error) {
 	return j, nil
 }
 
+// quietClient silences go-redis's own logger once: it prints, to
+// stderr and in its own format, beside petctl's log, each dial that
+// failed, which petctl answers already (503 store_unavailable) and
+// reports under /__petctl/health.
+var quietClient sync.Once
+
+type discardLogger struct{}
+
+func (discardLogger) Printf(context.Context, string, ...any) {}
+
 func (j *redisJournal) Name() string { return j.name }
 
 func (j *redisJournal) Close() error { return j.client.Close() }
@@ -122,8 +139,12 @@ func (j *redisJournal) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), j.timeout)
 }
 
-// note keeps the outcome of an exchange for health.
-func (j *redisJournal) note(err error) error {
+// exchanged keeps the outcome of an exchange with Redis for health, and
+// returns its error as the journal's (nil when it went through).
+func (j *redisJournal) exchanged(err error) error {
+	if err != nil {
+		err = &JournalError{Journal: j.name, Err: err}
+	}
 	j.mu.Lock()
 	j.lastErr = err
 	j.mu.Unlock()
@@ -133,25 +154,77 @@ func (j *redisJournal) note(err error) error {
 func (j *redisJournal) health() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if j.lost != nil {
+		return j.lost
+	}
 	return j.lastErr
 }
+
+// lose notes that Redis no longer holds the store this process served:
+// its meta is gone, or a collection's log went back (Redis restarted
+// without its data or from an older snapshot, or was flushed). Taking
+// what it holds now would serve an empty or older store as if nothing
+// had happened, and a change made on it would overwrite what the other
+// replicas still hold. So from then on every change is refused, reads
+// answer from this process's copy and health says why, until petctl is
+// restarted and takes what Redis holds then.
+func (j *redisJournal) lose(why string) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.lost == nil {
+		j.lost = &JournalError{Journal: j.name, Err: fmt.Errorf("no longer holds the store this petctl served (%s: Redis was restarted without its data or from an older snapshot, or flushed); nothing is changed until petctl is restarted, which takes what Redis holds then", why)}
+	}
+	return j.lost
+}
+
+func (j *redisJournal) hold() {
+	j.mu.Lock()
+	j.held = true
+	j.mu.Unlock()
+}
+
+func (j *redisJournal) holds() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.held
+}
+
+// gone is the error of lose once Redis lost the store; nil before.
+func (j *redisJournal) gone() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.lost
+}
+
+// noMeta is what the scripts answer for a position when the meta is gone.
+const noMeta = -1
 
 // The keys of a collection.
 func (j *redisJournal) key(coll, what string) string { return j.prefix + "c:" + coll + ":" + what }
 func (j *redisJournal) metaKey() string              { return j.prefix + "meta" }
 
 func (j *redisJournal) meta() (*stateMeta, error) {
+	if err := j.gone(); err != nil {
+		return nil, err
+	}
 	ctx, cancel := j.ctx()
 	defer cancel()
 	data, err := j.client.Get(ctx, j.metaKey()).Bytes()
-	if errors.Is(err, redis.Nil) {
-		return nil, j.note(nil)
+	switch {
+	case errors.Is(err, redis.Nil) && j.holds():
+		// A reload's: seeding now would fill the shared store afresh.
+		return nil, j.lose("its meta is gone")
+	case errors.Is(err, redis.Nil):
+		return nil, j.exchanged(nil)
+	case err != nil:
+		return nil, j.exchanged(err)
 	}
-	if err != nil {
-		return nil, j.note(fmt.Errorf("%s: %v", j.name, err))
+	j.exchanged(nil)
+	m, err := decodeMeta(j.name+" (key "+j.metaKey()+")", data)
+	if err == nil {
+		j.hold()
 	}
-	j.note(nil)
-	return decodeMeta(j.name+" (key "+j.metaKey()+")", data)
+	return m, err
 }
 
 // snapshotScript reads a collection's position, next seq and records at
@@ -165,9 +238,9 @@ func (j *redisJournal) snapshot(name string) (pos, next int64, seqs []int64, val
 	defer cancel()
 	res, err := snapshotScript.Run(ctx, j.client, []string{j.key(name, "pos"), j.key(name, "next"), j.key(name, "rec")}).Slice()
 	if err != nil {
-		return 0, 0, nil, nil, j.note(fmt.Errorf("%s: %v", j.name, err))
+		return 0, 0, nil, nil, j.exchanged(err)
 	}
-	j.note(nil)
+	j.exchanged(nil)
 	if len(res) != 3 {
 		return 0, 0, nil, nil, fmt.Errorf("%s: unexpected answer to a snapshot", j.name)
 	}
@@ -251,7 +324,7 @@ func (j *redisJournal) stage(sets []*snapshot) ([]string, error) {
 			keys[i] = key // only once it holds a record: an empty stage is no key
 			if err := j.client.HSet(ctx, keys[i], args...).Err(); err != nil {
 				j.unstage(keys)
-				return nil, j.note(fmt.Errorf("%s: %v", j.name, err))
+				return nil, j.exchanged(err)
 			}
 		}
 		// A stage left by a process that died before swapping it in expires.
@@ -275,15 +348,25 @@ func (j *redisJournal) unstage(keys []string) {
 // swapScript replaces collections with staged records, all at once: for
 // each collection KEYS[5i+1..5i+5] are its position, records, next seq,
 // log and stage ("" when it is to be empty) and ARGV[i+3] its next seq.
-// ARGV[1] is the meta to set ("" for none); ARGV[2] is "1" when the swap
-// is to happen only while there is no meta yet (a first seed). It returns
-// the new positions, or 0 when a seed found the meta set.
+// ARGV[1] is the meta to set ("" for none: a reset or an import, which
+// the meta must be there for); ARGV[2] is "1" when the swap is to happen
+// only while there is no meta yet (a first seed). It returns the new
+// positions, or 0 when a seed found the meta set, or noMeta when a reset
+// or import found none.
 var swapScript = redis.NewScript(`
-if ARGV[2] == '1' and redis.call('EXISTS', KEYS[#KEYS]) == 1 then
+local function unstage()
   for i = 0, (#KEYS - 1) / 5 - 1 do
     if redis.call('EXISTS', KEYS[5*i+5]) == 1 then redis.call('DEL', KEYS[5*i+5]) end
   end
+end
+local hasMeta = redis.call('EXISTS', KEYS[#KEYS]) == 1
+if ARGV[2] == '1' and hasMeta then
+  unstage()
   return 0
+end
+if ARGV[1] == '' and not hasMeta then
+  unstage()
+  return -1
 end
 local out = {}
 for i = 0, (#KEYS - 1) / 5 - 1 do
@@ -304,6 +387,9 @@ return out`)
 
 // swap runs swapScript for sets; meta "" sets none.
 func (j *redisJournal) swap(sets []*snapshot, meta string, onlyFirst bool) ([]int64, error) {
+	if err := j.gone(); err != nil {
+		return nil, err
+	}
 	staged, err := j.stage(sets)
 	if err != nil {
 		return nil, err
@@ -329,9 +415,15 @@ func (j *redisJournal) swap(sets []*snapshot, meta string, onlyFirst bool) ([]in
 	res, err := swapScript.Run(ctx, j.client, keys, args...).Result()
 	if err != nil {
 		j.unstage(staged)
-		return nil, j.note(fmt.Errorf("%s: %v", j.name, err))
+		return nil, j.exchanged(err)
 	}
-	j.note(nil)
+	j.exchanged(nil)
+	if n, _ := res.(int64); n == noMeta {
+		return nil, j.lose("its meta is gone")
+	}
+	if meta != "" {
+		j.hold()
+	}
 	list, ok := res.([]any)
 	if !ok {
 		return nil, nil // a seed that found the meta set
@@ -361,13 +453,16 @@ func (j *redisJournal) seed(sets []*snapshot, m *stateMeta, over bool) (bool, er
 }
 
 func (j *redisJournal) setMeta(m *stateMeta) error {
+	if err := j.gone(); err != nil {
+		return err
+	}
 	meta, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := j.ctx()
 	defer cancel()
-	return j.note(j.client.Set(ctx, j.metaKey(), meta, 0).Err())
+	return j.exchanged(j.client.Set(ctx, j.metaKey(), meta, 0).Err())
 }
 
 func (j *redisJournal) replace(sets []*snapshot) (func() error, error) {
@@ -382,15 +477,17 @@ func (j *redisJournal) replace(sets []*snapshot) (func() error, error) {
 }
 
 // commitScript appends changes to a collection when its log is at
-// ARGV[1], all of them or none: KEYS are the position, records, next seq
-// and log; ARGV the expected position, the next seq, the log length and
+// ARGV[1], all of them or none: KEYS are the position, records, next seq,
+// log and the store's meta; ARGV the expected position, the next seq, the log length and
 // how many log entries a refusal carries, then a triple a change: "put"
 // or "del", the seq and the stored value ("" for a delete); none is a
 // compare alone. It returns
 // {1, the new position}; or, when the log has moved on, {0, its position,
 // the entries after ARGV[1]} (at most ARGV[4] of them), so that the
-// replica catches up with the answer to the commit it has to build again.
+// replica catches up with the answer to the commit it has to build again;
+// or {noMeta, noMeta} when the meta is gone.
 var commitScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[5]) == 0 then return {-1, -1} end
 local pos = tonumber(redis.call('GET', KEYS[1]) or '0')
 if pos ~= tonumber(ARGV[1]) then
   return {0, pos, redis.call('XRANGE', KEYS[4], '(' .. ARGV[1] .. '-1', '+', 'COUNT', ARGV[4])}
@@ -412,8 +509,10 @@ end
 return {1, pos}`)
 
 // catchUpScript reads a collection's position and the log entries after
-// ARGV[1] (at most ARGV[2] of them) at one moment: {position, entries}.
+// ARGV[1] (at most ARGV[2] of them) at one moment: {position, entries};
+// the position is noMeta when the store's meta (KEYS[3]) is gone.
 var catchUpScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[3]) == 0 then return {'-1', {}} end
 local pos = redis.call('GET', KEYS[1]) or '0'
 if tonumber(pos) == tonumber(ARGV[1]) then return {pos, {}} end
 return {pos, redis.call('XRANGE', KEYS[2], '(' .. ARGV[1] .. '-1', '+', 'COUNT', ARGV[2])}`)
@@ -441,17 +540,20 @@ func (j *redisJournal) delete(c *Collection, e *entry, next int64) (func() error
 // applies what the refusal carries (the caller holds c's write lock), and
 // the rest of the log when that was not all, and returns errStale.
 func (j *redisJournal) commit(c *Collection, next int64, changes ...any) (func() error, error) {
+	if err := j.gone(); err != nil {
+		return nil, err
+	}
 	name := c.def.Key
 	from := c.applied.Load()
 	ctx, cancel := j.ctx()
 	defer cancel()
 	res, err := commitScript.Run(ctx, j.client,
-		[]string{j.key(name, "pos"), j.key(name, "rec"), j.key(name, "next"), j.key(name, "log")},
+		[]string{j.key(name, "pos"), j.key(name, "rec"), j.key(name, "next"), j.key(name, "log"), j.metaKey()},
 		append([]any{from, next, redisLogLength, catchUpBatch}, changes...)...).Slice()
 	if err != nil {
-		return nil, j.note(fmt.Errorf("%s: %v", j.name, err))
+		return nil, j.exchanged(err)
 	}
-	j.note(nil)
+	j.exchanged(nil)
 	ok, pos, entries, err := j.answer(res)
 	if err != nil {
 		return nil, err
@@ -459,6 +561,9 @@ func (j *redisJournal) commit(c *Collection, next int64, changes ...any) (func()
 	if ok == 1 {
 		c.applied.Store(pos)
 		return nil, nil
+	}
+	if err := j.wentBack(c, from, pos); err != nil {
+		return nil, err
 	}
 	done, err := j.apply(c, pos, entries)
 	if err == nil && !done {
@@ -486,37 +591,69 @@ func (j *redisJournal) answer(res []any) (n, pos int64, entries []any, err error
 	return n, pos, entries, nil
 }
 
+// positionScript reads a collection's position (KEYS[1]); noMeta when
+// the store's meta (KEYS[2]) is gone.
+var positionScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
+return tonumber(redis.call('GET', KEYS[1]) or '0')`)
+
 func (j *redisJournal) behind(c *Collection) (bool, error) {
+	if err := j.gone(); err != nil {
+		return false, err
+	}
+	// Read before asking: without c's lock, a commit of this process may
+	// take c further while the question is on its way.
+	applied := c.applied.Load()
 	ctx, cancel := j.ctx()
 	defer cancel()
-	pos, err := j.client.Get(ctx, j.key(c.def.Key, "pos")).Int64()
-	if errors.Is(err, redis.Nil) {
-		pos, err = 0, nil
-	}
+	pos, err := positionScript.Run(ctx, j.client, []string{j.key(c.def.Key, "pos"), j.metaKey()}).Int64()
 	if err != nil {
-		return false, j.note(fmt.Errorf("%s: %v", j.name, err))
+		return false, j.exchanged(err)
 	}
-	j.note(nil)
+	j.exchanged(nil)
+	if err := j.wentBack(c, applied, pos); err != nil {
+		return false, err
+	}
 	return pos != c.applied.Load(), nil
+}
+
+// wentBack is lose's error when Redis answered position pos for c, asked
+// once c had applied its log up to applied: the meta is gone (noMeta), or
+// the log is behind what c applied from it.
+func (j *redisJournal) wentBack(c *Collection, applied, pos int64) error {
+	switch {
+	case pos == noMeta:
+		return j.lose("its meta is gone")
+	case pos < applied:
+		return j.lose(fmt.Sprintf("the log of %s went back from %d changes to %d", c.def.Key, applied, pos))
+	}
+	return nil
 }
 
 // catchUpBatch is how many log entries one exchange reads.
 const catchUpBatch = 1000
 
 func (j *redisJournal) catchUp(c *Collection) error {
+	if err := j.gone(); err != nil {
+		return err
+	}
 	name := c.def.Key
 	for {
+		applied := c.applied.Load()
 		ctx, cancel := j.ctx()
-		res, err := catchUpScript.Run(ctx, j.client, []string{j.key(name, "pos"), j.key(name, "log")},
-			c.applied.Load(), catchUpBatch).Slice()
+		res, err := catchUpScript.Run(ctx, j.client, []string{j.key(name, "pos"), j.key(name, "log"), j.metaKey()},
+			applied, catchUpBatch).Slice()
 		cancel()
 		if err != nil {
-			return j.note(fmt.Errorf("%s: %v", j.name, err))
+			return j.exchanged(err)
 		}
-		j.note(nil)
+		j.exchanged(nil)
 		res = append([]any{int64(0)}, res...)
 		_, pos, entries, err := j.answer(res)
 		if err != nil {
+			return err
+		}
+		if err := j.wentBack(c, applied, pos); err != nil {
 			return err
 		}
 		if done, err := j.apply(c, pos, entries); done || err != nil {
@@ -605,7 +742,7 @@ func (c *Collection) applyLogged(v map[string]any) bool {
 	}
 	val, _ := v["val"].(string)
 	var sv storedValue
-	if !decodeValue([]byte(val), c, &sv) {
+	if !decodeValue([]byte(val), c.layout(), &sv) {
 		return false
 	}
 	return c.applyPut(seq, &sv)

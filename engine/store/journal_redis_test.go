@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -236,5 +237,115 @@ func TestApplyLoggedInPlace(t *testing.T) {
 	}
 	if _, ok := c.Get(nil, "2"); ok || c.Len() != 149 {
 		t.Errorf("pet 2 is still there (len %d)", c.Len())
+	}
+}
+
+// replicasThenKill starts a redis-server (persistent or not) and two
+// replicas with a short time-out for each exchange; A creates pet 151, B
+// reads it, and Redis is killed.
+func replicasThenKill(t *testing.T, persistent bool) (srv *redistest.Server, a, b *testDoc) {
+	t.Helper()
+	srv = redistest.StartServer(t, persistent)
+	var replicas []*testDoc
+	for range 2 {
+		d := openPetstore(t)
+		j, err := OpenRedis(srv.URL, RedisOptions{Timeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = j.Close() })
+		if _, err := d.store.Attach(j, originOf(d.spec), false); err != nil {
+			t.Fatal(err)
+		}
+		replicas = append(replicas, d)
+	}
+	a, b = replicas[0], replicas[1]
+	create(t, a.store.colls["pets"], "Before")
+	if _, ok := b.store.colls["pets"].Get(nil, "151"); !ok {
+		t.Fatal("B does not read A's create")
+	}
+	srv.Kill()
+	return srv, a, b
+}
+
+// unavailable says whether err is a change refused because its journal
+// could not take it: what the engine answers 503 store_unavailable, and
+// names its journal once.
+func unavailable(t *testing.T, what string, err error) {
+	t.Helper()
+	var je *JournalError
+	if !errors.As(err, &je) {
+		t.Errorf("%s: %v (%T), want a *JournalError", what, err, err)
+		return
+	}
+	if msg := err.Error(); strings.Count(msg, je.Journal) != 1 {
+		t.Errorf("%s: %q names %s %d times, want once", what, msg, je.Journal, strings.Count(msg, je.Journal))
+	}
+}
+
+// TestRedisGoneAndBack: while Redis is away every change (a create, a
+// replace, a delete, a reset) is refused as the journal's, and reads
+// answer from the replica's own copy; once it is back with what it held,
+// both replicas go on where they were: nothing lost, ids following on.
+func TestRedisGoneAndBack(t *testing.T) {
+	srv, a, b := replicasThenKill(t, true)
+	pa, pb := a.store.colls["pets"], b.store.colls["pets"]
+
+	doc, _ := DecodeStrict([]byte(`{"name":"Away","categoryId":1}`))
+	_, err := pa.Create(doc, Write{Now: time.Now()})
+	unavailable(t, "a create while Redis is away", err)
+	_, err = rename(pb, "151", "Away")
+	unavailable(t, "a replace while Redis is away", err)
+	_, err = pb.Delete(nil, "1", nil)
+	unavailable(t, "a delete while Redis is away", err)
+	unavailable(t, "a reset while Redis is away", a.store.Reset())
+	if rec, ok := pb.Get(nil, "151"); !ok || !strings.Contains(string(rec.JSON), "Before") {
+		t.Errorf("B reads pet 151 as %s, %v while Redis is away; want its own copy", rec.JSON, ok)
+	}
+	if Health(b.store.journal) == nil {
+		t.Error("B's health says nothing while Redis is away")
+	}
+
+	srv.Restart()
+	if rec := create(t, pb, "After"); rec.ID != "152" {
+		t.Errorf("the first create after Redis came back has id %s, want 152", rec.ID)
+	}
+	if rec, ok := pa.Get(nil, "152"); !ok || !strings.Contains(string(rec.JSON), "After") {
+		t.Errorf("A reads 152 as %s, %v; want B's create", rec.JSON, ok)
+	}
+	if got, want := exportOf(t, a.store), exportOf(t, b.store); got != want || pa.Len() != 152 {
+		t.Errorf("after Redis came back A holds %d pets, and the replicas differ: %v", pa.Len(), got != want)
+	}
+	if err := Health(a.store.journal); err != nil {
+		t.Errorf("A's health after Redis came back: %v", err)
+	}
+}
+
+// TestRedisComesBackEmpty: a Redis restarted without its data (no
+// persistence, or flushed) no longer holds the store the replicas served.
+// They do not take the empty one for it: reads answer from their own
+// copy, every change is refused, naming why, and health says so, until
+// petctl is restarted.
+func TestRedisComesBackEmpty(t *testing.T) {
+	srv, a, b := replicasThenKill(t, false)
+	pa, pb := a.store.colls["pets"], b.store.colls["pets"]
+	srv.Restart()
+
+	if got := pb.Len(); got != 151 {
+		t.Errorf("B holds %d pets after Redis came back empty, want its own 151", got)
+	}
+	if rec, ok := pb.Get(nil, "151"); !ok || !strings.Contains(string(rec.JSON), "Before") {
+		t.Errorf("B reads pet 151 as %s, %v; want its own copy", rec.JSON, ok)
+	}
+	doc, _ := DecodeStrict([]byte(`{"name":"Into the void","categoryId":1}`))
+	_, err := pa.Create(doc, Write{Now: time.Now()})
+	unavailable(t, "a create on the emptied Redis", err)
+	if err == nil || !strings.Contains(err.Error(), "no longer holds the store") {
+		t.Errorf("a create on A after Redis came back empty: %v, want it refused, saying why", err)
+	}
+	_, err = rename(pb, "1", "Into the void")
+	unavailable(t, "a replace on the emptied Redis", err)
+	if err := Health(b.store.journal); err == nil || !strings.Contains(err.Error(), "no longer holds the store") {
+		t.Errorf("B's health after Redis came back empty: %v", err)
 	}
 }

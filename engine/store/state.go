@@ -13,23 +13,28 @@ import (
 // replace what the store holds, and the fixtures stay what a reset returns
 // to.
 //
-// Records stored under the same document are taken as they are, without
-// being checked again: they were checked when they were stored. Under
-// another document every record is built and checked again, and any that
-// the document refuses stops the start: the error (a *StateError) names
-// each one, as fixtures problems are named. Collections the document no
-// longer has are refused the same way. The notes say what a start should
-// tell the user: that the state was made from other fixtures.
+// Records stored under the same document, in the layout this petctl
+// gives their collection, are taken as they are, without being checked
+// again: they were checked when they were stored. Under another document,
+// or stored in another layout (by a petctl that reads the document
+// otherwise), every record is read in the layout it was stored in, built
+// and checked again, and any that the document refuses stops the start:
+// the error (a *StateError) names each one, as fixtures problems are
+// named. Collections the document no longer has are refused the same way.
+// A state in a layout version this petctl does not read, or damaged, is
+// refused unless fresh is set. The notes say what a start should tell the user: that the
+// state was made from other fixtures.
 func (s *Store) Attach(j Journal, origin Origin, fresh bool) (notes []string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fail := func(err error) ([]string, error) { return nil, &StateError{Journal: j.Name(), Err: err} }
 	m, err := j.meta()
-	if err != nil {
+	// Started afresh, a state of another layout version or a damaged one
+	// is made anew; one that is not petctl's is never overwritten.
+	if err != nil && !(fresh && (errors.As(err, new(*versionError)) || errors.As(err, new(*damageError)))) {
 		return fail(err)
 	}
-	meta := newMeta(origin)
-	meta.Collections = s.names
+	meta := newMeta(origin, s)
 	if m == nil || fresh {
 		seeded, err := j.seed(s.baselines(), meta, fresh)
 		if err != nil {
@@ -55,12 +60,25 @@ func (s *Store) Attach(j Journal, origin Origin, fresh bool) (notes []string, er
 	}
 	sameDoc := m.Origin.Document.SHA256 == origin.Document.SHA256
 	// A collection new in the document keeps its fixtures as its records.
-	loaded, loadErrs := s.loadEach(j, func(name string) bool { return slices.Contains(m.Collections, name) }, !sameDoc)
+	relaid := false // some collection's records are stored in another layout
+	loaded, loadErrs := s.loadEach(j, func(name string) (recordLayout, bool) {
+		if !slices.Contains(m.Collections, name) {
+			return recordLayout{}, false
+		}
+		c := s.colls[name]
+		stored := m.storedLayout(c)
+		relaid = relaid || !stored.equal(c.layout())
+		return stored, true
+	}, !sameDoc)
 	if errs = append(errs, loadErrs...); len(errs) > 0 {
-		if !sameDoc {
+		switch {
+		case !sameDoc:
 			errs = append(errs, fmt.Errorf("%s was made with %s (sha256 %.12s), and the records above do not fit %s: serve a document they fit, or start with --state-reset to start afresh from the fixtures (the stored records are lost)",
 				j.Name(), m.Origin.Document.Name, m.Origin.Document.SHA256, origin.Document.Name))
-		} else {
+		case relaid:
+			errs = append(errs, fmt.Errorf("%s was made with %s by a petctl that reads it otherwise, and the records above do not fit it as this petctl reads it: serve them with the petctl that made them, or start with --state-reset to start afresh from the fixtures (the stored records are lost)",
+				j.Name(), m.Origin.Document.Name))
+		default:
 			errs = append(errs, fmt.Errorf("start with --state-reset to start afresh from the fixtures (the stored records are lost)"))
 		}
 		return fail(errors.Join(errs...))
@@ -75,13 +93,14 @@ func (s *Store) Attach(j Journal, origin Origin, fresh bool) (notes []string, er
 		notes = append(notes, fmt.Sprintf("%s was made with other fixtures than these; its records are kept, and a reset returns to these fixtures", j.Name()))
 	}
 	switch {
-	case !sameDoc || !slices.Equal(m.Collections, s.names):
+	case !sameDoc || relaid || !slices.Equal(m.Collections, s.names):
 		// Rewritten whole: the records were built again, in the new
-		// document's order of fields, and the meta names the new origin.
+		// document's order of fields and this petctl's layouts, and the
+		// meta names the new origin.
 		if _, err := j.seed(s.current(), meta, true); err != nil {
 			return fail(err)
 		}
-	case !m.Origin.sameSeed(origin):
+	case !m.Origin.sameSeed(origin) || m.Layouts == nil:
 		if err := j.setMeta(meta); err != nil {
 			return fail(err)
 		}
@@ -124,13 +143,14 @@ func (s *Store) current() []*snapshot {
 	return out
 }
 
-// loadStored reads the collection's records from j into columns, and
-// returns the seq the next create takes and the position of j's log they
-// are at. Unless check is set they are taken as they are, only their
-// filter values decoded; with it every record is built and checked as a
-// fixture is.
-func (c *Collection) loadStored(j recordSource, check bool) (cols *columns, next, pos int64, err error) {
-	if !check {
+// loadStored reads the collection's records from j, stored in layout
+// stored, into columns, and returns the seq the next create takes and the
+// position of j's log they are at. Unless check is set, or they are
+// stored in another layout than c's, they are taken as they are, only
+// their filter values decoded; else every record is built and checked as
+// a fixture is.
+func (c *Collection) loadStored(j recordSource, stored recordLayout, check bool) (cols *columns, next, pos int64, err error) {
+	if !check && stored.equal(c.layout()) {
 		cols, err = c.fastColumns(j.Name(), func(each func(seq int64, value []byte) error) error {
 			next, pos, err = j.load(c.def.Key, each)
 			return err
@@ -141,7 +161,7 @@ func (c *Collection) loadStored(j recordSource, check bool) (cols *columns, next
 	var refs []fixtureRef
 	var sv storedValue
 	next, pos, err = j.load(c.def.Key, func(seq int64, value []byte) error {
-		if !decodeValue(value, c, &sv) {
+		if !decodeValue(value, stored, &sv) {
 			return fmt.Errorf("%s is damaged: %s: record %d cannot be read", j.Name(), c.def.Key, seq)
 		}
 		if len(buf)+len(sv.raw) > maxFixtureBytes {
@@ -164,11 +184,12 @@ func (c *Collection) loadStored(j recordSource, check bool) (cols *columns, next
 }
 
 // fastColumns builds columns of records that load hands over in seq
-// order, as encodeValue stored them under the same document: their JSON
-// is copied and their filter values taken as stored, and nothing is
-// checked but their order. name names their journal in errors.
+// order, as encodeValue stored them under the same document, in c's
+// layout: their JSON is copied and their filter values taken as stored,
+// and nothing is checked but their order. name names their journal in
+// errors.
 func (c *Collection) fastColumns(name string, load func(each func(seq int64, value []byte) error) error) (*columns, error) {
-	integer, scoped := c.table.integer, c.table.scoped
+	integer, scoped, layout := c.table.integer, c.table.scoped, c.layout()
 	cols := &columns{index: c.emptyIndex()}
 	// intern keeps one string per filter value, so that a million records
 	// with three statuses hold three strings, and none is made per record.
@@ -179,7 +200,7 @@ func (c *Collection) fastColumns(name string, load func(each func(seq int64, val
 		if pos > 0 && seq <= cols.seqs[pos-1] {
 			return fmt.Errorf("%s is damaged: %s: record %d is out of order", name, c.def.Key, seq)
 		}
-		if !decodeValue(value, c, &sv) {
+		if !decodeValue(value, layout, &sv) {
 			return fmt.Errorf("%s is damaged: %s: record %d cannot be read", name, c.def.Key, seq)
 		}
 		if !integer {
@@ -288,7 +309,12 @@ func (s *Store) TakeOver(old *Store, sameDoc bool) error {
 			errs = append(errs, fmt.Errorf("collection %q holds %d records, and the new document does not have it", name, old.colls[name].table.len()))
 		}
 	}
-	loaded, loadErrs := s.loadEach(src, func(name string) bool { return old.colls[name] != nil }, !sameDoc)
+	loaded, loadErrs := s.loadEach(src, func(name string) (recordLayout, bool) {
+		if old.colls[name] == nil {
+			return recordLayout{}, false
+		}
+		return old.colls[name].layout(), true
+	}, !sameDoc)
 	if errs = append(errs, loadErrs...); len(errs) > 0 {
 		return errors.Join(errs...)
 	}
@@ -304,17 +330,19 @@ type loadedRecords struct {
 }
 
 // loadEach reads from src the records of every collection held there
-// (held), each checked against the document when check is set. Nothing is
+// (held, which gives the layout they are stored in), each checked against
+// the document when check is set. Nothing is
 // taken yet: a store takes them (takeLoaded) only when every collection
 // loaded, so that a refusal leaves every collection as it was.
-func (s *Store) loadEach(src recordSource, held func(name string) bool, check bool) (map[string]loadedRecords, []error) {
+func (s *Store) loadEach(src recordSource, held func(name string) (recordLayout, bool), check bool) (map[string]loadedRecords, []error) {
 	out := map[string]loadedRecords{}
 	var errs []error
 	for _, name := range s.names {
-		if !held(name) {
+		stored, ok := held(name)
+		if !ok {
 			continue
 		}
-		cols, next, pos, err := s.colls[name].loadStored(src, check)
+		cols, next, pos, err := s.colls[name].loadStored(src, stored, check)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -218,11 +218,11 @@ func (s *Store) change(colls []*Collection, sets []*snapshot, apply func()) erro
 		c.table.mu.Unlock()
 	}
 	if err != nil {
-		return &JournalError{Journal: s.journal.Name(), Err: err}
+		return journalError(s.journal, err)
 	}
 	if wait != nil {
 		if err := wait(); err != nil {
-			return &JournalError{Journal: s.journal.Name(), Err: err}
+			return journalError(s.journal, err)
 		}
 	}
 	return nil
