@@ -51,6 +51,9 @@ type CollectionProfile struct {
 	Defaults []FieldDefault `json:"defaults,omitempty"`
 }
 
+// withheld stands for a value a profile does not record.
+const withheld = "given, withheld (a credential or personal data)"
+
 // Orders of a list.
 const (
 	OrderAscending  = "ascending"  // by id, oldest first
@@ -122,8 +125,15 @@ type Pagination struct {
 // FieldDefault is what a new item gets for a field the create left out.
 type FieldDefault struct {
 	Field string `json:"field"`
-	// Value is the JSON value given, nil when the field stays absent.
+	// Value is the JSON value given, nil when the field stays absent or
+	// its value is withheld.
 	Value json.RawMessage `json:"value,omitempty"`
+	// Withheld is set when the value given is a credential or personal
+	// data, which a profile never records.
+	Withheld bool `json:"withheld,omitempty"`
+	// Varies is set when two items made alike got different values: the
+	// deployment makes one for each item (a time, a token), no default.
+	Varies bool `json:"varies,omitempty"`
 }
 
 // ErrorAnswer is the answer to a request made to fail in one way.
@@ -249,7 +259,12 @@ func (p *Profile) Behaviours() []Behaviour {
 		}
 		for _, d := range c.Defaults {
 			v := "absent"
-			if d.Value != nil {
+			switch {
+			case d.Varies:
+				v = "given, a new value for each item"
+			case d.Withheld:
+				v = withheld
+			case d.Value != nil:
 				v = string(d.Value)
 			}
 			add("defaults", fmt.Sprintf("%s: %s of a new item", c.Name, d.Field), v)
@@ -291,12 +306,21 @@ func (p *Profile) Behaviours() []Behaviour {
 		add("headers", o.ID+": on every answer besides", names(o.Headers))
 	}
 	for _, o := range p.Operations {
-		if o.Latency.N > 0 {
+		if o.Latency.N >= MinLatencyAnswers {
 			out = append(out, Behaviour{Key: "latency " + o.ID + ": p50", Group: "latency", Value: round(o.Latency.P50).String(), latency: o.Latency.P50})
 		}
 	}
 	return out
 }
+
+// MinLatencyAnswers is the fewest answers of an operation whose latency a
+// profile records and drift compares. A deployment's first answer to an
+// operation is often its slowest by far (a cold cache, a schema compiled
+// on first use: petctl serve's own took 200 to 400ms on ory-kratos's login
+// flows, which answer in under 1ms after), and with a few answers the
+// median is that one; the run sends five or more to an operation it
+// checks in earnest.
+const MinLatencyAnswers = 5
 
 // LatencyTolerance is how far two medians may be apart and still count as
 // the same latency: the larger of this and half the larger median. Timing
