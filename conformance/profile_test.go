@@ -2,11 +2,16 @@ package conformance_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/petctl/petctl/config"
 	"github.com/petctl/petctl/conformance"
 	"github.com/petctl/petctl/engine"
 	"github.com/petctl/petctl/spec"
@@ -159,4 +164,64 @@ func TestProfileOfEnvelopedLists(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestProfileOfALeakyDeployment: a deployment that echoes the run's key
+// and its customers' personal data wherever it can (the sample answer of
+// GET /store/orders, in values, in free text and as keys; a header on
+// every answer; the code of its errors; a new item's defaults) gets a
+// profile, written as petctl.yaml, that holds none of them.
+func TestProfileOfALeakyDeployment(t *testing.T) {
+	t.Parallel()
+	secrets := []string{testKey, "jane.doe", "bob@corp", "7946", "555-2671", "4111", "900123", "eyJhbGciOi"}
+	orders := `[{"id": 7, "customerEmail": "jane.doe@example.org", "phone": "+44 20 7946 0958", "card": "4111 1111 1111 1111",
+		"note": "call +1 (415) 555-2671 or mail bob@corp.example", "echo": "` + testKey + `",
+		"byCustomer": {"jane.doe@example.org": 2}, "session": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlMTIz"}]`
+	leak := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Debug", "key "+testKey+" for jane.doe@example.org, +44 7700 900123")
+			if r.Method == http.MethodGet && r.URL.Path == "/v1/store/orders" {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, orders)
+				return
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			body := rec.Body.Bytes()
+			var e map[string]any
+			if rec.Code >= 400 && json.Unmarshal(body, &e) == nil && e["code"] != nil {
+				e["code"] = fmt.Sprintf("%v_for_%s", e["code"], testKey)
+				body, _ = json.Marshal(e)
+			}
+			for k, vs := range rec.Header() {
+				w.Header()[k] = vs
+			}
+			w.Header().Del("Content-Length")
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(body)
+		})
+	}
+	o := runAgainst(t, func(o *engine.Options) {
+		o.Defaults = map[string]map[string]json.RawMessage{"pets": {"status": json.RawMessage(`"sold"`)}}
+	}, leak, func(c *conformance.Config) { c.Profile = true })
+	p := o.res.Profile
+	if p == nil {
+		t.Fatal("no profile")
+	}
+	data, err := config.ProfileYAML(p, "staging.profile.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	t.Logf("the profile:\n%s", text)
+	for _, secret := range secrets {
+		if strings.Contains(text, secret) {
+			t.Errorf("the profile holds %q: credentials and personal data are never recorded", secret)
+		}
+	}
+	for _, want := range []string{"listStoreOrders:", "customerEmail: person@example.com", "note: call +1-555-0100 or mail person@example.com", "X-Debug: redacted", "not_found: redacted"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the profile lacks %q", want)
+		}
+	}
 }
