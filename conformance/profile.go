@@ -178,6 +178,9 @@ var DeprecationHeaders = []string{"Deprecation", "Sunset", "Link"}
 type Header struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
+	// Varies is set when another answer had another value (the requests
+	// left of a rate limit, a time): only the name is a behaviour then.
+	Varies bool `json:"varies,omitempty"`
 }
 
 // OperationProfile is what one operation sends besides the document, and
@@ -232,7 +235,17 @@ type Behaviour struct {
 	// latency, for the latency group, is compared with a tolerance
 	// instead of Value (see Similar).
 	latency time.Duration
+	// paired is set for a behaviour compared only where both deployments
+	// have it: a header's value, whose absence the list of names says.
+	paired bool
 }
+
+// Paired reports whether b is compared only where both deployments have it.
+func (b Behaviour) Paired() bool { return b.paired }
+
+// headerVaries is the value of a header whose value differs from answer
+// to answer: like any other value.
+const headerVaries = "(a value of its own on each answer)"
 
 // Behaviours lists the profile's behaviours in a fixed order.
 func (p *Profile) Behaviours() []Behaviour {
@@ -301,9 +314,23 @@ func (p *Profile) Behaviours() []Behaviour {
 		}
 		return strings.Join(ns, ", ")
 	}
+	// The value of a header the same on every answer is a behaviour too
+	// (the region that served it, a policy), compared where both
+	// deployments send the header and neither varies it.
+	values := func(scope string, hs []Header) {
+		for _, h := range hs {
+			v := h.Value
+			if h.Varies {
+				v = headerVaries
+			}
+			out = append(out, Behaviour{Key: "headers " + scope + ": " + h.Name, Group: "headers", Value: v, paired: true})
+		}
+	}
 	add("headers", "on every answer", names(p.Headers))
+	values("on every answer", p.Headers)
 	for _, o := range p.Operations {
 		add("headers", o.ID+": on every answer besides", names(o.Headers))
+		values(o.ID, o.Headers)
 	}
 	for _, o := range p.Operations {
 		if o.Latency.N >= MinLatencyAnswers {
@@ -333,6 +360,9 @@ const LatencyTolerance = 50 * time.Millisecond
 
 // Similar reports whether two behaviours of the same key are the same.
 func (b Behaviour) Similar(o Behaviour) bool {
+	if b.Value == headerVaries || o.Value == headerVaries {
+		return true
+	}
 	if b.Group != "latency" || o.Group != "latency" {
 		return b.Value == o.Value
 	}

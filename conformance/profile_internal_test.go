@@ -194,3 +194,38 @@ func petstoreOp(t *testing.T, id string) *spec.Operation {
 	}
 	return op
 }
+
+// TestDriftComparesHeaderValues: a header sent on every answer drifts by
+// its value where it keeps one (the region that served it), not where it
+// varies from answer to answer (the requests left); one sent by a single
+// deployment is one difference, in the list of names.
+func TestDriftComparesHeaderValues(t *testing.T) {
+	drift := func(a, b []Header) []string {
+		d := &DriftReport{A: DriftSide{Result: &Result{Profile: &Profile{Headers: a}}}, B: DriftSide{Result: &Result{Profile: &Profile{Headers: b}}}}
+		d.compare()
+		var out []string
+		for _, diff := range d.Differences {
+			out = append(out, diff.Group+" "+diff.Key+": "+diff.A+" | "+diff.B)
+		}
+		return out
+	}
+	staging := []Header{{Name: "X-Ratelimit-Remaining", Value: "42", Varies: true}, {Name: "X-Served-By", Value: "staging-eu-1"}}
+	tests := []struct {
+		name string
+		mock []Header
+		want []string
+	}{
+		{"alike: a varying value against a fixed one", []Header{{Name: "X-Ratelimit-Remaining", Value: "99"}, {Name: "X-Served-By", Value: "staging-eu-1"}}, nil},
+		{"a fixed value changed", []Header{{Name: "X-Ratelimit-Remaining", Value: "99"}, {Name: "X-Served-By", Value: "staging-us-2"}},
+			[]string{"headers on every answer: X-Served-By: staging-us-2 | staging-eu-1"}},
+		{"a header not sent", []Header{{Name: "X-Served-By", Value: "staging-eu-1"}},
+			[]string{"headers on every answer: X-Served-By | X-Ratelimit-Remaining, X-Served-By"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := drift(tt.mock, staging); strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("differences:\ngot  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}

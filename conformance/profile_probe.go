@@ -554,12 +554,21 @@ func (pr *profiler) answers() {
 		}
 	}
 	pr.p.Headers = headerList(everyAnswer, nil)
+	for i, h := range pr.p.Headers {
+		for _, exs := range byOp {
+			pr.p.Headers[i].Varies = pr.p.Headers[i].Varies || pr.varies(h, exs)
+		}
+	}
 	for _, op := range s.spec.Operations {
 		exs := byOp[op]
 		if len(exs) == 0 {
 			continue
 		}
-		pr.p.Operations = append(pr.p.Operations, OperationProfile{ID: op.ID, Deprecated: op.Deprecated, Headers: headerList(perOp[op], everyAnswer), Latency: latencyOf(exs)})
+		hs := headerList(perOp[op], everyAnswer)
+		for i, h := range hs {
+			hs[i].Varies = pr.varies(h, exs)
+		}
+		pr.p.Operations = append(pr.p.Operations, OperationProfile{ID: op.ID, Deprecated: op.Deprecated, Headers: hs, Latency: latencyOf(exs)})
 	}
 }
 
@@ -578,12 +587,7 @@ func (pr *profiler) alwaysSent(op *spec.Operation, exs []*Exchange) map[string]s
 		if unrecordedHeaders[k] || declared[k] || strings.HasPrefix(k, "Access-Control-") || credentialKey.MatchString(k) || len(vs) == 0 {
 			continue
 		}
-		v := vs[0]
-		z := &sanitizer{redact: pr.s.client.redact}
-		if r, replaced := z.text("", v); replaced {
-			v = r
-		}
-		out[k] = v
+		out[k] = pr.headerValue(vs[0])
 	}
 	for _, ex := range exs[1:] {
 		for k := range out {
@@ -593,6 +597,25 @@ func (pr *profiler) alwaysSent(op *spec.Operation, exs []*Exchange) map[string]s
 		}
 	}
 	return out
+}
+
+// headerValue is a header's value as a profile may keep it: the run's
+// key, personal data or a token in it replaced.
+func (pr *profiler) headerValue(v string) string {
+	z := &sanitizer{redact: pr.s.client.redact}
+	kept, _ := z.text("", v)
+	return kept
+}
+
+// varies reports whether h, sent on every answer of exs, had another
+// value on one of them (a count of requests left, a time) than h.Value.
+func (pr *profiler) varies(h Header, exs []*Exchange) bool {
+	for _, ex := range exs {
+		if vs := ex.Header.Values(h.Name); len(vs) > 0 && pr.headerValue(vs[0]) != h.Value {
+			return true
+		}
+	}
+	return false
 }
 
 // headerList lists the headers of m that are not in besides, by name.
