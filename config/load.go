@@ -187,10 +187,34 @@ func parse(name string, data []byte) (*Loaded, error) {
 	return l, nil
 }
 
+// syntaxProblem is a file that is not YAML, at the line where the parser
+// stopped, in words a person editing it by hand can act on: the parser's
+// message, the construct it was reading and from which line, and a hint
+// for the tab that YAML does not indent with.
+func syntaxProblem(name string, data []byte, err error) Problem {
+	var le *yaml.LoadError
+	if !errors.As(err, &le) || le.Mark.Line == 0 {
+		return Problem{Source: name, Msg: "not YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	msg := "not YAML: " + le.Message
+	if le.ContextMsg != "" {
+		msg += " (" + le.ContextMsg
+		if c := le.ContextMark.Line; c > 0 && c != le.Mark.Line {
+			msg += fmt.Sprintf(" that starts at line %d", c)
+		}
+		msg += ")"
+	}
+	lines := strings.Split(string(data), "\n")
+	if i := le.Mark.Line - 1; i < len(lines) && strings.HasPrefix(strings.TrimLeft(lines[i], " "), "\t") {
+		msg += "; the line is indented with a tab, and YAML indents with spaces"
+	}
+	return Problem{Source: fmt.Sprintf("%s:%d", name, le.Mark.Line), Msg: msg}
+}
+
 func (l *Loaded) decodeFile(name string, data []byte) Problems {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return Problems{{Source: name, Msg: "not YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
+		return Problems{syntaxProblem(name, data, err)}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil // an empty file: the defaults

@@ -173,23 +173,24 @@ func numbers(v any) any {
 	return v
 }
 
-// lists writes what the lists do: the first collection with a list
-// decides, as the settings are the same for every list.
+// lists writes what the lists do. Each setting is the same for every
+// list, so one list decides it: the first that showed it; where another
+// list does otherwise, a note says so.
 func (w *profileWriter) lists() {
-	var c *conformance.CollectionProfile
-	for i := range w.p.Collections {
-		if w.p.Collections[i].List != "" {
-			c = &w.p.Collections[i]
-			break
+	first := func(showed func(*conformance.CollectionProfile) bool) *conformance.CollectionProfile {
+		for i := range w.p.Collections {
+			if c := &w.p.Collections[i]; c.List != "" && showed(c) {
+				return c
+			}
 		}
+		return &conformance.CollectionProfile{}
 	}
-	if c == nil {
-		return
-	}
+	w.disagreements(first)
 	var keys []*yaml.Node
 	add := func(key, value, comment string) {
 		keys = append(keys, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, HeadComment: comment}, str(value))
 	}
+	c := first(func(c *conformance.CollectionProfile) bool { return len(c.OutOfRange) > 0 })
 	if len(c.OutOfRange) > 0 {
 		var seen []string
 		rejected, clamped := 0, 0
@@ -202,10 +203,7 @@ func (w *profileWriter) lists() {
 				clamped++
 			}
 		}
-		mode := "reject"
-		if rejected == 0 {
-			mode = "clamp"
-		}
+		mode := outOfRangeMode(c.OutOfRange)
 		comment := c.List + " " + strings.Join(seen, "; ")
 		if rejected > 0 && clamped > 0 || rejected+clamped < len(c.OutOfRange) {
 			w.note(fmt.Sprintf("%s answers out-of-range page sizes neither all rejected nor all clamped (%s); petctl does one or the other", c.List, strings.Join(seen, "; ")))
@@ -217,14 +215,16 @@ func (w *profileWriter) lists() {
 		}
 		add("outOfRangeLimit", mode, comment)
 	}
+	c = first(func(c *conformance.CollectionProfile) bool { return c.Order != "" })
 	switch c.Order {
 	case conformance.OrderAscending:
-		add("order", "id", fmt.Sprintf("%s lists %s, ascending", c.List, c.OrderSeen))
+		add("order", "id", fmt.Sprintf("%s lists %s: oldest first", c.List, c.OrderSeen))
 	case conformance.OrderDescending:
-		add("order", "newest-first", fmt.Sprintf("%s lists %s, descending: newest first", c.List, c.OrderSeen))
+		add("order", "newest-first", fmt.Sprintf("%s lists %s: newest first", c.List, c.OrderSeen))
 	case conformance.OrderOther:
 		w.note(fmt.Sprintf("%s lists %s in neither ascending nor descending order; petctl lists by id, either way", c.List, c.OrderSeen))
 	}
+	c = first(func(c *conformance.CollectionProfile) bool { return c.Pagination != nil })
 	if pg := c.Pagination; pg != nil {
 		seen := fmt.Sprintf("%s with a page of one: %s", c.List, describePagination(pg))
 		switch pg.Style {
@@ -246,6 +246,39 @@ func (w *profileWriter) lists() {
 	}
 }
 
+// disagreements notes the lists that order or answer out-of-range page
+// sizes otherwise than the list that decides the setting.
+func (w *profileWriter) disagreements(first func(func(*conformance.CollectionProfile) bool) *conformance.CollectionProfile) {
+	byOrder := first(func(c *conformance.CollectionProfile) bool { return c.Order != "" })
+	byLimit := first(func(c *conformance.CollectionProfile) bool { return len(c.OutOfRange) > 0 })
+	for _, o := range w.p.Collections {
+		if o.List == "" {
+			continue
+		}
+		if o.Order != "" && o.Order != byOrder.Order {
+			w.note(fmt.Sprintf("%s lists %s but %s lists %s; petctl orders every list one way, as %s does", o.List, o.Order, byOrder.List, byOrder.Order, byOrder.List))
+		}
+		if mode, other := outOfRangeMode(byLimit.OutOfRange), outOfRangeMode(o.OutOfRange); other != "" && mode != other {
+			w.note(fmt.Sprintf("%s answers a page size out of range as %s, but %s as %s; petctl answers every list one way, as %s does", o.List, other, byLimit.List, mode, byLimit.List))
+		}
+	}
+}
+
+// outOfRangeMode is the lists.outOfRangeLimit setting that comes nearest to
+// the answers to out-of-range page sizes: reject when any was refused, ""
+// when there were none.
+func outOfRangeMode(as []conformance.LimitAnswer) string {
+	if len(as) == 0 {
+		return ""
+	}
+	for _, a := range as {
+		if a.Rejected() {
+			return "reject"
+		}
+	}
+	return "clamp"
+}
+
 func describePagination(pg *conformance.Pagination) string {
 	switch pg.Style {
 	case "none":
@@ -260,6 +293,12 @@ func (w *profileWriter) defaults() {
 	for _, c := range w.p.Collections {
 		var fields *yaml.Node
 		for _, d := range c.Defaults {
+			switch {
+			case d.Withheld:
+				w.note(fmt.Sprintf("%s gives a new item's %s a value that is a credential or personal data: not recorded", c.Create, d.Field))
+			case d.Varies:
+				w.note(fmt.Sprintf("%s gives each new item's %s a value of its own; petctl leaves it out where it has no default", c.Create, d.Field))
+			}
 			if d.Value == nil {
 				continue
 			}
@@ -417,7 +456,7 @@ func (w *profileWriter) headers() {
 func (w *profileWriter) latency() {
 	for _, o := range w.p.Operations {
 		l := o.Latency
-		if l.N == 0 || l.P50 < minRecordedLatency {
+		if l.N < conformance.MinLatencyAnswers || l.P50 < minRecordedLatency {
 			continue
 		}
 		r := Range{Min: l.Min.Round(time.Millisecond), Max: min(l.Max.Round(time.Millisecond), engine.MaxInjectedLatency)}
@@ -433,6 +472,6 @@ func (w *profileWriter) latency() {
 		if r.Min == r.Max {
 			r.Percentiles = nil // a fixed delay
 		}
-		put(w.section("latency", fmt.Sprintf("measured by the client, the network's time in it; an operation with a median under %s gets none: petctl answers about as fast", minRecordedLatency)), o.ID, str(r.String()), fmt.Sprintf("%s: %s", o.ID, l))
+		put(w.section("latency", fmt.Sprintf("measured by the client, the network's time in it; an operation with a median under %s gets none (petctl answers about as fast), nor one with fewer than %d answers (the first is often cold)", minRecordedLatency, conformance.MinLatencyAnswers)), o.ID, str(r.String()), fmt.Sprintf("%s: %s", o.ID, l))
 	}
 }

@@ -102,3 +102,39 @@ func TestLatencyForms(t *testing.T) {
 		}
 	}
 }
+
+// TestHandEditedProfile: a profile edited by hand and broken says where,
+// at the line of the profile, in words: a key misspelt, a value off the
+// list, and YAML that no longer parses (an indentation gone wrong, a tab,
+// an unclosed quote), each at the line the parser stopped.
+func TestHandEditedProfile(t *testing.T) {
+	const good = "# recorded from staging\nlists:\n  order: newest-first\n  outOfRangeLimit: clamp\nheaders:\n  '*':\n    X-RateLimit-Limit: '100'\nlatency:\n  listPets: 80ms..90ms\n"
+	tests := []struct {
+		name, old, new string
+		want           string
+	}{
+		{"a key misspelt", "  order:", "  ordr:", ":3: lists.ordr: unknown key; the keys here are outOfRangeLimit, order, pagination, cursorParam"},
+		{"a value off the list", "clamp", "clmap", `:4: lists.outOfRangeLimit: "clmap" is not one of reject, clamp`},
+		{"an indentation gone wrong", "  outOfRangeLimit", " outOfRangeLimit", ":4: not YAML: did not find expected key (while parsing a block mapping that starts at line 2)"},
+		{"a tab", "    X-RateLimit", "\tX-RateLimit", ":7: not YAML: found character that cannot start any token (while scanning for the next token); the line is indented with a tab, and YAML indents with spaces"},
+		{"an unclosed quote", "'100'", "'100", ":10: not YAML: found unexpected end of stream (while scanning a quoted scalar that starts at line 7)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "staging.profile.yaml")
+			if err := os.WriteFile(path, []byte(strings.Replace(good, tt.old, tt.new, 1)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			l, err := LoadWithProfile("", path, func(string) string { return "" })
+			if err == nil {
+				err = l.Check()
+			}
+			if err == nil || !strings.Contains(err.Error(), path+tt.want) {
+				t.Errorf("got %v\nwant %s%s", err, path, tt.want)
+			}
+			if err != nil && strings.Count(err.Error(), "\n") > 0 {
+				t.Errorf("want one line, got %q", err)
+			}
+		})
+	}
+}

@@ -97,6 +97,8 @@ func (d *DriftReport) compare() {
 		switch {
 		case okA && okB:
 			note(x.Group, strings.TrimPrefix(k, x.Group+" "), x.Value, y.Value, x.Similar(y))
+		case okA && x.Paired() || okB && y.Paired():
+			// Compared where both have it; its absence is another's difference.
 		case okA:
 			note(x.Group, strings.TrimPrefix(k, x.Group+" "), x.Value, notRecorded, false)
 		default:

@@ -51,6 +51,9 @@ type CollectionProfile struct {
 	Defaults []FieldDefault `json:"defaults,omitempty"`
 }
 
+// withheld stands for a value a profile does not record.
+const withheld = "given, withheld (a credential or personal data)"
+
 // Orders of a list.
 const (
 	OrderAscending  = "ascending"  // by id, oldest first
@@ -122,8 +125,15 @@ type Pagination struct {
 // FieldDefault is what a new item gets for a field the create left out.
 type FieldDefault struct {
 	Field string `json:"field"`
-	// Value is the JSON value given, nil when the field stays absent.
+	// Value is the JSON value given, nil when the field stays absent or
+	// its value is withheld.
 	Value json.RawMessage `json:"value,omitempty"`
+	// Withheld is set when the value given is a credential or personal
+	// data, which a profile never records.
+	Withheld bool `json:"withheld,omitempty"`
+	// Varies is set when two items made alike got different values: the
+	// deployment makes one for each item (a time, a token), no default.
+	Varies bool `json:"varies,omitempty"`
 }
 
 // ErrorAnswer is the answer to a request made to fail in one way.
@@ -168,6 +178,9 @@ var DeprecationHeaders = []string{"Deprecation", "Sunset", "Link"}
 type Header struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
+	// Varies is set when another answer had another value (the requests
+	// left of a rate limit, a time): only the name is a behaviour then.
+	Varies bool `json:"varies,omitempty"`
 }
 
 // OperationProfile is what one operation sends besides the document, and
@@ -222,7 +235,17 @@ type Behaviour struct {
 	// latency, for the latency group, is compared with a tolerance
 	// instead of Value (see Similar).
 	latency time.Duration
+	// paired is set for a behaviour compared only where both deployments
+	// have it: a header's value, whose absence the list of names says.
+	paired bool
 }
+
+// Paired reports whether b is compared only where both deployments have it.
+func (b Behaviour) Paired() bool { return b.paired }
+
+// headerVaries is the value of a header whose value differs from answer
+// to answer: like any other value.
+const headerVaries = "(a value of its own on each answer)"
 
 // Behaviours lists the profile's behaviours in a fixed order.
 func (p *Profile) Behaviours() []Behaviour {
@@ -249,7 +272,12 @@ func (p *Profile) Behaviours() []Behaviour {
 		}
 		for _, d := range c.Defaults {
 			v := "absent"
-			if d.Value != nil {
+			switch {
+			case d.Varies:
+				v = "given, a new value for each item"
+			case d.Withheld:
+				v = withheld
+			case d.Value != nil:
 				v = string(d.Value)
 			}
 			add("defaults", fmt.Sprintf("%s: %s of a new item", c.Name, d.Field), v)
@@ -286,17 +314,40 @@ func (p *Profile) Behaviours() []Behaviour {
 		}
 		return strings.Join(ns, ", ")
 	}
+	// The value of a header the same on every answer is a behaviour too
+	// (the region that served it, a policy), compared where both
+	// deployments send the header and neither varies it.
+	values := func(scope string, hs []Header) {
+		for _, h := range hs {
+			v := h.Value
+			if h.Varies {
+				v = headerVaries
+			}
+			out = append(out, Behaviour{Key: "headers " + scope + ": " + h.Name, Group: "headers", Value: v, paired: true})
+		}
+	}
 	add("headers", "on every answer", names(p.Headers))
+	values("on every answer", p.Headers)
 	for _, o := range p.Operations {
 		add("headers", o.ID+": on every answer besides", names(o.Headers))
+		values(o.ID, o.Headers)
 	}
 	for _, o := range p.Operations {
-		if o.Latency.N > 0 {
+		if o.Latency.N >= MinLatencyAnswers {
 			out = append(out, Behaviour{Key: "latency " + o.ID + ": p50", Group: "latency", Value: round(o.Latency.P50).String(), latency: o.Latency.P50})
 		}
 	}
 	return out
 }
+
+// MinLatencyAnswers is the fewest answers of an operation whose latency a
+// profile records and drift compares. A deployment's first answer to an
+// operation is often its slowest by far (a cold cache, a schema compiled
+// on first use: petctl serve's own took 200 to 400ms on ory-kratos's login
+// flows, which answer in under 1ms after), and with a few answers the
+// median is that one; the run sends five or more to an operation it
+// checks in earnest.
+const MinLatencyAnswers = 5
 
 // LatencyTolerance is how far two medians may be apart and still count as
 // the same latency: the larger of this and half the larger median. Timing
@@ -309,6 +360,9 @@ const LatencyTolerance = 50 * time.Millisecond
 
 // Similar reports whether two behaviours of the same key are the same.
 func (b Behaviour) Similar(o Behaviour) bool {
+	if b.Value == headerVaries || o.Value == headerVaries {
+		return true
+	}
 	if b.Group != "latency" || o.Group != "latency" {
 		return b.Value == o.Value
 	}

@@ -32,6 +32,12 @@ func TestSampleKeepsNoSecrets(t *testing.T) {
 			`["redacted","an ordinary sentence that is long enough to be one"]`, []string{"$[0]"}},
 		{"arrays cut", `[{"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}, {"id": 5}]`, `[{"id":1},{"id":2},{"id":3}]`, []string{"arrays cut to 3 items"}},
 		{"nested", `{"orders": [{"shipping": {"street": "1 Main St", "country": "UK"}}]}`, `{"orders":[{"shipping":{"country":"UK","street":"redacted"}}]}`, []string{"$.orders[0].shipping.street"}},
+		{"within a free text", `{"note": "call +1 (415) 555-2671 or 07700 900123, mail bob@corp.example, card 4111-1111-1111-1111, token sk_live_0123456789abcdefABCDEF0123456789"}`,
+			`{"note":"call +1-555-0100 or +1-555-0100, mail person@example.com, card redacted, token redacted"}`, []string{"$.note"}},
+		{"words that only look like data", `{"note": "shipped 2026-12-01 19:51:40, order 123456789, v1.2.3, see /images/2026/12/product-photo-large-blue-edition.jpg"}`,
+			`{"note":"shipped 2026-12-01 19:51:40, order 123456789, v1.2.3, see /images/2026/12/product-photo-large-blue-edition.jpg"}`, nil},
+		{"keys that are data", `{"jane@example.org": {"orders": 2}, "the-run-key-0123456789": 1, "kibble": 3}`,
+			`{"kibble":3,"redacted-1":{"orders":2},"redacted-2":1}`, []string{"$.redacted-1 (a key)", "$.redacted-2 (a key)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -187,4 +193,39 @@ func petstoreOp(t *testing.T, id string) *spec.Operation {
 		t.Fatalf("no operation %s", id)
 	}
 	return op
+}
+
+// TestDriftComparesHeaderValues: a header sent on every answer drifts by
+// its value where it keeps one (the region that served it), not where it
+// varies from answer to answer (the requests left); one sent by a single
+// deployment is one difference, in the list of names.
+func TestDriftComparesHeaderValues(t *testing.T) {
+	drift := func(a, b []Header) []string {
+		d := &DriftReport{A: DriftSide{Result: &Result{Profile: &Profile{Headers: a}}}, B: DriftSide{Result: &Result{Profile: &Profile{Headers: b}}}}
+		d.compare()
+		var out []string
+		for _, diff := range d.Differences {
+			out = append(out, diff.Group+" "+diff.Key+": "+diff.A+" | "+diff.B)
+		}
+		return out
+	}
+	staging := []Header{{Name: "X-Ratelimit-Remaining", Value: "42", Varies: true}, {Name: "X-Served-By", Value: "staging-eu-1"}}
+	tests := []struct {
+		name string
+		mock []Header
+		want []string
+	}{
+		{"alike: a varying value against a fixed one", []Header{{Name: "X-Ratelimit-Remaining", Value: "99"}, {Name: "X-Served-By", Value: "staging-eu-1"}}, nil},
+		{"a fixed value changed", []Header{{Name: "X-Ratelimit-Remaining", Value: "99"}, {Name: "X-Served-By", Value: "staging-us-2"}},
+			[]string{"headers on every answer: X-Served-By: staging-us-2 | staging-eu-1"}},
+		{"a header not sent", []Header{{Name: "X-Served-By", Value: "staging-eu-1"}},
+			[]string{"headers on every answer: X-Served-By | X-Ratelimit-Remaining, X-Served-By"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := drift(tt.mock, staging); strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("differences:\ngot  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
 }

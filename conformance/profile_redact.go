@@ -42,6 +42,17 @@ var (
 	ipv4Value   = regexp.MustCompile(`^\d{1,3}(\.\d{1,3}){3}$`)
 	jwtValue    = regexp.MustCompile(`^[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}$`)
 	tokenValue  = regexp.MustCompile(`^[A-Za-z0-9_\-+/=]{32,}$`)
+
+	// What a free text may hold among its words: an e-mail address, a
+	// phone number written with a + or separators between groups of digits
+	// (a bare run of digits is more often an id), a card number, a JWT, a
+	// long random token.
+	emailIn = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}`)
+	phoneIn = regexp.MustCompile(`(\+\(?\d|\(\d)[\d ().\-]{6,}\d|\d+([ .\-]\d+){2,}|\d{2,}[ .\-]\d{5,}`)
+	cardIn  = regexp.MustCompile(`\d[\d \-]{11,}\d`)
+	jwtIn   = regexp.MustCompile(`[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)
+	tokenIn = regexp.MustCompile(`[A-Za-z0-9_+=]{32,}`) // no - or /: slugs and paths are words
+	dateIn  = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}`)
 )
 
 // sanitizer replaces, in a decoded body, what a sample must not hold.
@@ -80,8 +91,17 @@ func (z *sanitizer) value(path, key string, v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
+		keys := 0
 		for _, k := range slices.Sorted(maps.Keys(x)) {
-			out[k] = z.value(path+"."+k, k, x[k])
+			name := k
+			if _, replaced := z.text("", k); replaced {
+				// A map keyed by e-mail addresses or tokens: its keys are
+				// data too.
+				keys++
+				name = fmt.Sprintf("%s-%d", placeholderText, keys)
+				z.replaced = append(z.replaced, path+"."+name+" (a key)")
+			}
+			out[name] = z.value(path+"."+name, k, x[k])
 		}
 		return out
 	case []any:
@@ -127,7 +147,36 @@ func (z *sanitizer) text(key, s string) (string, bool) {
 	case tokenValue.MatchString(s) && strings.ContainsFunc(s, unicode.IsDigit) && strings.ContainsFunc(s, unicode.IsLetter):
 		return placeholderText, true
 	}
-	return s, false
+	return within(s)
+}
+
+// within replaces what a free text holds among its words ("call +1 415
+// 555 2671 or mail bob@corp.example"), each in place, so the text keeps
+// its form: the e-mail addresses and phone numbers by the placeholders,
+// card numbers, JWTs and long random tokens by "redacted".
+func within(s string) (string, bool) {
+	out := s
+	out = emailIn.ReplaceAllString(out, placeholderEmail)
+	out = jwtIn.ReplaceAllString(out, placeholderText)
+	out = tokenIn.ReplaceAllStringFunc(out, func(t string) string {
+		if strings.ContainsFunc(t, unicode.IsDigit) && strings.ContainsFunc(t, unicode.IsLetter) {
+			return placeholderText
+		}
+		return t
+	})
+	out = cardIn.ReplaceAllStringFunc(out, func(c string) string {
+		if luhn(c) {
+			return placeholderText
+		}
+		return c
+	})
+	out = phoneIn.ReplaceAllStringFunc(out, func(p string) string {
+		if digits(p) >= 9 && !dateIn.MatchString(p) && p != placeholderPhone {
+			return placeholderPhone
+		}
+		return p
+	})
+	return out, out != s
 }
 
 func digits(s string) int {

@@ -663,6 +663,19 @@ func (f *ErrorFormat) StatusField() []string {
 	return f.plan.find("status", nil)
 }
 
+// CodeField is the path of the field that carries the machine code in an
+// error of this format ("code", "error.code"), by the same reading of the
+// schema that fills it; nil when no field does.
+func (f *ErrorFormat) CodeField() []string {
+	if f.Schema == nil {
+		if isJSON(f.MediaType) {
+			return []string{"code"}
+		}
+		return nil
+	}
+	return f.plan.find("code", nil)
+}
+
 // find is the path of the first slot of the plan with meaning m.
 func (p *fieldPlan) find(m string, at []string) []string {
 	if p == nil {

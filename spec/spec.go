@@ -143,13 +143,9 @@ func Parse(raw []byte, source string) (*Spec, error) {
 	return parse(raw, source, "", LoadOptions{})
 }
 
-// parse builds the document; file is its absolute path when it was read
-// from one (its $refs were checked by checkRefs), "" otherwise.
-func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
-	if len(strings.TrimSpace(string(raw))) == 0 {
-		return nil, fmt.Errorf("spec %s: the file is empty", source)
-	}
-	lib := &libraryLog{}
+// documentConfig is how libopenapi reads a document; file is its absolute
+// path when it was read from one, "" otherwise.
+func documentConfig(file string) *datamodel.DocumentConfiguration {
 	cfg := &datamodel.DocumentConfiguration{
 		// A mock must not reach out to the network or the file system
 		// because a document says so: only files checkRefs allowed are read.
@@ -157,21 +153,28 @@ func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 		AllowRemoteReferences: false,
 		// A $ref inside an extension petctl does not read must not stop it.
 		ExcludeExtensionRefs: true,
-		Logger:               slog.New(lib),
 	}
 	if file != "" {
 		cfg.AllowFileReferences = true
 		cfg.BasePath = filepath.Dir(file)
 		cfg.SpecFilePath = filepath.Base(file)
 	}
+	return cfg
+}
+
+// readModel reads raw as cfg says and builds its OpenAPI 3 model; source
+// names it in errors.
+func readModel(raw []byte, source string, cfg *datamodel.DocumentConfiguration) (libopenapi.Document, *v3.Document, error) {
+	lib := &libraryLog{}
+	cfg.Logger = slog.New(lib)
 	doc, err := libopenapi.NewDocumentWithConfiguration(raw, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("spec %s: %s", source, oneLine(err.Error()))
+		return nil, nil, fmt.Errorf("spec %s: %s", source, oneLine(err.Error()))
 	}
 	keepRenderable(doc.GetSpecInfo().RootNode)
 	hideExtensionRefs(doc.GetSpecInfo().RootNode)
 	if !strings.HasPrefix(doc.GetVersion(), "3.") {
-		return nil, fmt.Errorf("spec %s: OpenAPI version %q is not supported (petctl reads OpenAPI 3.0 and 3.1)", source, doc.GetVersion())
+		return nil, nil, fmt.Errorf("spec %s: OpenAPI version %q is not supported (petctl reads OpenAPI 3.0 and 3.1)", source, doc.GetVersion())
 	}
 	model, err := doc.BuildV3Model()
 	if err == nil && model != nil {
@@ -183,14 +186,50 @@ func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 		if err != nil {
 			msg = oneLine(err.Error())
 		}
-		return nil, fmt.Errorf("spec %s: %s", source, msg)
+		return nil, nil, fmt.Errorf("spec %s: %s", source, msg)
+	}
+	return doc, &model.Model, nil
+}
+
+// ComparisonModel is the document's model for comparing it with another
+// version of it (spec/diff). libopenapi's what-changed takes two schemas
+// behind the same $ref for equal when their hashes are, and hashes a $ref
+// by its text unless the document is read with UseSchemaQuickHash, which
+// hashes what the $ref names; even then a schema already rendered (as
+// reading a document here renders most) is hashed by its $ref. So a
+// document split over files, whose $refs to other files stay the same
+// while the files change, is read afresh with the option: without it, a
+// field made required in schemas/Pet.yaml goes unseen. A single-file
+// document keeps Model: its $refs name its own components, which
+// what-changed compares one by one, and the option would hide the changes
+// of circular schemas (as its documentation warns).
+func (s *Spec) ComparisonModel() (*v3.Document, error) {
+	if len(s.Files) <= 1 {
+		return s.Model, nil
+	}
+	cfg := documentConfig(s.Files[0])
+	cfg.UseSchemaQuickHash = true
+	_, model, err := readModel(s.Raw, s.Source, cfg)
+	return model, err
+}
+
+// parse builds the document; file is its absolute path when it was read
+// from one (its $refs were checked by checkRefs), "" otherwise.
+func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		return nil, fmt.Errorf("spec %s: the file is empty", source)
+	}
+	cfg := documentConfig(file)
+	doc, model, err := readModel(raw, source, cfg)
+	if err != nil {
+		return nil, err
 	}
 	s := &Spec{
 		Source:          source,
 		Raw:             raw,
 		Digest:          digestOf(raw),
 		Document:        doc,
-		Model:           &model.Model,
+		Model:           model,
 		OpenAPI:         doc.GetVersion(),
 		SecuritySchemes: map[string]*v3.SecurityScheme{},
 		Schemes:         map[string]*Scheme{},

@@ -132,3 +132,27 @@ func TestDiffUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffBaseRefMultiFile: with --base-ref, a document split over files
+// is read as the ref has each of its files, and a change in one of them
+// (a new enum value in a response schema's file) breaks the gate, placed
+// at its line in that file.
+func TestDiffBaseRefMultiFile(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{}
+	for _, name := range []string{"openapi.yaml", "paths/things.yaml", "paths/thing.yaml", "schemas/Thing.yaml", "schemas/NewThing.yaml"} {
+		files["api/"+name] = readFileT(t, "../../spec/diff/testdata/multi/"+name)
+	}
+	repo := gitRepo(t, files)
+	doc, schema := filepath.Join(repo, "api", "openapi.yaml"), filepath.Join(repo, "api", "schemas", "Thing.yaml")
+	writeFileT(t, schema, strings.Replace(files["api/schemas/Thing.yaml"], "enum: [small, large]", "enum: [small, large, huge]", 1))
+	code, out, errOut := runCLI(t, nil, "diff", "--base-ref", "main", doc, "--now", "2026-06-01")
+	if code != exitFailure {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr: %s", code, out, errOut)
+	}
+	for _, want := range []string{"BREAKING  GET /things (listThings) response 200 application/json field [].kind: enum value huge added", "(" + schema + ":10)", "FAIL: 1 changes: 1 breaking"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -24,6 +24,9 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"os"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -132,8 +135,16 @@ func Compare(old, new *spec.Spec, p Policy) (*Report, error) {
 	if old.Model == nil || new.Model == nil {
 		return nil, fmt.Errorf("a document has no OpenAPI 3 model")
 	}
-	w := &walker{old: old, new: new, policy: p, usage: schemaUsage(old, new), deprecations: map[string]bool{}}
-	dc := whatchanged.CompareOpenAPIDocuments(old.Model.GoLow(), new.Model.GoLow())
+	oldModel, err := old.ComparisonModel()
+	if err != nil {
+		return nil, err
+	}
+	newModel, err := new.ComparisonModel()
+	if err != nil {
+		return nil, err
+	}
+	w := &walker{old: old, new: new, policy: p, usage: schemaUsage(old, new), deprecations: map[string]bool{}, lines: map[string][]string{}}
+	dc := whatchanged.CompareOpenAPIDocuments(oldModel.GoLow(), newModel.GoLow())
 	if dc != nil {
 		w.document(dc)
 	}
@@ -180,7 +191,10 @@ type walker struct {
 	usage    map[string]direction
 	// deprecations marks the operations whose deprecation was judged.
 	deprecations map[string]bool
-	out          []Change
+	// lines are the files of multi-file documents, read to tell which
+	// file a change's line is in (see locate).
+	lines map[string][]string
+	out   []Change
 }
 
 // place is where in the document a change lies.
@@ -220,12 +234,61 @@ func (w *walker) at(c *model.Change) string {
 		return ""
 	}
 	if c.Context.NewLine != nil {
-		return fmt.Sprintf("%s:%d", w.new.Source, *c.Context.NewLine)
+		return w.locate(w.new, c.Context.DocumentLocation, *c.Context.NewLine, c.New, c.Property)
 	}
 	if c.Context.OriginalLine != nil {
-		return fmt.Sprintf("%s:%d", w.old.Source, *c.Context.OriginalLine)
+		return w.locate(w.old, c.Context.DocumentLocation, *c.Context.OriginalLine, c.Original, c.Property)
 	}
 	return ""
+}
+
+// locate names the file and line of a change in s. what-changed gives the
+// line, but the file only for the changes of some objects (a schema, not
+// an enum value of it): in a document split over files, the file is the
+// one whose line holds the change's value (its property when it has
+// none), when exactly one does; when none or several do, the change is
+// given without a place rather than at a line of the wrong file.
+func (w *walker) locate(s *spec.Spec, file string, line int, value, property string) string {
+	if len(s.Files) <= 1 {
+		return fmt.Sprintf("%s:%d", s.Source, line)
+	}
+	needle := cmp.Or(value, property)
+	if file == "" && needle != "" {
+		for _, f := range s.Files {
+			if ls := w.fileLines(f); line >= 1 && line <= len(ls) && strings.Contains(ls[line-1], needle) {
+				if file != "" {
+					return ""
+				}
+				file = f
+			}
+		}
+	}
+	if file == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", fileName(s, file), line)
+}
+
+// fileLines are the lines of one of the documents' files, read once.
+func (w *walker) fileLines(file string) []string {
+	if ls, ok := w.lines[file]; ok {
+		return ls
+	}
+	data, _ := os.ReadFile(file) // read when the document was; unreadable now, it holds nothing
+	ls := strings.Split(string(data), "\n")
+	w.lines[file] = ls
+	return ls
+}
+
+// fileName is how the report names file, one of the files of s: relative
+// to s's entry document, as s.Source names the entry ("v2/openapi.yaml",
+// "main:api/openapi.yaml").
+func fileName(s *spec.Spec, file string) string {
+	rel, err := filepath.Rel(filepath.Dir(s.Files[0]), file)
+	if err != nil {
+		return file
+	}
+	return path.Join(path.Dir(filepath.ToSlash(s.Source)), filepath.ToSlash(rel))
 }
 
 func opName(op *spec.Operation) string {

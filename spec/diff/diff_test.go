@@ -190,3 +190,101 @@ func TestCompare(t *testing.T) {
 		})
 	}
 }
+
+// copyTree copies the folder src into a new temporary folder, with the
+// edits applied to the files they name, and returns the new folder.
+func copyTree(t *testing.T, src string, edits map[string][]edit) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		doc := string(data)
+		for _, e := range edits[filepath.ToSlash(rel)] {
+			if n := strings.Count(doc, e.old); n != 1 {
+				t.Fatalf("the edit %q occurs %d times in %s; want once", e.old, n, rel)
+			}
+			doc = strings.Replace(doc, e.old, e.new, 1)
+		}
+		if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), []byte(doc), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestCompareMultiFile: a document split over files is compared file by
+// file, behind $refs that stay the same while the files they name change,
+// and each change is placed at its line of the file it is in. Without
+// the schemas hashed by what their $refs name (spec.ComparisonModel),
+// what-changed sees no change at all in these pairs.
+func TestCompareMultiFile(t *testing.T) {
+	tests := []struct {
+		name  string
+		edits map[string][]edit
+		want  []want
+		at    []string // the file and line of each change, relative to the folder
+	}{
+		{name: "no change"},
+		{name: "a new enum value in a response schema's file",
+			edits: map[string][]edit{"schemas/Thing.yaml": {{"enum: [small, large]", "enum: [small, large, huge]"}}},
+			// One change at one place: its other uses (getThing,
+			// createThing) are the same line, reported once (dedupe).
+			want: []want{{Breaking, "GET /things (listThings) response 200 application/json field [].kind", "enum value huge added"}},
+			at:   []string{"schemas/Thing.yaml:10"}},
+		{name: "a new required field in a request schema's file",
+			edits: map[string][]edit{"schemas/NewThing.yaml": {{"required: [name]", "required: [name, size]"}}},
+			want:  []want{{Breaking, "POST /things (createThing) request body application/json field size", "now required"}},
+			at:    []string{"schemas/NewThing.yaml:2"}},
+		{name: "an operation removed from a path's file",
+			edits: map[string][]edit{"paths/thing.yaml": {{"delete:\n  operationId: deleteThing\n  parameters:\n    - name: thingId\n      in: path\n      required: true\n      schema:\n        type: integer\n  responses:\n    '204':\n      description: Deleted.\n", ""}}},
+			want:  []want{{Breaking, "DELETE /things/{thingId} (deleteThing)", "operation removed"}},
+			at:    []string{"paths/thing.yaml:17"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			oldDir, newDir := copyTree(t, "testdata/multi", nil), copyTree(t, "testdata/multi", tt.edits)
+			old, err := spec.Load(filepath.Join(oldDir, "openapi.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			new, err := spec.Load(filepath.Join(newDir, "openapi.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Compare(old, new, Policy{Now: judgedOn})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, wants, gotAt, wantAt []string
+			for _, c := range r.Changes {
+				got = append(got, want{c.Severity, c.Subject(), c.What}.String())
+				gotAt = append(gotAt, c.At)
+			}
+			for i, w := range tt.want {
+				wants = append(wants, w.String())
+				dir := newDir
+				if w.what == "operation removed" {
+					dir = oldDir
+				}
+				wantAt = append(wantAt, filepath.Join(dir, tt.at[i]))
+			}
+			if strings.Join(got, "\n") != strings.Join(wants, "\n") {
+				t.Errorf("changes:\ngot:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(wants, "\n  "))
+			}
+			if strings.Join(gotAt, "\n") != strings.Join(wantAt, "\n") {
+				t.Errorf("places:\ngot:\n  %s\nwant:\n  %s", strings.Join(gotAt, "\n  "), strings.Join(wantAt, "\n  "))
+			}
+		})
+	}
+}
