@@ -51,13 +51,9 @@ func (s *Server) list(c *call, o *operation) *response {
 	}
 	st := pageState{}
 	if lim := l.Limit; lim != nil {
-		st.size = int(lim.Default)
-		if v := values.Get(lim.Param); v != "" {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return errorResponse(Errorf(CodeValidation, "query parameter '%s': %q is not an integer", lim.Param, v))
-			}
-			st.size = int(n)
+		var res *response
+		if st.size, res = intParam(values, lim.Param, int(lim.Default)); res != nil {
+			return res
 		}
 	}
 	switch {

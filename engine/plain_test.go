@@ -59,3 +59,46 @@ func skipIfPlain(t *testing.T) {
 		t.Skip("tests a speed-only path, which a plain server does not take")
 	}
 }
+
+// TestPlainTakesNoFastPath: a plain Server has none of the speed-only
+// paths that TestPlainSuite means to leave out, so that its run is a run
+// through the validator alone and not the fast paths a second time: no
+// list, create or read proved valid at start-up, no envelope's items
+// proved, no record held to a compiled item schema instead of the
+// validator's (spec's TestPlainValidatorHasNoMemo holds the request memo
+// and body plans). The same documents served not plain take each path, so
+// that the test sees a switch, not documents without fast paths.
+func TestPlainTakesNoFastPath(t *testing.T) {
+	plain := func(o *Options) { o.Plain = true }
+	for _, env := range []*testEnv{newPetstore(t, plain), newLibrary(t, plain)} {
+		for op, o := range env.srv.ops {
+			if o.proven || o.itemsProven {
+				t.Errorf("plain: %s is proved valid at start-up (proven %v, itemsProven %v)", op, o.proven, o.itemsProven)
+			}
+		}
+		for name, c := range env.srv.colls {
+			if c.schema != nil {
+				t.Errorf("plain: the records of %s are held to a compiled item schema", name)
+			}
+		}
+	}
+	if forcePlain {
+		return // every Server is plain in this run
+	}
+	for _, env := range []*testEnv{newPetstore(t), newLibrary(t)} {
+		proven, compiled := 0, 0
+		for _, o := range env.srv.ops {
+			if o.proven || o.itemsProven {
+				proven++
+			}
+		}
+		for _, c := range env.srv.colls {
+			if c.schema != nil {
+				compiled++
+			}
+		}
+		if proven == 0 || compiled == 0 {
+			t.Errorf("%s not plain: %d operations proved, %d collections with a compiled schema; want some of each", env.srv.spec.Source, proven, compiled)
+		}
+	}
+}

@@ -408,3 +408,33 @@ func TestMergePatchMemoAgreesWithValidator(t *testing.T) {
 		t.Error("no merge patch took the quick path")
 	}
 }
+
+// TestPlainValidatorHasNoMemo: a Plain validator validates every request
+// and response in full: it has no memo of accepted requests, no body plans
+// and no compiled response bodies of its own, while the validator it was
+// made from keeps them. The agreement tests compare a validator with its
+// Plain copy; with a memo left in the copy they would compare the memo
+// with itself, and the engine's plain run would take the fast paths again.
+func TestPlainValidatorHasNoMemo(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.memo == nil || v.bodies == nil {
+		t.Fatalf("the validator has no memo (%v) or no compiled bodies (%v): nothing for Plain to leave out", v.memo != nil, v.bodies != nil)
+	}
+	p := v.Plain()
+	if p.memo != nil {
+		t.Error("the Plain validator keeps the request memo and its body plans")
+	}
+	if p.bodies != nil {
+		t.Error("the Plain validator keeps the compiled response bodies of quickResponse")
+	}
+	if v.memo == nil || v.bodies == nil {
+		t.Error("Plain took the fast paths from the validator it copied")
+	}
+}
