@@ -111,6 +111,7 @@ func corpusProbes(s *spec.Spec) []probe {
 			probes = append(probes, probe{why: "no credentials", op: op, method: op.Method, target: path, status: http.StatusUnauthorized})
 		}
 	}
+	probes = append(probes, outsideOperationProbes(s)...)
 	for _, c := range s.Collections {
 		if c.Read == nil || id >= maxProbes {
 			continue
@@ -127,6 +128,46 @@ func corpusProbes(s *spec.Spec) []probe {
 		})
 		h, key := credentials(c.Read)
 		probes = append(probes, probe{why: "unknown id", op: c.Read, method: c.Read.Method, target: withQuery(target, key), header: h})
+	}
+	return probes
+}
+
+// probeMethods are the methods a 405 probe tries, in order, at a path.
+var probeMethods = []string{"DELETE", "PATCH", "PUT", "POST", "GET"}
+
+// outsideOperationProbes are failing requests whose status few operations
+// declare, so that their answers are written in the document's most common
+// error format: a method a path does not declare (405) and a body in a
+// media type the operation does not take (415); up to maxProbes of each.
+func outsideOperationProbes(s *spec.Spec) []probe {
+	var probes []probe
+	declared := map[string][]string{}
+	for _, op := range s.Operations {
+		declared[op.Path] = append(declared[op.Path], op.Method)
+	}
+	var methods, types int
+	seen := map[string]bool{}
+	for _, op := range s.Operations {
+		if op.Unpublished {
+			continue
+		}
+		path := s.BasePath + fillPath(op, func(p *spec.Param) string { return "1" })
+		if i := slices.IndexFunc(probeMethods, func(m string) bool {
+			return !slices.Contains(declared[op.Path], m)
+		}); i >= 0 && !seen[op.Path] && methods < maxProbes {
+			seen[op.Path] = true
+			methods++
+			m := probeMethods[i]
+			probes = append(probes, probe{why: "method not allowed", method: m, target: path, status: http.StatusMethodNotAllowed})
+		}
+		if jsonMediaType(op) != "" && types < maxProbes && !slices.ContainsFunc(op.Body.MediaTypes, func(mt string) bool {
+			return strings.Contains(mt, "*") || strings.HasPrefix(mt, "text/")
+		}) {
+			types++
+			h, key := credentials(op)
+			h.Set("Content-Type", "text/csv")
+			probes = append(probes, probe{why: "a body in a type the operation does not take", op: op, method: op.Method, target: withQuery(path, key), body: "a,b", header: h, status: http.StatusUnsupportedMediaType})
+		}
 	}
 	return probes
 }
