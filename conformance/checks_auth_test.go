@@ -252,3 +252,149 @@ func TestSchemesAgainstServe(t *testing.T) {
 		t.Error("the client secret shows")
 	}
 }
+
+// namedDocument has one operation per apiKey place, an OAuth 2 scheme
+// whose tokenUrl is relative to the deployment, and an openIdConnect one
+// whose discovery document is at %s.
+const namedDocument = `openapi: 3.0.3
+info: {title: Named, version: "1"}
+components:
+  securitySchemes:
+    hdr: {type: apiKey, in: header, name: X-Key}
+    qry: {type: apiKey, in: query, name: appid}
+    ck: {type: apiKey, in: cookie, name: sid}
+    oauth: {type: oauth2, flows: {clientCredentials: {tokenUrl: /v1/oauth/token, scopes: {"things:read": r}}}}
+    oidc: {type: openIdConnect, openIdConnectUrl: "%s/.well-known/openid-configuration"}
+  schemas:
+    Error:
+      type: object
+      required: [code, message, status]
+      properties: {code: {type: string}, message: {type: string}, status: {type: integer}}
+  responses:
+    Ok: {description: any answer, content: {application/json: {schema: {type: object}}}}
+    Refused: {description: refused, content: {application/json: {schema: {$ref: '#/components/schemas/Error'}}}}
+paths:
+  /hdr: {get: {operationId: headerOp, security: [{hdr: []}], responses: {'200': {$ref: '#/components/responses/Ok'}, '401': {$ref: '#/components/responses/Refused'}}}}
+  /qry: {get: {operationId: queryOp, security: [{qry: []}], responses: {'200': {$ref: '#/components/responses/Ok'}, '401': {$ref: '#/components/responses/Refused'}}}}
+  /ck: {get: {operationId: cookieOp, security: [{ck: []}], responses: {'200': {$ref: '#/components/responses/Ok'}, '401': {$ref: '#/components/responses/Refused'}}}}
+  /oauth: {get: {operationId: oauthOp, security: [{oauth: ["things:read"]}], responses: {'200': {$ref: '#/components/responses/Ok'}, '401': {$ref: '#/components/responses/Refused'}}}}
+  /oidc: {get: {operationId: oidcOp, security: [{oidc: []}], responses: {'200': {$ref: '#/components/responses/Ok'}, '401': {$ref: '#/components/responses/Refused'}}}}
+`
+
+// TestCredentialsByName: the credentials given by name (--header, --query,
+// --cookie) are the credential of the apiKey scheme that travels there,
+// and those no scheme takes go with every request; without --api-key or
+// --token-url, the OAuth 2 token comes from the document's own tokenUrl,
+// relative to --url, and the openIdConnect one from the token_endpoint
+// its discovery document names. Every check passes, and no value given
+// or token fetched shows on the console, the requests' URLs showing the
+// variables that stand for them.
+func TestCredentialsByName(t *testing.T) {
+	t.Parallel()
+	const (
+		headerKey, queryKey, cookieKey = "named-header-key-81c3", "named-query-key-9d20", "named-cookie-key-4e77"
+		tenant, session                = "tenant-acme-0f5b", "gateway-session-6a1d"
+		clientID, clientSecret         = "named-client", "named-client-secret-27e9"
+	)
+	var mu sync.Mutex
+	var base string
+	sent := map[string][]string{} // path -> the credentials of each request let through
+	var tokenAsks, problems []string
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/.well-known/openid-configuration":
+			json.NewEncoder(w).Encode(map[string]string{"token_endpoint": base + "/v1/oidc/token"})
+			return
+		case "/v1/oauth/token", "/v1/oidc/token":
+			if r.Header.Get("X-Key")+r.Header.Get("X-Tenant")+r.Header.Get("Cookie")+r.URL.RawQuery != "" {
+				problems = append(problems, "the token endpoint got the deployment's credentials")
+			}
+			if id, secret, ok := r.BasicAuth(); !ok || id != clientID || secret != clientSecret {
+				w.WriteHeader(http.StatusUnauthorized)
+				w.Write([]byte(`{"error":"invalid_client"}`))
+				return
+			}
+			kind := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/v1/"), "/token")
+			tokenAsks = append(tokenAsks, kind+" "+r.PostFormValue("scope"))
+			json.NewEncoder(w).Encode(map[string]string{"access_token": "token-" + kind + "-" + r.PostFormValue("scope") + "-55c0", "token_type": "Bearer"})
+			return
+		}
+		if id, _, ok := r.BasicAuth(); ok && id == clientID {
+			problems = append(problems, "the deployment got the client credentials")
+		}
+		if r.Header.Get("X-Tenant") != tenant || r.URL.Query().Get("session") != session {
+			problems = append(problems, fmt.Sprintf("%s %s without the values no scheme takes (X-Tenant %q, session %q)", r.Method, r.URL.Path, r.Header.Get("X-Tenant"), r.URL.Query().Get("session")))
+		}
+		var creds string
+		switch r.URL.Path {
+		case "/v1/hdr":
+			creds = "X-Key: " + r.Header.Get("X-Key")
+		case "/v1/qry":
+			creds = "appid=" + r.URL.Query().Get("appid")
+		case "/v1/ck":
+			if c, err := r.Cookie("sid"); err == nil {
+				creds = "sid=" + c.Value
+			}
+		default:
+			creds = r.Header.Get("Authorization")
+		}
+		want := map[string]string{
+			"/v1/hdr":   "X-Key: " + headerKey,
+			"/v1/qry":   "appid=" + queryKey,
+			"/v1/ck":    "sid=" + cookieKey,
+			"/v1/oauth": "Bearer token-oauth-things:read-55c0",
+			"/v1/oidc":  "Bearer token-oidc--55c0",
+		}[r.URL.Path]
+		if creds != want {
+			w.WriteHeader(http.StatusUnauthorized)
+			w.Write(errorBody(http.StatusUnauthorized, "refused"))
+			return
+		}
+		sent[r.URL.Path] = append(sent[r.URL.Path], creds)
+		w.Write([]byte(`{}`))
+	})
+	base = serveRaw(t, h)
+	doc, err := spec.Parse([]byte(fmt.Sprintf(namedDocument, base)), "named.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := conform(t, base+"/v1", func(c *conformance.Config) {
+		c.APIKey, c.Spec, c.Validator, c.Verbose = "", doc, nil, true
+		c.Headers = []conformance.NamedValue{{Name: "X-Key", Value: headerKey}, {Name: "X-Tenant", Value: tenant}}
+		c.Query = []conformance.NamedValue{{Name: "appid", Value: queryKey}, {Name: "session", Value: session}}
+		c.Cookies = []conformance.NamedValue{{Name: "sid", Value: cookieKey}}
+		c.OAuth2ClientID, c.OAuth2ClientSecret = clientID, clientSecret
+		c.RequireCoverage = true
+	})
+	if f := o.failed(); len(f) > 0 {
+		t.Errorf("failed checks: %q\n%s", f, o.out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range []string{"/v1/hdr", "/v1/qry", "/v1/ck", "/v1/oauth", "/v1/oidc"} {
+		if len(sent[p]) == 0 {
+			t.Errorf("no request to %s carried its credential", p)
+		}
+	}
+	if len(problems) > 0 {
+		t.Errorf("requests went wrong: %q", slices.Compact(problems))
+	}
+	slices.Sort(tokenAsks)
+	if want := []string{"oauth things:read", "oidc "}; !slices.Equal(tokenAsks, want) {
+		t.Errorf("tokens asked for %q, want %q", tokenAsks, want)
+	}
+	for _, secret := range []string{headerKey, queryKey, cookieKey, tenant, session, clientSecret, "-55c0"} {
+		if strings.Contains(o.out, secret) {
+			t.Errorf("the console shows %q", secret)
+		}
+	}
+	// -v shows each request's URL: the query's values as their variables.
+	for _, v := range []string{"appid=$PETCTL_QUERY_APPID", "session=$PETCTL_QUERY_SESSION"} {
+		if !strings.Contains(o.out, v) {
+			t.Errorf("the console's requests do not show %q for the value given", v)
+		}
+	}
+}

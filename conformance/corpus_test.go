@@ -2,8 +2,6 @@ package conformance_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,51 +15,18 @@ import (
 	"github.com/petctl/petctl/spec"
 )
 
-// corpusDir finds the shared corpus of public documents: $PETCTL_CORPUS,
-// else shared/corpus beside the repository or a folder above it; "" when
-// there is none.
-func corpusDir() string {
-	if d := os.Getenv("PETCTL_CORPUS"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		if fi, err := os.Stat(filepath.Join(dir, "shared", "corpus")); err == nil && fi.IsDir() {
-			return filepath.Join(dir, "shared", "corpus")
-		}
-	}
-	return ""
-}
-
-// corpusDocuments are the entry documents of the corpus: its YAML files,
-// and openapi.yaml in each folder of a multi-file document.
-func corpusDocuments(t *testing.T) []string {
+// corpusDocuments are the documents of the shared corpus (internal/corpus
+// finds it); the test is skipped where there is none.
+func corpusDocuments(t *testing.T) []corpus.Document {
 	t.Helper()
-	dir := corpusDir()
-	if dir == "" {
-		t.Skip("no shared/corpus of public documents beside the repository")
-	}
-	entries, err := os.ReadDir(dir)
+	dir, docs, err := corpus.Find(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		switch {
-		case e.IsDir():
-			if _, err := os.Stat(filepath.Join(p, "openapi.yaml")); err == nil {
-				out = append(out, filepath.Join(p, "openapi.yaml"))
-			}
-		case strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".json"):
-			out = append(out, p)
-		}
+	if dir == "" {
+		t.Skip(corpus.SkipReason)
 	}
-	slices.Sort(out)
-	return out
+	return docs
 }
 
 // TestCorpusConforms runs every check against petctl serve for each
@@ -74,11 +39,8 @@ func TestCorpusConforms(t *testing.T) {
 		t.Skip("-short: the corpus runs thousands of checks")
 	}
 	t.Parallel()
-	for _, path := range corpusDocuments(t) {
-		name := filepath.Base(path)
-		if name == "openapi.yaml" {
-			name = filepath.Base(filepath.Dir(path))
-		}
+	for _, d := range corpusDocuments(t) {
+		name, path := d.Name, d.Path
 		t.Run(name, func(t *testing.T) {
 			if why := corpus.RaceSkip(name); why != "" {
 				t.Skip(why)
@@ -109,7 +71,14 @@ func TestCorpusConforms(t *testing.T) {
 				// compiles it, which took over 10s under -race on a loaded
 				// two-core machine (adyen's POST /accountHolders).
 				c.Timeout = time.Minute
+				// The whole run is bounded too: sonarr's took more than
+				// the default 5 minutes on a loaded machine, and the
+				// checks a deadline leaves out prove nothing.
+				c.Deadline = 15 * time.Minute
 			})
+			if o.res.Interrupted {
+				t.Errorf("the run stopped before its last check: %s", o.res.StopReason)
+			}
 			// A failure whose answer was a server error is serve's own
 			// admission that it failed, never a false alarm of the
 			// checks: those are listed, the others fail the test.

@@ -14,6 +14,7 @@ import (
 	"github.com/petctl/petctl/config"
 	"github.com/petctl/petctl/conformance"
 	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/internal/corpus"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -100,9 +101,12 @@ func TestProfileOfEnvelopedLists(t *testing.T) {
 		t.Skip("-short: serves and profiles a corpus document")
 	}
 	t.Parallel()
-	dir := corpusDir()
+	dir, _, err := corpus.Find(".")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if dir == "" {
-		t.Skip("no shared/corpus of public documents beside the repository")
+		t.Skip(corpus.SkipReason)
 	}
 	path := filepath.Join(dir, "resend.yaml")
 	doc, err := spec.Load(path)

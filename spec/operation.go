@@ -431,8 +431,8 @@ func readExtensions(op *Operation, ext *orderedmap.Map[string, *yaml.Node]) erro
 			op.Unpublished = !boolNode(node)
 		}
 	}
-	if !op.DeprecatedAt.IsZero() && !op.Sunset.IsZero() && op.Sunset.Before(op.DeprecatedAt) {
-		return fmt.Errorf("x-sunset (%s) is before x-deprecated-at (%s)", op.Sunset.Format(time.DateOnly), op.DeprecatedAt.Format(time.DateOnly))
+	if err := sunsetBeforeDeprecation(op); err != nil {
+		return err
 	}
 	if (!op.Sunset.IsZero() || !op.DeprecatedAt.IsZero() || op.Replacement != nil) && !op.Deprecated {
 		return fmt.Errorf("x-sunset, x-deprecated-at and x-replacement need deprecated: true")
@@ -476,4 +476,30 @@ func methodRank(m string) int {
 		}
 	}
 	return 100
+}
+
+// sunsetBeforeDeprecation refuses a removal date before the date op is
+// deprecated from.
+func sunsetBeforeDeprecation(op *Operation) error {
+	if !op.DeprecatedAt.IsZero() && !op.Sunset.IsZero() && op.Sunset.Before(op.DeprecatedAt) {
+		return fmt.Errorf("x-sunset (%s) is before x-deprecated-at (%s)", op.Sunset.Format(time.DateOnly), op.DeprecatedAt.Format(time.DateOnly))
+	}
+	return nil
+}
+
+// SetSunset gives o the removal date at from configuration (conform
+// --sunset), for a deployment whose document deprecates o without one: as
+// x-sunset does, and with x-sunset's rules (deprecated: true, no earlier
+// than x-deprecated-at). It replaces the document's x-sunset.
+func (o *Operation) SetSunset(at time.Time) error {
+	if !o.Deprecated {
+		return fmt.Errorf("%s is not deprecated: a removal date needs deprecated: true in the document", o.ID)
+	}
+	was := o.Sunset
+	o.Sunset = at
+	if err := sunsetBeforeDeprecation(o); err != nil {
+		o.Sunset = was
+		return err
+	}
+	return nil
 }

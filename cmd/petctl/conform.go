@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,6 +43,7 @@ type conformOptions struct {
 	retryBudget     time.Duration
 	verbose         bool
 	now             string
+	sunsets         []string
 	requireCoverage bool
 	runID           string
 	// profileOut, compare and apiKeyB are the profile and drift flags (drift.go).
@@ -111,6 +114,7 @@ target could not be reached at all.`,
 	f.DurationVar(&opts.retryBudget, "retry-budget", conformance.DefaultRetryBudget, "most time the whole run waits out 429s")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print every check with its requests, not only failures")
 	f.StringVar(&opts.now, "now", "", "judge deprecation and removal dates as of this date (2031-01-01 or RFC 3339; default: the clock)")
+	f.StringArrayVar(&opts.sunsets, "sunset", nil, "OPERATION_ID=DATE: the removal date of an operation the document deprecates without one (x-sunset), so its deprecation headers are checked, not only recorded (repeatable)")
 	f.BoolVar(&opts.requireCoverage, "require-coverage", false, "fail when an operation of the spec was not exercised")
 	f.StringVar(&opts.runID, "run-id", "", "the run's id, written in letters in the records it creates (default: random)")
 	addProfileFlags(f, opts)
@@ -201,6 +205,16 @@ func conformRun(a *app, opts *conformOptions) error {
 	if opts.retryBudget <= 0 {
 		problems = append(problems, fmt.Errorf("--retry-budget %s: want a positive duration such as 1m", opts.retryBudget))
 	}
+	sunsets := map[string]time.Time{}
+	for _, v := range opts.sunsets {
+		id, date, _ := strings.Cut(v, "=")
+		at, ok := spec.ParseInstant(date)
+		if id == "" || !ok {
+			problems = append(problems, fmt.Errorf("--sunset %q: want OPERATION_ID=DATE, the date such as 2031-01-01 or 2031-01-01T00:00:00Z", v))
+			continue
+		}
+		sunsets[id] = at.UTC()
+	}
 	problems = append(problems, profileFlagProblems(opts)...)
 	if len(problems) > 0 {
 		return usageError(errors.Join(problems...))
@@ -211,6 +225,17 @@ func conformRun(a *app, opts *conformOptions) error {
 	s, err := spec.LoadWith(opts.specPath, load)
 	if err != nil {
 		return usageError(err)
+	}
+	for _, id := range slices.Sorted(maps.Keys(sunsets)) {
+		op, at := s.Operation(id), sunsets[id]
+		if op == nil {
+			problems = append(problems, fmt.Errorf("--sunset %s: the document has no operation %s", id, id))
+		} else if err := op.SetSunset(at); err != nil {
+			problems = append(problems, fmt.Errorf("--sunset %s: %w", id, err))
+		}
+	}
+	if len(problems) > 0 {
+		return usageError(errors.Join(problems...))
 	}
 	for _, w := range s.Warnings {
 		fmt.Fprintln(a.err, "warning:", w)

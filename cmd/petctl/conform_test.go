@@ -127,6 +127,10 @@ func TestConformExitCodes(t *testing.T) {
 		{"bad record name prefix", append([]string{"conform", "--url", base, "--record-name-prefix", "ci-42"}, key...), exitUsage, "--record-name-prefix"},
 		{"client id without secret", append([]string{"conform", "--url", base, "--oauth2-client-id", "c"}, key...), exitUsage, "--oauth2-client-id and --oauth2-client-secret go together"},
 		{"fail fast", append([]string{"conform", "--url", base, "--api-key", "wrong", "--fail-fast"}, key[:0]...), exitFailure, "checks failed"},
+		{"sunset of an operation not deprecated", append([]string{"conform", "--url", base, "--sunset", "listPets=2031-01-01"}, key...), exitUsage, "--sunset listPets: listPets is not deprecated"},
+		{"sunset of no operation", append([]string{"conform", "--url", base, "--sunset", "nothing=2031-01-01"}, key...), exitUsage, "--sunset nothing: the document has no operation nothing"},
+		{"sunset without a date", append([]string{"conform", "--url", base, "--sunset", "getPet"}, key...), exitUsage, `--sunset "getPet": want OPERATION_ID=DATE`},
+		{"sunset before the deprecation", append([]string{"conform", "--url", base, "--sunset", "getPet=2020-01-01"}, key...), exitUsage, "--sunset getPet: x-sunset (2020-01-01) is before x-deprecated-at (2026-11-22)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -202,4 +206,24 @@ func readFileT(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestConformSunset: --sunset gives a deprecated operation the removal
+// date the deployment announces, and its headers are judged by it: serve
+// announces getPet's x-sunset, 5 December 2030, so the document's own date
+// passes and another fails the Sunset check, naming both.
+func TestConformSunset(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests (TestMain says why)
+	base, _ := startServe(t, nil)
+	args := []string{"conform", "--url", base, "--api-key", devKey, "--label-filter", "deprecation && getPet"}
+	if code, out, errOut := runCLI(t, nil, append(args, "--sunset", "getPet=2030-12-05")...); code != exitOK {
+		t.Errorf("the document's own removal date: exit %d, want 0\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := runCLI(t, nil, append(args, "--sunset", "getPet=2029-06-01")...)
+	if code != exitFailure || !strings.Contains(errOut, "every answer of its own carries Sunset: Fri, 01 Jun 2029 00:00:00 GMT (RFC 8594)") {
+		t.Errorf("another removal date: exit %d, want 1 for the Sunset check alone\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "Sunset: Thu, 05 Dec 2030 00:00:00 GMT, want Fri, 01 Jun 2029 00:00:00 GMT") {
+		t.Errorf("the failure does not name the Sunset sent and the date wanted:\n%s", out)
+	}
 }
