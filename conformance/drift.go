@@ -39,6 +39,9 @@ type DriftReport struct {
 	// Compared counts the behaviours and checks compared.
 	Compared    int
 	Differences []Difference
+	// LatencyTolerance is how far latency medians were let be apart (see
+	// DefaultLatencyTolerance).
+	LatencyTolerance time.Duration
 	// same lists what was compared and found alike, for the JUnit report.
 	same     []Difference
 	Duration time.Duration
@@ -51,11 +54,13 @@ func (d *DriftReport) OK() bool { return len(d.Differences) == 0 }
 const notRecorded = "(not recorded)"
 
 // Drift runs the checks against a, then b, each recording its profile,
-// and compares them. A run that cannot start or reach its deployment
-// stops the drift with that run's error.
-func Drift(ctx context.Context, a, b Config) (*DriftReport, error) {
+// and compares them, latency medians alike within latencyTolerance
+// (DefaultLatencyTolerance, unless the run says otherwise) or half the
+// larger. A run that cannot start or reach its deployment stops the drift
+// with that run's error.
+func Drift(ctx context.Context, a, b Config, latencyTolerance time.Duration) (*DriftReport, error) {
 	start := time.Now()
-	d := &DriftReport{}
+	d := &DriftReport{LatencyTolerance: latencyTolerance}
 	for _, side := range []struct {
 		cfg Config
 		to  *DriftSide
@@ -96,7 +101,7 @@ func (d *DriftReport) compare() {
 		y, okB := bb[k]
 		switch {
 		case okA && okB:
-			note(x.Group, strings.TrimPrefix(k, x.Group+" "), x.Value, y.Value, x.Similar(y))
+			note(x.Group, strings.TrimPrefix(k, x.Group+" "), x.Value, y.Value, x.Similar(y, d.LatencyTolerance))
 		case okA && x.Paired() || okB && y.Paired():
 			// Compared where both have it; its absence is another's difference.
 		case okA:
@@ -188,7 +193,7 @@ func (d *DriftReport) Print(w io.Writer) {
 		r := s.side.Result
 		fmt.Fprintf(w, "  %s  %s: %d checks passed, %d failed, %d skipped\n", s.name, s.side.URL, r.Passed, r.Failed, r.Skipped)
 	}
-	fmt.Fprintf(w, "  %d checks and behaviours compared, %d differ\n", d.Compared, len(d.Differences))
+	fmt.Fprintf(w, "  %d checks and behaviours compared, %d differ (latency medians alike within %s or half the larger)\n", d.Compared, len(d.Differences), d.LatencyTolerance)
 	for _, diff := range d.Differences {
 		fmt.Fprintf(w, "\n  %-11s %s\n", diff.Group, diff.Key)
 		fmt.Fprintf(w, "              A  %s\n", diff.A)

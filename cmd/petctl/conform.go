@@ -46,10 +46,12 @@ type conformOptions struct {
 	sunsets         []string
 	requireCoverage bool
 	runID           string
-	// profileOut, compare and apiKeyB are the profile and drift flags (drift.go).
-	profileOut string
-	compare    string
-	apiKeyB    string
+	// profileOut, compare, apiKeyB and latencyTolerance are the profile
+	// and drift flags (drift.go).
+	profileOut       string
+	compare          string
+	apiKeyB          string
+	latencyTolerance time.Duration
 }
 
 func newConformCmd(a *app, runF func(*conformOptions) error) *cobra.Command {

@@ -16,11 +16,27 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// addProfileFlags declares conform's --profile-out, --compare and --api-key-b.
+// addProfileFlags declares conform's --profile-out, --compare, --api-key-b
+// and --latency-tolerance.
 func addProfileFlags(f *pflag.FlagSet, opts *conformOptions) {
 	f.StringVar(&opts.profileOut, "profile-out", "", "record what the deployment does where the spec leaves behaviour open, as petctl.yaml settings, to this file (serve it with petctl serve --profile)")
 	f.StringVar(&opts.compare, "compare", "", "run the same checks against this second deployment too and report every behaviour that differs (as petctl drift --url-b)")
 	f.StringVar(&opts.apiKeyB, "api-key-b", "", "API key of the --compare deployment (default: $PETCTL_API_KEY_B, else the first deployment's key)")
+	addLatencyToleranceFlag(f, &opts.latencyTolerance)
+}
+
+// addLatencyToleranceFlag declares --latency-tolerance, for conform
+// --compare and drift alike.
+func addLatencyToleranceFlag(f *pflag.FlagSet, d *time.Duration) {
+	f.DurationVar(d, "latency-tolerance", conformance.DefaultLatencyTolerance, "latency medians this far apart, or within half the larger, count as alike: raise it to the noise of the network and machine the runs share")
+}
+
+// latencyToleranceProblem is the problem of a --latency-tolerance below 0.
+func latencyToleranceProblem(d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("--latency-tolerance %s: want 0 or a positive duration such as 100ms", d)
+	}
+	return nil
 }
 
 // profileFlagProblems are the problems of the profile and drift flags,
@@ -32,6 +48,11 @@ func profileFlagProblems(opts *conformOptions) []error {
 	}
 	if err := checkOutputFile(opts.profileOut); err != nil {
 		problems = append(problems, fmt.Errorf("--profile-out: %v", err))
+	}
+	if err := latencyToleranceProblem(opts.latencyTolerance); err != nil {
+		problems = append(problems, err)
+	} else if opts.compare == "" && opts.latencyTolerance != conformance.DefaultLatencyTolerance {
+		problems = append(problems, errors.New("--latency-tolerance judges a comparison of two deployments; give --compare too"))
 	}
 	return problems
 }
@@ -77,7 +98,7 @@ func compareRun(a *app, opts *conformOptions, cfgA conformance.Config) error {
 	cfgB.BaseURL = opts.compare
 	cfgB.APIKey = keyB(a, opts.apiKeyB, cfgA.APIKey)
 	cfgA.JUnitReport, cfgA.JSONReport, cfgB.JUnitReport, cfgB.JSONReport = "", "", "", ""
-	return driftRun(a, cfgA, cfgB, opts.junitReport, opts.jsonReport, opts.verbose)
+	return driftRun(a, cfgA, cfgB, opts.latencyTolerance, opts.junitReport, opts.jsonReport, opts.verbose)
 }
 
 // keyB is the second deployment's key: the flag, PETCTL_API_KEY_B, or the first's.
@@ -97,6 +118,7 @@ type driftOptions struct {
 	junitReport, jsonReport string
 	readOnly                bool
 	timeout, deadline       time.Duration
+	latencyTolerance        time.Duration
 	now                     string
 	runID                   string
 	verbose                 bool
@@ -111,7 +133,8 @@ func newDriftCmd(a *app, runF func(*driftOptions, string, string) error) *cobra.
 staging, record each one's profile (what it does where the spec leaves
 behaviour open), and report every check and behaviour in which they differ,
 with both answers side by side. A and B are base URLs with the version
-prefix. Latencies count as alike within 50ms or half the larger median.
+prefix. Latency medians count as alike within --latency-tolerance or half
+the larger.
 
 The key comes from --api-key or PETCTL_API_KEY; B's from --api-key-b or
 PETCTL_API_KEY_B, else the same. See docs/drift.md.
@@ -148,6 +171,7 @@ usage or spec error, 3 a deployment could not be reached.`,
 	f.StringVar(&opts.now, "now", "", "judge deprecation and removal dates as of this date (2031-01-01 or RFC 3339)")
 	f.StringVar(&opts.runID, "run-id", "", "name the records the runs create petctl-conform-<run-id>-N (default: random)")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print both runs' reports too")
+	addLatencyToleranceFlag(f, &opts.latencyTolerance)
 	return cmd
 }
 
@@ -155,6 +179,9 @@ func driftCmdRun(a *app, opts *driftOptions, urlA, urlB string) error {
 	cfg := conformance.Config{BaseURL: urlA, APIKey: opts.apiKey, ReadOnly: opts.readOnly, Timeout: opts.timeout, Deadline: opts.deadline, RunID: opts.runID, Out: a.out, Err: a.err}
 	now, problems := runFlagProblems(opts.timeout, opts.deadline, opts.now)
 	cfg.Now = now
+	if err := latencyToleranceProblem(opts.latencyTolerance); err != nil {
+		problems = append(problems, err)
+	}
 	if len(problems) > 0 {
 		return usageError(errors.Join(problems...))
 	}
@@ -171,11 +198,11 @@ func driftCmdRun(a *app, opts *driftOptions, urlA, urlB string) error {
 	}
 	cfgB := cfg
 	cfgB.BaseURL, cfgB.APIKey = urlB, keyB(a, opts.apiKeyB, opts.apiKey)
-	return driftRun(a, cfg, cfgB, opts.junitReport, opts.jsonReport, opts.verbose)
+	return driftRun(a, cfg, cfgB, opts.latencyTolerance, opts.junitReport, opts.jsonReport, opts.verbose)
 }
 
 // driftRun runs both sides, prints the differences and writes the reports.
-func driftRun(a *app, cfgA, cfgB conformance.Config, junitPath, jsonPath string, verbose bool) error {
+func driftRun(a *app, cfgA, cfgB conformance.Config, latencyTolerance time.Duration, junitPath, jsonPath string, verbose bool) error {
 	if junitPath != "" && junitPath == jsonPath {
 		return usageErrorf("--junit-report and --json-report name the same file")
 	}
@@ -195,7 +222,7 @@ func driftRun(a *app, cfgA, cfgB conformance.Config, junitPath, jsonPath string,
 		}
 		cfgA.Validator, cfgB.Validator = v, v
 	}
-	d, err := conformance.Drift(a.ctx, cfgA, cfgB)
+	d, err := conformance.Drift(a.ctx, cfgA, cfgB, latencyTolerance)
 	if err != nil {
 		return runError(err)
 	}
@@ -208,7 +235,7 @@ func driftRun(a *app, cfgA, cfgB conformance.Config, junitPath, jsonPath string,
 	if jsonPath != "" {
 		if err := writeJSON(jsonPath, map[string]any{
 			"a": map[string]any{"url": d.A.URL, "profile": d.A.Result.Profile}, "b": map[string]any{"url": d.B.URL, "profile": d.B.Result.Profile},
-			"compared": d.Compared, "differences": d.Differences,
+			"compared": d.Compared, "latencyTolerance": d.LatencyTolerance.String(), "differences": d.Differences,
 		}); err != nil {
 			return failure(fmt.Errorf("--json-report: %v", err))
 		}
