@@ -243,6 +243,62 @@ func TestStateStartErrors(t *testing.T) {
 	}
 }
 
+// TestStateRecordsTheDocumentRefuses: a start whose document refuses
+// stored records stops, exit 2, naming each record and --state-reset, and
+// leaves the state as it was; with --state-reset the same start serves the
+// fixtures alone, and so does the next start without it.
+func TestStateRecordsTheDocumentRefuses(t *testing.T) {
+	t.Parallel() // its own servers, state and ports; its time is mostly waiting on them
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	strict := filepath.Join(dir, "strict.yaml")
+	const category = "          description: ID of the category the animal belongs to.\n"
+	doc := string(spec.DefaultDocument())
+	if !strings.Contains(doc, category) {
+		t.Fatal("the default document has no categoryId to bound")
+	}
+	write(t, strict, strings.ReplaceAll(doc, category, category+"          maximum: 999\n")) // a new pet's and a stored one's
+	stop := func(cmd *exec.Cmd) {
+		t.Helper()
+		_ = cmd.Process.Signal(os.Interrupt)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("serve stopped with %v; stderr:\n%s", err, cmd.Stderr)
+		}
+	}
+
+	cmd, base := startPetctl(t, "--state", state)
+	for i := range 2 {
+		if code, body := keyed(t, "POST", base+"/pets", fmt.Sprintf(`{"name":"Big%d","categoryId":%d}`, i, 1000+i)); code != http.StatusCreated {
+			t.Fatalf("create: %d %s", code, body)
+		}
+	}
+	stop(cmd)
+
+	for range 2 { // refused, the state is as it was: refused again
+		code, _, stderr := runCLI(t, nil, "serve", "--addr", "127.0.0.1:0", "--spec", strict, "--state", state)
+		for _, want := range []string{"state " + state + ": pets[150] (id 151): field 'categoryId'", "state " + state + ": pets[151] (id 152): field 'categoryId'", "--state-reset"} {
+			if code != exitUsage || !strings.Contains(stderr, want) {
+				t.Errorf("records the document refuses: exit %d, want 2 and %q in:\n%s", code, want, stderr)
+			}
+		}
+	}
+
+	// A document of its own is served without fixtures unless given some.
+	fixtures, err := filepath.Abs("../../fixtures/petstore/pets.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, base = startPetctl(t, "--spec", strict, "--fixtures", fixtures, "--state", state, "--state-reset")
+	if got := len(exportedPets(t, base)); got != 150 {
+		t.Errorf("--state-reset serves %d pets, want the 150 fixtures", got)
+	}
+	stop(cmd)
+	_, base = startPetctl(t, "--spec", strict, "--fixtures", fixtures, "--state", state)
+	if got := len(exportedPets(t, base)); got != 150 {
+		t.Errorf("the start after --state-reset serves %d pets, want the 150 fixtures", got)
+	}
+}
+
 // TestRefusedStartKeepsState: a start refused by the proof of error
 // bodies, with other fixtures, leaves the state as it was: the next start
 // with the first document and fixtures takes it without a word about other
