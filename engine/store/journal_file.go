@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -144,20 +145,58 @@ func OpenFile(path string, o FileOptions) (Journal, error) {
 
 // openBolt is bolt.Open, with a damaged file an error: bbolt checks the
 // checksum of the file's meta pages, and panics on a damaged page it reads
-// as it opens (the freelist). The panic leaves the file open and locked
-// by this process, which then either stops or, starting afresh, replaces
-// it with a new file.
+// as it opens (the freelist), or faults on one past the end of a file cut
+// short. The panic leaves the file open and locked by this process, which
+// then either stops or, starting afresh, replaces it with a new file.
 func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {
-	defer func() {
+	defer func(faults bool) {
+		debug.SetPanicOnFault(faults)
 		if v := recover(); v != nil {
-			db, err = nil, &damageError{name: "state " + path, why: fmt.Sprint(v)}
+			db, err = nil, &damageError{name: "state " + path, why: panicWhy(v)}
 		}
-	}()
+	}(faultsPanic())
 	db, err = bolt.Open(path, 0o600, o)
 	if errors.Is(err, bolterrors.ErrChecksum) {
 		return nil, &damageError{name: "state " + path, why: err.Error()}
 	}
+	if err == nil {
+		if err = checkSize(db, path); err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+	}
 	return db, err
+}
+
+// checkSize refuses a file shorter than the pages its last commit
+// reaches: a copy cut short, whose records past the cut would otherwise be
+// read as a fault (or, missed, as records that are not there).
+func checkSize(db *bolt.DB, path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return db.View(func(tx *bolt.Tx) error {
+		if tx.Size() > fi.Size() {
+			return &damageError{name: "state " + path, why: fmt.Sprintf("cut short: its pages reach %d bytes, and the file holds %d", tx.Size(), fi.Size())}
+		}
+		return nil
+	})
+}
+
+// faultsPanic makes a fault of this goroutine reading memory a panic that
+// a deferred recover takes, rather than the end of the process: bbolt
+// reads the file through a memory map, and a damaged page that points
+// past the map, or a page past the end of a file cut short, is a fault
+// (SIGSEGV, SIGBUS). It returns the setting to restore.
+func faultsPanic() bool { return debug.SetPanicOnFault(true) }
+
+// panicWhy says why bbolt panicked reading the file.
+func panicWhy(v any) string {
+	if f, ok := v.(interface{ Addr() uintptr }); ok && f.Addr() != 0 {
+		return fmt.Sprintf("a page could not be read (%v): the file is cut short, or a page points past its end", v)
+	}
+	return fmt.Sprint(v)
 }
 
 // newBolt makes a new, empty database at path, in place of what is there:
@@ -308,15 +347,18 @@ func (j *fileJournal) health() error {
 }
 
 // damaged turns a panic of bbolt reading a damaged page into an error (a
-// *damageError).
-func (j *fileJournal) damaged(err *error) {
+// *damageError), and restores faults, the setting faultsPanic returned:
+//
+//	defer j.damaged(&err, faultsPanic())
+func (j *fileJournal) damaged(err *error, faults bool) {
+	debug.SetPanicOnFault(faults)
 	if v := recover(); v != nil {
-		*err = &damageError{name: j.Name(), why: fmt.Sprint(v)}
+		*err = &damageError{name: j.Name(), why: panicWhy(v)}
 	}
 }
 
 func (j *fileJournal) meta() (m *stateMeta, err error) {
-	defer j.damaged(&err)
+	defer j.damaged(&err, faultsPanic())
 	err = j.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(metaBucket)
 		if b == nil {
@@ -338,7 +380,7 @@ func (j *fileJournal) meta() (m *stateMeta, err error) {
 }
 
 func (j *fileJournal) load(name string, each func(seq int64, value []byte) error) (next, pos int64, err error) {
-	defer j.damaged(&err)
+	defer j.damaged(&err, faultsPanic())
 	err = j.db.View(func(tx *bolt.Tx) error {
 		if m := tx.Bucket(metaBucket); m != nil {
 			if nb := m.Bucket(nextBucket); nb != nil {
@@ -606,7 +648,7 @@ func (j *fileJournal) write() {
 // commit writes a batch in one transaction; bbolt rolls it back when it
 // panics on a damaged page, which is then the batch's error.
 func (j *fileJournal) commit(batch []*fileOp) (err error) {
-	defer j.damaged(&err)
+	defer j.damaged(&err, faultsPanic())
 	j.dbMu.RLock()
 	defer j.dbMu.RUnlock()
 	return j.db.Update(func(tx *bolt.Tx) error { return commitOps(tx, batch) })

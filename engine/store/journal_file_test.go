@@ -605,3 +605,55 @@ func TestFileStateDamaged(t *testing.T) {
 		})
 	}
 }
+
+// TestFileStateCutShort: a state file cut short (a copy that stopped, a
+// disk that filled while it was copied), at any page, stops the start with
+// an error naming it as damaged, or, cut only where no page is used, serves
+// every record it held: never the end of the process, which bbolt reading
+// a page past the end of its memory map would be (SIGBUS).
+func TestFileStateCutShort(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state")
+	d := openPetstore(t)
+	j, _ := openState(t, d, path, false)
+	for range 4 { // commits enough to spread records, branches and freelist over the file
+		createPets(t, d.store.colls["pets"], 100)
+	}
+	want := exportOf(t, d.store)
+	_ = j.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = 4096 // bbolt's page on Linux, the smallest elsewhere
+	dir := t.TempDir()
+	damaged, served := 0, 0
+	for size := 2 * page; size < len(data); size += page / 2 {
+		// A file of its own each: one that bbolt refused as it opened it
+		// stays locked by this process (openBolt).
+		cut := filepath.Join(dir, fmt.Sprint(size))
+		if err := os.WriteFile(cut, data[:size], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		j, err := OpenFile(cut, FileOptions{})
+		if err == nil {
+			again := openPetstore(t)
+			_, err = again.store.Attach(j, originOf(d.spec), false)
+			if err == nil && exportOf(t, again.store) != want {
+				t.Fatalf("cut to %d of %d bytes, the state serves other records than it held", size, len(data))
+			}
+			_ = j.Close()
+		}
+		switch {
+		case err == nil:
+			served++
+		case strings.Contains(err.Error(), "state "+cut+" is damaged"):
+			damaged++
+		default:
+			t.Fatalf("cut to %d of %d bytes: %v, want it named as damaged", size, len(data), err)
+		}
+	}
+	if damaged == 0 {
+		t.Errorf("no cut of the %d-byte state was refused as damaged", len(data))
+	}
+	t.Logf("%d cuts refused as damaged, %d served whole", damaged, served)
+}
