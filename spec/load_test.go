@@ -448,12 +448,14 @@ info:
   version: "1"
   x-logo: {$ref: 'https://example.com/logo.yaml'}
 paths:
+  x-outside: {$ref: '../outside.yaml'}
   /things/{id}:
     get:
       operationId: getThing
       parameters:
         - {name: id, in: path, required: true, schema: {type: integer}}
       responses:
+        x-broken: {$ref: ./gone.yaml}
         '200':
           description: The thing.
           headers:
@@ -462,6 +464,9 @@ paths:
             application/json:
               schema: {$ref: '#/components/schemas/Thing'}
 components:
+  responses:
+    x-named: {$ref: '#/components/responses/Plain'}
+    Plain: {description: A response named x-named refers to.}
   headers:
     RequestId:
       schema: {type: string, format: uuid}
@@ -507,9 +512,19 @@ components:
 
 	mustWrite(t, doc, strings.Replace(text, "x-total: {$ref: '#/components/schemas/Count'}", "x-total: {$ref: '../outside.yaml'}", 1))
 	_, err = Load(doc)
-	for _, want := range []string{"openapi.yaml line 32", `$ref "../outside.yaml" leaves the document's folder`} {
+	for _, want := range []string{"openapi.yaml line 37", `$ref "../outside.yaml" leaves the document's folder`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("a property named x-total: err = %v, want %q", err, want)
+		}
+	}
+
+	// A response of the components named x-named is a name, not an
+	// extension: its $ref is read, and one leaving the folder refused.
+	mustWrite(t, doc, strings.Replace(text, "x-named: {$ref: '#/components/responses/Plain'}", "x-named: {$ref: '../outside.yaml'}", 1))
+	_, err = Load(doc)
+	for _, want := range []string{"openapi.yaml line 24", `$ref "../outside.yaml" leaves the document's folder`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("a response named x-named: err = %v, want %q", err, want)
 		}
 	}
 }

@@ -123,39 +123,76 @@ func digestFile(sum hash.Hash, entry, file string, data []byte) {
 }
 
 // namedKeys are the keys whose map is keyed by names the document chooses
-// (properties, headers, components, paths): an x- key there is a name, such
-// as a header x-request-id, not an extension.
+// (properties, headers, components): an x- key there is a name, such as a
+// header x-request-id, not an extension.
 var namedKeys = map[string]bool{
 	"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true,
 	"headers": true, "schemas": true, "parameters": true, "responses": true, "examples": true, "requestBodies": true,
-	"securitySchemes": true, "links": true, "callbacks": true, "pathItems": true, "paths": true, "webhooks": true,
+	"securitySchemes": true, "links": true, "callbacks": true, "pathItems": true, "webhooks": true,
 	"variables": true, "scopes": true, "mapping": true, "encoding": true, "content": true,
+}
+
+// keyKind is what the keys of a map are: OpenAPI's own fields (an x- key
+// is an extension); the Components Object's, each field a map of names;
+// names the document chooses (an x- key is a name); or names of a kind
+// that never starts with x- in an object that takes extensions too (the
+// Paths Object's /paths, an operation's Responses Object's statuses: an
+// x- key there is an extension).
+type keyKind int
+
+const (
+	ownKeys keyKind = iota
+	componentKeys
+	namedMapKeys
+	namedOrExtensionKeys
+)
+
+// keysUnder is the kind of the keys of the map under key, in a map whose
+// keys are of kind in.
+func keysUnder(in keyKind, key string) keyKind {
+	switch {
+	case in == componentKeys:
+		return namedMapKeys
+	case in != ownKeys:
+		return ownKeys // a name's value is one of OpenAPI's objects
+	case key == "components":
+		return componentKeys
+	case key == "paths", key == "responses": // an operation's: the components' are names
+		return namedOrExtensionKeys
+	case namedKeys[key]:
+		return namedMapKeys
+	}
+	return ownKeys
 }
 
 // walkRefs calls fn for the key and value of every $ref in n, saying
 // whether it lies inside an x- extension: under an x- key where OpenAPI's
 // own keys go, not under a property or a header named x-something.
 func walkRefs(n *yaml.Node, fn func(k, v *yaml.Node, extension bool)) {
-	walkRefsIn(n, false, false, fn)
+	walkRefsIn(n, ownKeys, false, fn)
 }
 
-// walkRefsIn is walkRefs for a node whose keys are names (named) or that
+// walkRefsIn is walkRefs for a node whose keys are of kind keys, or that
 // lies inside an extension.
-func walkRefsIn(n *yaml.Node, named, extension bool, fn func(k, v *yaml.Node, extension bool)) {
+func walkRefsIn(n *yaml.Node, keys keyKind, extension bool, fn func(k, v *yaml.Node, extension bool)) {
 	switch n.Kind {
 	case yaml.DocumentNode, yaml.SequenceNode:
 		for _, c := range n.Content {
-			walkRefsIn(c, false, extension, fn)
+			walkRefsIn(c, ownKeys, extension, fn)
 		}
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			ext := extension || !named && strings.HasPrefix(k.Value, "x-")
+			ext := extension || keys != namedMapKeys && strings.HasPrefix(k.Value, "x-")
 			if k.Value == "$ref" && v.Kind == yaml.ScalarNode {
 				fn(k, v, ext)
 				continue
 			}
-			walkRefsIn(v, !named && !ext && namedKeys[k.Value], ext, fn)
+			if ext {
+				walkRefsIn(v, ownKeys, true, fn)
+				continue
+			}
+			walkRefsIn(v, keysUnder(keys, k.Value), false, fn)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -477,5 +478,58 @@ func TestStateDiskFull(t *testing.T) {
 	checkPets(t, 1, pets, acked)
 	if got, want := len(pets), 150+len(acked); got != want {
 		t.Errorf("after a restart %d pets, want the 150 fixtures and the %d creates answered 201", got, len(acked))
+	}
+}
+
+// TestRewriteThatFailsKeepsTheState: a start with another document
+// rewrites the state whole (its records built again for the new
+// document); when the disk cannot take the rewrite, the start is refused
+// and the state is left as it was, so that the next start still has every
+// record. A rewrite that put a new, empty file in the state's place first
+// lost them all: that start found a file with no state and seeded it.
+func TestRewriteThatFailsKeepsTheState(t *testing.T) {
+	t.Parallel() // its own servers, state and ports; its time is mostly waiting on them
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	petstore, err := os.ReadFile("../../spec/petstore.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "petstore-v2.yaml")
+	writeFileT(t, other, strings.Replace(string(petstore), "version: 1.0.0", "version: 1.0.1", 1))
+
+	cmd, base := startPetctl(t, "--state", state)
+	acked := map[string]string{}
+	for i := range 200 {
+		name := fmt.Sprintf("%s-%d", strings.Repeat("k", 1000), i)
+		code, body := keyed(t, "POST", base+"/pets", fmt.Sprintf(`{"name":%q,"categoryId":1}`, name))
+		if code != http.StatusCreated {
+			t.Fatalf("create %d: %d %s", i, code, body)
+		}
+		var pet struct{ ID int64 }
+		_ = json.Unmarshal([]byte(body), &pet)
+		acked[fmt.Sprint(pet.ID)] = name
+	}
+	_ = cmd.Process.Signal(os.Interrupt)
+	_ = cmd.Wait()
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	full := exec.CommandContext(ctx, os.Args[0], "serve", "--addr", "127.0.0.1:0", "--api-key", "sig-key", "--state", state, "--spec", other)
+	full.Env = append(os.Environ(), "PETCTL_TEST_BE_PETCTL=1", "PETCTL_TEST_FILE_SIZE_LIMIT="+fmt.Sprint(64<<10))
+	b, err := full.CombinedOutput()
+	out := string(b)
+	if err == nil || ctx.Err() != nil {
+		t.Fatalf("the start whose rewrite the disk cannot take was not refused:\n%s", out)
+	}
+	if !strings.Contains(out, "state "+state+" could not be rewritten") || !strings.Contains(out, "left as it was") {
+		t.Errorf("the refused start does not name the state file:\n%s", out)
+	}
+
+	_, base = startPetctl(t, "--state", state, "--spec", other)
+	pets := exportedPets(t, base)
+	checkPets(t, 1, pets, acked)
+	if got, want := len(pets), 150+len(acked); got != want {
+		t.Errorf("after the refused rewrite %d pets, want the 150 fixtures and the %d creates", got, len(acked))
 	}
 }

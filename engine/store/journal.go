@@ -34,9 +34,10 @@ type Journal interface {
 	// log they are at.
 	load(name string, each func(seq int64, value []byte) error) (next, pos int64, err error)
 	// seed writes every collection's records and the meta when the journal
-	// holds no state (or when over says so); false when another process
-	// seeded it first (a shared store), and the caller loads instead.
-	seed(sets []*snapshot, m *stateMeta, over bool) (bool, error)
+	// holds no state, or over the state it holds as how says; false when
+	// another process seeded it first (a shared store), and the caller
+	// loads instead.
+	seed(sets []*snapshot, m *stateMeta, how seedMode) (bool, error)
 	// setMeta replaces the stored meta alone.
 	setMeta(m *stateMeta) error
 	// catchUp applies to c what other processes committed since c last saw
@@ -115,6 +116,20 @@ const stateFormat = "petctl-state"
 // stateVersion is the layout of the records; a state of another version
 // is refused, naming both.
 const stateVersion = 1
+
+// seedMode is what a seed does with a state the journal holds already.
+type seedMode int
+
+const (
+	// seedEmpty writes only where the journal holds no state.
+	seedEmpty seedMode = iota
+	// seedOver replaces the state in one change: one that fails leaves
+	// the state as it was, its records all there.
+	seedOver
+	// seedAfresh drops the state whole (--state-reset): a file's pages,
+	// damaged perhaps, are never read again.
+	seedAfresh
+)
 
 // stateMeta describes a journal's state: its format and what it was made from.
 type stateMeta struct {

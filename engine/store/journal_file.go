@@ -419,21 +419,24 @@ func (j *fileJournal) load(name string, each func(seq int64, value []byte) error
 	return next, 0, err
 }
 
-func (j *fileJournal) seed(sets []*snapshot, m *stateMeta, over bool) (bool, error) {
+func (j *fileJournal) seed(sets []*snapshot, m *stateMeta, how seedMode) (bool, error) {
 	meta, err := json.Marshal(m)
 	if err != nil {
 		return false, err
 	}
-	if over {
+	if how == seedAfresh {
 		// Written into a new file: the old one's records are dropped
 		// whole, its pages (damaged, perhaps) never read.
 		if err := j.startAfresh(); err != nil {
 			return false, err
 		}
 	}
+	// Over a state, in one transaction: a write that fails (a full disk)
+	// leaves the state file as it was, where a new file put in its place
+	// first would be left without the records.
 	seeded := false
 	err = j.db.Update(func(tx *bolt.Tx) error {
-		if mb := tx.Bucket(metaBucket); mb != nil && mb.Get(metaKey) != nil && !over {
+		if mb := tx.Bucket(metaBucket); mb != nil && mb.Get(metaKey) != nil && how == seedEmpty {
 			return nil
 		}
 		if tx.Bucket(recordsBucket) != nil {
@@ -457,7 +460,13 @@ func (j *fileJournal) seed(sets []*snapshot, m *stateMeta, over bool) (bool, err
 	if err == nil && seeded && j.mode != SyncAlways {
 		err = j.db.Sync() // a seed is answered to no one: it is made durable at once
 	}
-	return seeded, err
+	if err != nil && how == seedOver {
+		return false, fmt.Errorf("%s could not be rewritten for the new document (%v); it is left as it was", j.Name(), unwrapPath(err))
+	}
+	if err != nil {
+		return false, fmt.Errorf("%s could not be written (%v)", j.Name(), unwrapPath(err))
+	}
+	return seeded, nil
 }
 
 func (j *fileJournal) setMeta(m *stateMeta) error {

@@ -435,12 +435,12 @@ func (j *redisJournal) swap(sets []*snapshot, meta string, onlyFirst bool) ([]in
 	return out, nil
 }
 
-func (j *redisJournal) seed(sets []*snapshot, m *stateMeta, over bool) (bool, error) {
+func (j *redisJournal) seed(sets []*snapshot, m *stateMeta, how seedMode) (bool, error) {
 	meta, err := json.Marshal(m)
 	if err != nil {
 		return false, err
 	}
-	pos, err := j.swap(sets, string(meta), !over)
+	pos, err := j.swap(sets, string(meta), how == seedEmpty) // a swap is one change either way
 	if err != nil || pos == nil {
 		return false, err
 	}

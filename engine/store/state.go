@@ -36,7 +36,11 @@ func (s *Store) Attach(j Journal, origin Origin, fresh bool) (notes []string, er
 	}
 	meta := newMeta(origin, s)
 	if m == nil || fresh {
-		seeded, err := j.seed(s.baselines(), meta, fresh)
+		how := seedEmpty
+		if fresh {
+			how = seedAfresh
+		}
+		seeded, err := j.seed(s.baselines(), meta, how)
 		if err != nil {
 			return fail(err)
 		}
@@ -97,7 +101,7 @@ func (s *Store) Attach(j Journal, origin Origin, fresh bool) (notes []string, er
 		// Rewritten whole: the records were built again, in the new
 		// document's order of fields and this petctl's layouts, and the
 		// meta names the new origin.
-		if _, err := j.seed(s.current(), meta, true); err != nil {
+		if _, err := j.seed(s.current(), meta, seedOver); err != nil {
 			return fail(err)
 		}
 	case !m.Origin.sameSeed(origin) || m.Layouts == nil:
