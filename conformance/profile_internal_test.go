@@ -36,6 +36,8 @@ func TestSampleKeepsNoSecrets(t *testing.T) {
 			`{"note":"call +1-555-0100 or +1-555-0100, mail person@example.com, card redacted, token redacted"}`, []string{"$.note"}},
 		{"words that only look like data", `{"note": "shipped 2026-12-01 19:51:40, order 123456789, v1.2.3, see /images/2026/12/product-photo-large-blue-edition.jpg"}`,
 			`{"note":"shipped 2026-12-01 19:51:40, order 123456789, v1.2.3, see /images/2026/12/product-photo-large-blue-edition.jpg"}`, nil},
+		{"digits inside ids", `{"note": "see /orders/123e4567-e89b-12d3-a456-426614174000 and ORD-2024-000123456, call 020 7946 0958"}`,
+			`{"note":"see /orders/123e4567-e89b-12d3-a456-426614174000 and ORD-2024-000123456, call +1-555-0100"}`, []string{"$.note"}},
 		{"keys that are data", `{"jane@example.org": {"orders": 2}, "the-run-key-0123456789": 1, "kibble": 3}`,
 			`{"kibble":3,"redacted-1":{"orders":2},"redacted-2":1}`, []string{"$.redacted-1 (a key)", "$.redacted-2 (a key)"}},
 	}

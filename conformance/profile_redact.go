@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Bounds of a recorded sample.
@@ -164,19 +165,60 @@ func within(s string) (string, bool) {
 		}
 		return t
 	})
-	out = cardIn.ReplaceAllStringFunc(out, func(c string) string {
+	out = replaceAlone(cardIn, out, func(c string) string {
 		if luhn(c) {
 			return placeholderText
 		}
 		return c
 	})
-	out = phoneIn.ReplaceAllStringFunc(out, func(p string) string {
+	out = replaceAlone(phoneIn, out, func(p string) string {
 		if digits(p) >= 9 && !dateIn.MatchString(p) && p != placeholderPhone {
 			return placeholderPhone
 		}
 		return p
 	})
 	return out, out != s
+}
+
+// replaceAlone is re.ReplaceAllStringFunc for the matches that stand
+// alone, with no letter or digit touching either end: the digits of a
+// uuid or an order number (…-a456-426614174000, ORD-2024-000123456) are
+// part of a word, not a phone or a card number.
+func replaceAlone(re *regexp.Regexp, s string, fn func(string) string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringIndex(s, -1) {
+		if wordBefore(s[:m[0]]) || wordAfter(s[m[1]:]) {
+			continue
+		}
+		b.WriteString(s[last:m[0]])
+		b.WriteString(fn(s[m[0]:m[1]]))
+		last = m[1]
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// wordBefore and wordAfter say whether the text before or after a match
+// continues a word: a letter or digit, or a - or _ joining one
+// (ORD-2024-…).
+func wordBefore(s string) bool {
+	r, n := utf8.DecodeLastRuneInString(s)
+	if r == '-' || r == '_' {
+		r, _ = utf8.DecodeLastRuneInString(s[:len(s)-n])
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func wordAfter(s string) bool {
+	r, n := utf8.DecodeRuneInString(s)
+	if r == '-' || r == '_' {
+		r, _ = utf8.DecodeRuneInString(s[n:])
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 func digits(s string) int {
