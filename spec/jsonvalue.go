@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -126,9 +127,12 @@ func JSONEqual(a, b any) bool {
 		if !ok {
 			return false
 		}
-		rx, okx := new(big.Rat).SetString(x.String())
-		ry, oky := new(big.Rat).SetString(y.String())
-		return okx && oky && rx.Cmp(ry) == 0 || x == y
+		if x == y {
+			return true
+		}
+		rx, okx := exactNumber(x.String())
+		ry, oky := exactNumber(y.String())
+		return okx && oky && rx.Cmp(ry) == 0
 	case map[string]any:
 		y, ok := b.(map[string]any)
 		if !ok || len(x) != len(y) {
@@ -154,4 +158,22 @@ func JSONEqual(a, b any) bool {
 		return true
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+// maxExactExponent bounds the exponent of a number JSONEqual compares by
+// value: big.Rat makes 10^exponent whole, so 1e999999, a few bytes of a
+// request, would cost a megabyte and seconds for each comparison. No
+// number petctl stores needs more than float64's range (about 1e308).
+const maxExactExponent = 1000
+
+// exactNumber is the value of a JSON number, false where it is not one or
+// its exponent is past maxExactExponent (then compared as written).
+func exactNumber(s string) (*big.Rat, bool) {
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
+		if err != nil || e > maxExactExponent || e < -maxExactExponent {
+			return nil, false
+		}
+	}
+	return new(big.Rat).SetString(s)
 }

@@ -62,9 +62,26 @@ func TestJSONEqual(t *testing.T) {
 		{`{"a": 1}`, `{"a": 1, "b": 2}`, false},
 		{`[1, 2]`, `[2, 1]`, false},
 		{`"1"`, `1`, false},
+		{`1e999999`, `1e999999`, true}, // past the bound: compared as written
+		{`1e999999`, `2`, false},
+		{`1e308`, `10e307`, true},
 	} {
 		if got := JSONEqual(decode(c.a), decode(c.b)); got != c.equal {
 			t.Errorf("JSONEqual(%s, %s) = %v, want %v", c.a, c.b, got, c.equal)
+		}
+	}
+}
+
+// TestExactNumberBound: a number whose exponent is past maxExactExponent is
+// not made whole (10^999999 is a megabyte and seconds of work per
+// comparison, from a few bytes of a JSON Patch test); within it, it is.
+func TestExactNumberBound(t *testing.T) {
+	for _, c := range []struct {
+		s  string
+		ok bool
+	}{{"1e999999", false}, {"1E-999999", false}, {"1e+1001", false}, {"1e1000", true}, {"-2.5e-3", true}, {"12", true}} {
+		if _, ok := exactNumber(c.s); ok != c.ok {
+			t.Errorf("exactNumber(%s): %v, want %v", c.s, ok, c.ok)
 		}
 	}
 }
