@@ -93,9 +93,10 @@ func requestCoding(h http.Header) (*contentCoding, *Error) {
 // request body", "the import"), bounded by max bytes as sent and, when its
 // Content-Encoding is one petctl decodes, once decoded. cut is set when the
 // reading began and stopped before the end: the rest may be on its way.
-// Every body petctl reads whole goes through it, so that none is taken
-// with its coding ignored (plain JSON labelled br stored, gzip refused as
-// not UTF-8).
+// Every body of the API and every import goes through it, so that none is
+// taken with its coding ignored (plain JSON labelled br stored, gzip
+// refused as not UTF-8). The token endpoint reads its small form itself,
+// bounded, and takes it unencoded, as OAuth clients send it.
 func readWhole(r *http.Request, max int64, what string) (body []byte, cut bool, e *Error) {
 	if r.ContentLength > max {
 		return nil, false, Errorf(CodePayloadTooLarge, "%s has %d bytes; the limit is %d", what, r.ContentLength, max)
