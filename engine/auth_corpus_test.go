@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -20,45 +18,23 @@ import (
 	"github.com/petctl/petctl/spec"
 )
 
-// corpusDocuments are the entry documents of the shared corpus:
-// PETCTL_CORPUS, else a shared/corpus folder beside the repository or one
-// of its parents. The test skips when there is none.
+// corpusDocuments are the entry documents of the shared corpus (found by
+// internal/corpus), by name. The test skips when there is none.
 func corpusDocuments(t *testing.T) map[string]string {
 	t.Helper()
-	dir := os.Getenv("PETCTL_CORPUS")
-	if dir == "" {
-		abs, err := filepath.Abs("..")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
-			if fi, err := os.Stat(filepath.Join(d, "shared", "corpus")); err == nil && fi.IsDir() {
-				dir = filepath.Join(d, "shared", "corpus")
-				break
-			}
-			if d == filepath.Dir(d) {
-				t.Skip("no shared/corpus folder beside the repository or above it (set PETCTL_CORPUS to its path): the corpus's auth is not checked")
-			}
-		}
-	}
-	entries, err := os.ReadDir(dir)
+	dir, found, err := corpus.Find("..")
 	if err != nil {
-		t.Fatalf("corpus %s: %v", dir, err)
+		t.Fatalf("corpus: %v", err)
+	}
+	if dir == "" {
+		t.Skip(corpus.SkipReason + ": the corpus is not served")
+	}
+	if len(found) == 0 {
+		t.Fatalf("corpus %s holds no document", dir)
 	}
 	docs := map[string]string{}
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		switch {
-		case !e.IsDir() && (strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".json")):
-			docs[e.Name()] = p
-		case e.IsDir():
-			if _, err := os.Stat(filepath.Join(p, "openapi.yaml")); err == nil {
-				docs[e.Name()] = filepath.Join(p, "openapi.yaml")
-			}
-		}
-	}
-	if len(docs) == 0 {
-		t.Fatalf("corpus %s holds no document", dir)
+	for _, d := range found {
+		docs[d.Name] = d.Path
 	}
 	return docs
 }

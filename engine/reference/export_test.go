@@ -8,7 +8,7 @@ func LargestCorpusDocument(t *testing.T) string {
 	t.Helper()
 	var best string
 	var most int64
-	for _, d := range corpus(t) {
+	for _, d := range corpusDocs(t) {
 		if n := docSize(t, d.path); n > most {
 			best, most = d.path, n
 		}
@@ -21,7 +21,7 @@ func LargestCorpusDocument(t *testing.T) string {
 func CorpusDocuments(t *testing.T) []string {
 	t.Helper()
 	var paths []string
-	for _, d := range corpus(t) {
+	for _, d := range corpusDocs(t) {
 		paths = append(paths, d.path)
 	}
 	return paths

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	corpusdocs "github.com/petctl/petctl/internal/corpus"
+	"github.com/petctl/petctl/internal/corpus"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -46,44 +46,23 @@ func documents(t *testing.T) []document {
 	return docs
 }
 
-// corpus finds /work/shared/corpus's documents: PETCTL_CORPUS, else a
-// shared/corpus folder beside the repository or one of its parents.
-func corpus(t *testing.T) []document {
+// corpusDocs are the shared corpus's documents (found by internal/corpus),
+// named corpus/NAME. The test skips when there is none.
+func corpusDocs(t *testing.T) []document {
 	t.Helper()
-	dir := os.Getenv("PETCTL_CORPUS")
-	if dir == "" {
-		abs, err := filepath.Abs("../..")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
-			if fi, err := os.Stat(filepath.Join(d, "shared", "corpus")); err == nil && fi.IsDir() {
-				dir = filepath.Join(d, "shared", "corpus")
-				break
-			}
-			if d == filepath.Dir(d) {
-				t.Skip("no shared/corpus folder beside the repository or above it (set PETCTL_CORPUS to its path): the corpus documents are not rendered")
-			}
-		}
-	}
-	entries, err := os.ReadDir(dir)
+	dir, found, err := corpus.Find("../..")
 	if err != nil {
-		t.Fatalf("corpus %s: %v", dir, err)
+		t.Fatalf("corpus: %v", err)
 	}
-	var docs []document
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		switch {
-		case !e.IsDir() && (strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".json")):
-			docs = append(docs, document{"corpus/" + e.Name(), p})
-		case e.IsDir():
-			if _, err := os.Stat(filepath.Join(p, "openapi.yaml")); err == nil {
-				docs = append(docs, document{"corpus/" + e.Name(), filepath.Join(p, "openapi.yaml")})
-			}
-		}
+	if dir == "" {
+		t.Skip(corpus.SkipReason + ": the corpus documents are not rendered")
 	}
-	if len(docs) == 0 {
+	if len(found) == 0 {
 		t.Fatalf("corpus %s holds no document", dir)
+	}
+	docs := make([]document, len(found))
+	for i, d := range found {
+		docs[i] = document{"corpus/" + d.Name, d.Path}
 	}
 	return docs
 }
@@ -221,9 +200,9 @@ const pageBudget = 4
 func TestCorpusRenders(t *testing.T) {
 	var largest *rendered
 	var largestName string
-	for _, d := range corpus(t) {
+	for _, d := range corpusDocs(t) {
 		t.Run(d.name, func(t *testing.T) {
-			if why := corpusdocs.RaceSkip(d.name); why != "" {
+			if why := corpus.RaceSkip(d.name); why != "" {
 				t.Skip(why)
 			}
 			r := renderDoc(t, d.path)
