@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -499,16 +500,52 @@ components:
 	checkProblems(t, "valid", v.Response(r, op, 200, h, []byte(`{"x-total": 3}`)), "")
 	checkProblems(t, "the property's $ref followed", v.Response(r, op, 200, h, []byte(`{"x-total": -1}`)), "x-total")
 
-	// In another file of the document libopenapi reads the extension's
-	// $ref itself: one leaving the folder is refused, and says why.
-	mustWrite(t, filepath.Join(dir, "api", "thing.yaml"), "type: object\nx-outside: {$ref: '../outside.yaml'}\n")
+	// In another file of the document, read by libopenapi from its bytes,
+	// neither a broken $ref inside an extension nor one leaving the folder
+	// stops loading, nor is the file outside read; written quoted, in a flow
+	// or a block map, beside others on its line. The schema still holds.
+	thing := `type: object
+required: [x-total]
+x-outside: {$ref: '../outside.yaml'}
+x-broken: {"$ref": './gone.yaml', note: 1}
+x-list: [{'$ref': '#/nowhere'}, {a: {$ref: '../outside.yaml'}}]
+x-block:
+  $ref: '#/nowhere'
+properties:
+  x-total: {type: integer, minimum: 0, x-own: {$ref: ./gone.yaml}}
+`
+	mustWrite(t, filepath.Join(dir, "api", "thing.yaml"), thing)
 	mustWrite(t, doc, strings.Replace(text, "schema: {$ref: '#/components/schemas/Thing'}", "schema: {$ref: './thing.yaml'}", 1))
-	_, err = Load(doc)
-	for _, want := range []string{"thing.yaml line 2", `$ref "../outside.yaml" leaves the document's folder`, "inside an x- extension"} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("an extension in another file: err = %v, want %q", err, want)
-		}
+	s, err = Load(doc)
+	if err != nil {
+		t.Fatalf("an extension in another file: %v", err)
 	}
+	if want := []string{doc, filepath.Join(dir, "api", "thing.yaml")}; !slices.Equal(s.Files, want) {
+		t.Errorf("files read %q, want %q", s.Files, want)
+	}
+	if v, err = s.NewValidator(); err != nil {
+		t.Fatal(err)
+	}
+	op = s.Operation("getThing")
+	checkProblems(t, "valid, another file", v.Response(r, op, 200, h, []byte(`{"x-total": 3}`)), "")
+	checkProblems(t, "another file's schema", v.Response(r, op, 200, h, []byte(`{"x-total": -1}`)), "x-total")
+
+	// So too where that file lies in a folder refFolders allows, outside
+	// the document's.
+	shared := filepath.Join(dir, "shared")
+	if err := os.Mkdir(shared, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(shared, "thing.yaml"), thing)
+	mustWrite(t, doc, strings.Replace(text, "schema: {$ref: '#/components/schemas/Thing'}", "schema: {$ref: '../shared/thing.yaml'}", 1))
+	if s, err = LoadWith(doc, LoadOptions{RefFolders: []string{shared}}); err != nil {
+		t.Fatalf("an extension in a file of refFolders: %v", err)
+	}
+	if v, err = s.NewValidator(); err != nil {
+		t.Fatal(err)
+	}
+	op = s.Operation("getThing")
+	checkProblems(t, "refFolders' file's schema", v.Response(r, op, 200, h, []byte(`{"x-total": -1}`)), "x-total")
 
 	mustWrite(t, doc, strings.Replace(text, "x-total: {$ref: '#/components/schemas/Count'}", "x-total: {$ref: '../outside.yaml'}", 1))
 	_, err = Load(doc)

@@ -20,6 +20,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/pb33f/libopenapi/index"
 )
 
 //go:embed petstore.yaml
@@ -44,6 +45,7 @@ type Spec struct {
 	// and contents), or of Raw for a document not read from a file: two
 	// documents with the same digest are the same document.
 	Digest      string
+	files       *documentFiles // as checkRefs read them; nil as Files is
 	Document    libopenapi.Document
 	Model       *v3.Document
 	Title       string
@@ -104,7 +106,7 @@ func Load(path string) (*Spec, error) {
 // from anywhere else or the network.
 func LoadWith(path string, o LoadOptions) (*Spec, error) {
 	if path == "" {
-		return parse(DefaultDocument(), DefaultSource, "", o)
+		return parse(DefaultDocument(), DefaultSource, nil, o)
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -118,15 +120,15 @@ func LoadWith(path string, o LoadOptions) (*Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spec %s: %w", path, err)
 	}
-	files, digest, err := checkRefs(abs, raw, roots)
+	files, err := checkRefs(abs, raw, roots)
 	if err != nil {
 		return nil, fmt.Errorf("spec %s: a $ref cannot be followed: %w", path, joinLines(err))
 	}
-	s, err := parse(raw, path, abs, o)
+	s, err := parse(raw, path, files, o)
 	if err != nil {
 		return nil, err
 	}
-	s.Files, s.Digest = files, digest
+	s.Files, s.Digest = files.names, files.digest
 	return s, nil
 }
 
@@ -140,12 +142,12 @@ func unwrapPathError(err error) error {
 
 // Parse parses raw as a single-file OpenAPI 3 document; source names it in errors.
 func Parse(raw []byte, source string) (*Spec, error) {
-	return parse(raw, source, "", LoadOptions{})
+	return parse(raw, source, nil, LoadOptions{})
 }
 
-// documentConfig is how libopenapi reads a document; file is its absolute
-// path when it was read from one, "" otherwise.
-func documentConfig(file string) *datamodel.DocumentConfiguration {
+// documentConfig is how libopenapi reads a document; files are those
+// checkRefs read, nil for a document not read from a file.
+func documentConfig(files *documentFiles, log *slog.Logger) *datamodel.DocumentConfiguration {
 	cfg := &datamodel.DocumentConfiguration{
 		// A mock must not reach out to the network or the file system
 		// because a document says so: only files checkRefs allowed are read.
@@ -153,20 +155,35 @@ func documentConfig(file string) *datamodel.DocumentConfiguration {
 		AllowRemoteReferences: false,
 		// A $ref inside an extension petctl does not read must not stop it.
 		ExcludeExtensionRefs: true,
+		Logger:               log,
 	}
-	if file != "" {
+	if files != nil {
+		entry := files.names[0]
 		cfg.AllowFileReferences = true
-		cfg.BasePath = filepath.Dir(file)
-		cfg.SpecFilePath = filepath.Base(file)
+		cfg.BasePath = filepath.Dir(entry)
+		cfg.SpecFilePath = filepath.Base(entry)
+	}
+	if files != nil && files.read != nil {
+		// The files come from memory, as checkRefs read them, under their
+		// absolute paths: so the root is /, which also holds the refFolders
+		// outside the document's folder. The library looks a file up by its
+		// absolute path, whatever folder its file system is filed under.
+		cfg.LocalFS, _ = index.NewLocalFSWithConfig(&index.LocalFSConfig{
+			BaseDirectory: "/",
+			DirFS:         files.read,
+			Logger:        log,
+		})
 	}
 	return cfg
 }
 
-// readModel reads raw as cfg says and builds its OpenAPI 3 model; source
-// names it in errors.
-func readModel(raw []byte, source string, cfg *datamodel.DocumentConfiguration) (libopenapi.Document, *v3.Document, error) {
+// readModel reads raw, with the files checkRefs read where it was read
+// from a file, and builds its OpenAPI 3 model; quickHash is for
+// ComparisonModel, and source names the document in errors.
+func readModel(raw []byte, source string, files *documentFiles, quickHash bool) (libopenapi.Document, *v3.Document, error) {
 	lib := &libraryLog{}
-	cfg.Logger = slog.New(lib)
+	cfg := documentConfig(files, slog.New(lib))
+	cfg.UseSchemaQuickHash = quickHash
 	doc, err := libopenapi.NewDocumentWithConfiguration(raw, cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("spec %s: %s", source, oneLine(err.Error()))
@@ -207,20 +224,17 @@ func (s *Spec) ComparisonModel() (*v3.Document, error) {
 	if len(s.Files) <= 1 {
 		return s.Model, nil
 	}
-	cfg := documentConfig(s.Files[0])
-	cfg.UseSchemaQuickHash = true
-	_, model, err := readModel(s.Raw, s.Source, cfg)
+	_, model, err := readModel(s.Raw, s.Source, s.files, true)
 	return model, err
 }
 
-// parse builds the document; file is its absolute path when it was read
-// from one (its $refs were checked by checkRefs), "" otherwise.
-func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
+// parse builds the document; files are those checkRefs read when it was
+// read from a file, nil otherwise.
+func parse(raw []byte, source string, files *documentFiles, o LoadOptions) (*Spec, error) {
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		return nil, fmt.Errorf("spec %s: the file is empty", source)
 	}
-	cfg := documentConfig(file)
-	doc, model, err := readModel(raw, source, cfg)
+	doc, model, err := readModel(raw, source, files, false)
 	if err != nil {
 		return nil, err
 	}
@@ -230,6 +244,7 @@ func parse(raw []byte, source, file string, o LoadOptions) (*Spec, error) {
 		Digest:          digestOf(raw),
 		Document:        doc,
 		Model:           model,
+		files:           files,
 		OpenAPI:         doc.GetVersion(),
 		SecuritySchemes: map[string]*v3.SecurityScheme{},
 		Schemes:         map[string]*Scheme{},
