@@ -35,7 +35,7 @@ const maxProbes = 8
 // TestCorpusErrors serves every document of the corpus over a real socket
 // and makes requests fail in each way (an unknown path, a bad body, a bad
 // query value, no credentials where the operation needs some, an unknown
-// id): every answer is an error, none is petctl's 500, and each is valid
+// id, a method or a media type not declared, an Accept not answered): every answer is an error, none is petctl's 500, and each is valid
 // against the response the document declares for its operation and
 // status, or against its most common error schema where it declares none.
 func TestCorpusErrors(t *testing.T) {
@@ -138,15 +138,17 @@ var probeMethods = []string{"DELETE", "PATCH", "PUT", "POST", "GET"}
 // outsideOperationProbes are failing requests whose status few operations
 // declare, so that their answers are written in the document's most common
 // error format: a method a path does not declare (405) and a body in a
-// media type the operation does not take (415); up to maxProbes of each.
+// media type the operation does not take (415), and an Accept its
+// successes are sent in none of (406); up to maxProbes of each.
 func outsideOperationProbes(s *spec.Spec) []probe {
 	var probes []probe
 	declared := map[string][]string{}
 	for _, op := range s.Operations {
 		declared[op.Path] = append(declared[op.Path], op.Method)
 	}
-	var methods, types int
+	var methods, types, accepts int
 	seen := map[string]bool{}
+	unaskable := parseAccept([]string{"image/x-petctl-none"})
 	for _, op := range s.Operations {
 		if op.Unpublished {
 			continue
@@ -167,6 +169,14 @@ func outsideOperationProbes(s *spec.Spec) []probe {
 			h, key := credentials(op)
 			h.Set("Content-Type", "text/csv")
 			probes = append(probes, probe{why: "a body in a type the operation does not take", op: op, method: op.Method, target: withQuery(path, key), body: "a,b", header: h, status: http.StatusUnsupportedMediaType})
+		}
+		if sent := successMediaTypes(op); len(sent) > 0 && accepts < maxProbes && !slices.ContainsFunc(sent, func(mt string) bool {
+			return acceptQuality(unaskable, mt) > 0
+		}) {
+			accepts++
+			h, key := credentials(op)
+			h.Set("Accept", "image/x-petctl-none")
+			probes = append(probes, probe{why: "an Accept no success is sent as", op: op, method: op.Method, target: withQuery(path, key), header: h, status: http.StatusNotAcceptable})
 		}
 	}
 	return probes

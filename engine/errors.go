@@ -20,6 +20,7 @@ const (
 	CodeMalformedJSON        Code = "malformed_json"
 	CodeBodyRequired         Code = "body_required"
 	CodeUnsupportedMediaType Code = "unsupported_media_type"
+	CodeNotAcceptable        Code = "not_acceptable"
 	CodePayloadTooLarge      Code = "payload_too_large"
 	CodeHeadersTooLarge      Code = "headers_too_large"
 	CodeNotFound             Code = "not_found"
@@ -52,6 +53,7 @@ var codeStatus = map[Code]int{
 	CodeMalformedJSON:        http.StatusBadRequest,
 	CodeBodyRequired:         http.StatusBadRequest,
 	CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	CodeNotAcceptable:        http.StatusNotAcceptable,
 	CodePayloadTooLarge:      http.StatusRequestEntityTooLarge,
 	CodeHeadersTooLarge:      http.StatusRequestHeaderFieldsTooLarge,
 	CodeNotFound:             http.StatusNotFound,

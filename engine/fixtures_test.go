@@ -207,7 +207,7 @@ func TestErrorBodyProof(t *testing.T) {
           type: string
           minLength: 5
           maxLength: 2`}, []string{
-			"spec bad-error.yaml: answers outside every operation (an unknown path, 405) and 4 more operations: answers with status 400, 401, 403, 404, 405, 409, 410, 412, 413, 415, 431, 500, 501, 503, 507 cannot be written as the document declares them (application/json): field 'code': minLength: got 2, want 5",
+			"spec bad-error.yaml: answers outside every operation (an unknown path, 405) and 4 more operations: answers with status 400, 401, 403, 404, 405, 406, 409, 410, 412, 413, 415, 431, 500, 501, 503, 507 cannot be written as the document declares them (application/json): field 'code': minLength: got 2, want 5",
 		}, ""},
 		{"a header petctl does not send", [2]string{`      description: The request has missing or invalid parameters or body fields.
 `, `      description: The request has missing or invalid parameters or body fields.

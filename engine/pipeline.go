@@ -64,10 +64,11 @@ var steps = []step{
 	(*Server).authenticate,  // 5. 401
 	(*Server).singleValues,  // 6. 400 for repeated scalar query parameters
 	(*Server).clampPageSize, //    lists.outOfRangeLimit: clamp
-	(*Server).readBody,      // 7. 413, 415, 400
-	(*Server).validate,      // 8. 400 against the document
+	(*Server).negotiate,     // 7. 406 for an Accept no answer is sent as
+	(*Server).readBody,      // 8. 413, 415, 400
+	(*Server).validate,      // 9. 400 against the document
 	(*Server).injectFault,   //    faults: configured failures
-	(*Server).operate,       // 9. the operation: its answer, 404, 501
+	(*Server).operate,       // 10. the operation: its answer, 404, 501
 }
 
 // answer runs the steps. A panic is answered 500 and logged, never a

@@ -73,6 +73,7 @@ func TestQueryParsedOnce(t *testing.T) {
 // before its turn in one of the rows.
 func TestOrderOfChecks(t *testing.T) {
 	big := map[string]string{"X-Padding": strings.Repeat("p", DefaultMaxHeaderBytes)}
+	html := map[string]string{"Accept": "text/html"}
 	removed := newPetstore(t, func(o *Options) { o.Now = func() time.Time { return time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC) } })
 	env := newPetstore(t)
 	for _, c := range []struct {
@@ -89,11 +90,12 @@ func TestOrderOfChecks(t *testing.T) {
 		{"4. the query before authentication", env, request{path: "/pets/1?%zz", key: "-"}, CodeValidation, "cannot be decoded"},
 		{"5. authentication before repeated parameters", env, request{path: "/pets?limit=1&limit=x", key: "-"}, CodeUnauthorized, ""},
 		{"6. repeated parameters before the schema", env, request{path: "/pets?limit=1&limit=x"}, CodeValidation, "given 2 times"},
-		{"5. authentication before the body", env, request{method: "POST", path: "/pets", key: "-", ctype: "text/plain", body: "{bad"}, CodeUnauthorized, ""},
-		{"7. the Content-Type before the JSON", env, request{method: "POST", path: "/pets", ctype: "text/plain", body: "{bad"}, CodeUnsupportedMediaType, ""},
-		{"7. the JSON before the schema", env, request{method: "POST", path: "/pets", body: "{bad"}, CodeMalformedJSON, ""},
-		{"8. the schema before the operation", env, request{path: "/pets/x"}, CodeValidation, ""},
-		{"9. the operation", env, request{path: "/pets/999999"}, CodeNotFound, ""},
+		{"5. authentication before Accept", env, request{method: "POST", path: "/pets", key: "-", ctype: "text/plain", body: "{bad", headers: html}, CodeUnauthorized, ""},
+		{"7. Accept before the body", env, request{method: "POST", path: "/pets", ctype: "text/plain", body: "{bad", headers: html}, CodeNotAcceptable, ""},
+		{"8. the Content-Type before the JSON", env, request{method: "POST", path: "/pets", ctype: "text/plain", body: "{bad"}, CodeUnsupportedMediaType, ""},
+		{"8. the JSON before the schema", env, request{method: "POST", path: "/pets", body: "{bad"}, CodeMalformedJSON, ""},
+		{"9. the schema before the operation", env, request{path: "/pets/x"}, CodeValidation, ""},
+		{"10. the operation", env, request{path: "/pets/999999"}, CodeNotFound, ""},
 	} {
 		r := c.env.do(c.rq)
 		if got := r.code(t); got != string(c.code) || !strings.Contains(r.message(t), c.msg) {

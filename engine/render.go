@@ -291,11 +291,17 @@ func encodeJSON(v any) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// answerMediaType is the media type o's answer at status is sent as: the
-// first JSON one it declares, else JSON where it declares a range JSON
-// falls in (*/*), else the first it declares.
+// answerMediaType is the media type o's answer at status is sent as (see
+// sentMediaType).
 func answerMediaType(op *spec.Operation, status int) string {
-	if r := op.Response(status); r != nil {
+	return sentMediaType(op.Response(status))
+}
+
+// sentMediaType is the media type an answer declared as r is sent as: the
+// first JSON one it declares, else JSON where it declares a range JSON
+// falls in (*/*), else the first it declares; JSON for none.
+func sentMediaType(r *spec.Response) string {
+	if r != nil {
 		for _, mt := range r.MediaTypes {
 			if isJSONMediaType(mt) {
 				return mt

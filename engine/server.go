@@ -116,6 +116,9 @@ type operation struct {
 	extraHeaders [][2]string
 	// scalarQuery are the query parameters that take one value.
 	scalarQuery []string
+	// accepted are the media types its successes are sent as, which an
+	// Accept header must take (see negotiate).
+	accepted []string
 	// proven is set when start-up proved that every success response the
 	// operation builds from stored records matches the document (see
 	// proveComposition); checkResponse then has nothing left to check.
@@ -323,6 +326,7 @@ func (s *Server) prepareOperations(overrides map[string]spec.Override) error {
 				o.scalarQuery = append(o.scalarQuery, p.Name)
 			}
 		}
+		o.accepted = successMediaTypes(op)
 		o.headers = s.deprecationHeaders(op)
 		if o.coll != nil && !s.plain {
 			o.proven = proveComposition(o)
