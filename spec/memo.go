@@ -242,3 +242,38 @@ func (m *requestMemo) accept(k requestKey) {
 	m.ok[k] = struct{}{}
 	m.mu.Unlock()
 }
+
+// responseMemo remembers the bodies quickResponse accepted, per response
+// and media type (responseUse): whether a body is valid against a schema
+// depends on the body alone, so an identical one is not decoded and
+// validated again. What repeats is small: a list's envelope whose items
+// start-up proved (validated with an empty array in their place), the same
+// page's on every request; a body past memoKeyBytes is not kept. Only
+// acceptances are kept, as in requestMemo, whose bounds it shares: at most
+// memoEntries bodies of memoKeyBytes, then it starts afresh.
+// TestResponseMemo holds it to the validator.
+type responseMemo struct {
+	mu sync.RWMutex
+	ok map[responseKey]struct{}
+}
+
+type responseKey struct {
+	use  responseUse
+	body string
+}
+
+func (m *responseMemo) accepted(k responseKey) bool {
+	m.mu.RLock()
+	_, ok := m.ok[k]
+	m.mu.RUnlock()
+	return ok
+}
+
+func (m *responseMemo) accept(k responseKey) {
+	m.mu.Lock()
+	if len(m.ok) >= memoEntries {
+		clear(m.ok)
+	}
+	m.ok[k] = struct{}{}
+	m.mu.Unlock()
+}

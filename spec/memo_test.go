@@ -434,7 +434,51 @@ func TestPlainValidatorHasNoMemo(t *testing.T) {
 	if p.bodies != nil {
 		t.Error("the Plain validator keeps the compiled response bodies of quickResponse")
 	}
-	if v.memo == nil || v.bodies == nil {
+	if p.answered != nil {
+		t.Error("the Plain validator keeps the response memo")
+	}
+	if v.memo == nil || v.bodies == nil || v.answered == nil {
 		t.Error("Plain took the fast paths from the validator it copied")
+	}
+}
+
+// TestResponseMemo: a small body the validator accepted is remembered, so
+// the same body is accepted without being validated again; a refused one is
+// never remembered, and is refused, with its reason, every time; a body
+// past memoKeyBytes is not kept; and each is remembered per response, not
+// for another whose schema refuses it.
+func TestResponseMemo(t *testing.T) {
+	s, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	get, list := s.Operation("getPet"), s.Operation("listPets")
+	r := httptest.NewRequest("GET", "/v1/pets/1", nil)
+	h := http.Header{"Content-Type": {JSON}}
+	kept := func() int {
+		v.answered.mu.RLock()
+		defer v.answered.mu.RUnlock()
+		return len(v.answered.ok)
+	}
+	pet := []byte(`{"id":1,"name":"Milo","categoryId":3,"status":"available"}`)
+	for range 2 {
+		checkProblems(t, "a valid pet", v.Response(r, get, 200, h, pet), "")
+	}
+	if kept() != 1 {
+		t.Fatalf("%d bodies kept after one valid body twice, want 1", kept())
+	}
+	checkProblems(t, "the pet remembered for getPet, not for listPets", v.Response(r, list, 200, h, pet), "body")
+	bad := []byte(`{"id":1,"name":"Milo","categoryId":3,"status":"lost"}`)
+	for range 2 {
+		checkProblems(t, "a pet of no status", v.Response(r, get, 200, h, bad), "status")
+	}
+	long := []byte(`{"id":1,"name":"` + strings.Repeat("M", memoKeyBytes) + `","categoryId":3,"status":"available"}`)
+	v.Response(r, get, 200, h, long)
+	if kept() != 1 {
+		t.Errorf("%d bodies kept, want only the valid small one", kept())
 	}
 }

@@ -73,6 +73,9 @@ type Validator struct {
 	// schema compiled as the response validator compiles it, for
 	// quickResponse; nil in a Plain validator.
 	bodies *sync.Map
+	// answered remembers the small bodies quickResponse accepted; nil in a
+	// Plain validator.
+	answered *responseMemo
 }
 
 // firstUses serializes the calls into libopenapi-validator that may render
@@ -151,6 +154,7 @@ func (s *Spec) NewValidator() (*Validator, error) {
 	}
 	val.memo = newRequestMemo(val, s.Operations)
 	val.bodies = &sync.Map{}
+	val.answered = &responseMemo{ok: map[responseKey]struct{}{}}
 	return val, nil
 }
 
@@ -158,7 +162,7 @@ func (s *Spec) NewValidator() (*Validator, error) {
 // the memo of accepted requests or body plans (see Options.Plain in engine).
 func (v *Validator) Plain() *Validator {
 	p := *v
-	p.memo, p.bodies = nil, nil
+	p.memo, p.bodies, p.answered = nil, nil, nil
 	return &p
 }
 
@@ -377,6 +381,10 @@ func (v *Validator) quickResponse(op *Operation, resp *Response, status int, mt,
 	if rs == nil {
 		return false
 	}
+	key, small := responseKey{use, string(body)}, len(body) <= memoKeyBytes
+	if small && v.answered.accepted(key) {
+		return true
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var doc any
 	if dec.Decode(&doc) != nil || doc == nil {
@@ -385,7 +393,13 @@ func (v *Validator) quickResponse(op *Operation, resp *Response, status int, mt,
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return false
 	}
-	return rs.Validate(doc) == nil
+	if rs.Validate(doc) != nil {
+		return false
+	}
+	if small {
+		v.answered.accept(key)
+	}
+	return true
 }
 
 // rangeResponse validates res, sent as JSON for a response that declares
