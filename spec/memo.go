@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -56,13 +57,59 @@ type requestMemo struct {
 // every plan before it serves anything.
 type lazyPlan struct {
 	once  sync.Once
-	build func() *objectPlan
+	build func() (*objectPlan, *ResponseSchema)
 	plan  *objectPlan // nil when the schema is outside the plan's shape
+	// whole is the body schema compiled as the request validator compiles
+	// it, for a schema outside the plan's shape (nested objects, arrays,
+	// compositions): the library decodes the body with encoding/json and
+	// holds the value to that schema, and so does accepts, without the
+	// library's per-call work.
+	whole *ResponseSchema
 }
 
 func (l *lazyPlan) accepts(obj map[string]any) bool {
-	l.once.Do(func() { l.plan = l.build() })
-	return l.plan != nil && l.plan.accepts(obj)
+	l.once.Do(func() { l.plan, l.whole = l.build() })
+	switch {
+	case l.plan != nil:
+		return l.plan.accepts(obj)
+	case l.whole != nil:
+		doc, ok := asUnmarshalled(obj)
+		return ok && l.whole.Validate(doc) == nil
+	}
+	return false
+}
+
+// asUnmarshalled is v as json.Unmarshal into any would have decoded it:
+// each json.Number a float64, as strconv.ParseFloat reads it (false where
+// it cannot: a number past float64's range, which json.Unmarshal refuses
+// too). v is not changed: its objects and arrays are copied.
+func asUnmarshalled(v any) (any, bool) {
+	switch v := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(v), 64)
+		return f, err == nil
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			d, ok := asUnmarshalled(e)
+			if !ok {
+				return nil, false
+			}
+			out[k] = d
+		}
+		return out, true
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			d, ok := asUnmarshalled(e)
+			if !ok {
+				return nil, false
+			}
+			out[i] = d
+		}
+		return out, true
+	}
+	return v, true
 }
 
 type requestKey struct {
@@ -103,7 +150,7 @@ func newRequestMemo(v *Validator, ops []*Operation) *requestMemo {
 		case onlyLineParams(op) && hasJSONBody(op):
 			// Until its plan is built, and where it cannot be, quickBody
 			// is not sure and the validator decides.
-			m.kinds[op], m.bodies[op] = memoBody, &lazyPlan{build: func() *objectPlan { return v.jsonBodyPlan(op) }}
+			m.kinds[op], m.bodies[op] = memoBody, &lazyPlan{build: func() (*objectPlan, *ResponseSchema) { return v.jsonBodyPlan(op) }}
 			m.media[op], _ = jsonBodyMedia(op)
 		default:
 			continue
@@ -160,17 +207,21 @@ func hasJSONBody(op *Operation) bool {
 
 // jsonBodyPlan returns the plan for op's JSON request body (see
 // jsonBodyMedia), compiled as the validator compiles a request body
-// schema; nil when there is none or the schema is outside the plan's shape.
-func (v *Validator) jsonBodyPlan(op *Operation) *objectPlan {
+// schema, or where the schema is outside the plan's shape the compiled
+// schema itself (see lazyPlan.whole); nil, nil when there is none.
+func (v *Validator) jsonBodyPlan(op *Operation) (*objectPlan, *ResponseSchema) {
 	_, mt := jsonBodyMedia(op)
 	if mt == nil {
-		return nil
+		return nil, nil
 	}
 	rs, err := v.compileSchema(mt.Schema.Schema(), schema_validation.SchemaValidationPurposeRequestBody)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return rs.wholePlan()
+	if plan := rs.wholePlan(); plan != nil {
+		return plan, nil
+	}
+	return nil, rs
 }
 
 // key returns the memo key for r and what the memo can do for it.

@@ -245,6 +245,113 @@ func TestRequestBodyMemoAgreesWithValidator(t *testing.T) {
 	}
 }
 
+// TestRequestBodyWholeSchemaAgreesWithValidator: a body schema outside the
+// plan's shape (a nested object, an array of objects, a composition,
+// multipleOf, a number past float64's range) is held to the schema the
+// validator compiles, and the memo's verdict is the validator's on every
+// body, decoded by the memo or by the caller (numbers as json.Number).
+func TestRequestBodyWholeSchemaAgreesWithValidator(t *testing.T) {
+	s, err := Parse([]byte(`openapi: 3.0.3
+info: {title: Nested, version: "1"}
+paths:
+  /add_ons:
+    post:
+      operationId: createAddOn
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [add_on]
+              properties:
+                add_on:
+                  type: object
+                  required: [name, amount_cents]
+                  properties:
+                    name: {type: string, minLength: 1}
+                    amount_cents: {type: integer, minimum: 0, maximum: 9007199254740992}
+                    rate: {type: number, multipleOf: 0.1}
+                    code: {type: string, readOnly: true}
+                    taxes:
+                      type: array
+                      maxItems: 2
+                      items: {type: object, required: [code], properties: {code: {type: string, enum: [vat, gst]}}}
+                    target:
+                      oneOf:
+                        - {type: object, required: [plan], properties: {plan: {type: string}}, additionalProperties: false}
+                        - {type: object, required: [charge], properties: {charge: {type: integer}}, additionalProperties: false}
+      responses:
+        '201': {description: Created.}
+`), "nested.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	memo, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := memo.Plain()
+	op := s.Operation("createAddOn")
+	if memo.memo.kinds[op] != memoBody {
+		t.Fatal("createAddOn's body takes no quick path")
+	}
+	bodies := []string{
+		`{"add_on":{"name":"a","amount_cents":1}}`, `{"add_on":{"name":"","amount_cents":1}}`, `{"add_on":{"name":"a"}}`, `{}`,
+		`{"add_on":{"name":"a","amount_cents":-1}}`, `{"add_on":{"name":"a","amount_cents":1.5}}`, `{"add_on":{"name":"a","amount_cents":1.0}}`,
+		`{"add_on":{"name":"a","amount_cents":9007199254740993}}`, `{"add_on":{"name":"a","amount_cents":9007199254740994}}`,
+		`{"add_on":{"name":"a","amount_cents":1e400}}`, `{"add_on":{"name":"a","amount_cents":1,"rate":0.3}}`,
+		`{"add_on":{"name":"a","amount_cents":1,"rate":0.7}}`, `{"add_on":{"name":"a","amount_cents":1,"rate":0.35}}`,
+		`{"add_on":{"name":"a","amount_cents":1,"code":"x"}}`, `{"add_on":{"name":"a","amount_cents":1,"taxes":[{"code":"vat"}]}}`,
+		`{"add_on":{"name":"a","amount_cents":1,"taxes":[{"code":"vat"},{"code":"gst"},{"code":"vat"}]}}`,
+		`{"add_on":{"name":"a","amount_cents":1,"taxes":[{"code":"sales"}]}}`, `{"add_on":{"name":"a","amount_cents":1,"taxes":[{}]}}`,
+		`{"add_on":{"name":"a","amount_cents":1,"target":{"plan":"p"}}}`, `{"add_on":{"name":"a","amount_cents":1,"target":{"charge":2}}}`,
+		`{"add_on":{"name":"a","amount_cents":1,"target":{"plan":"p","charge":2}}}`, `{"add_on":{"name":"a","amount_cents":1,"target":{}}}`,
+		`{"add_on":null}`, `{"add_on":[]}`, `[]`, `null`, `"a"`,
+	}
+	quick, accepted := 0, 0
+	for round := 0; round < 2; round++ {
+		for _, b := range bodies {
+			req := func() *http.Request {
+				r := httptest.NewRequest("POST", "/add_ons", strings.NewReader(b))
+				r.Header.Set("Content-Type", JSON)
+				return r
+			}
+			want := full.Request(req(), op)
+			if len(want) == 0 {
+				accepted++
+			}
+			if got := memo.Request(req(), op); (len(got) == 0) != (len(want) == 0) {
+				t.Fatalf("round %d, body %q: memo says %v, the validator %v", round, b, got, want)
+			}
+			doc, ok := decodeOne(b)
+			if !ok {
+				continue
+			}
+			key, kind := memo.memo.key(req(), op)
+			if kind == memoBody && memo.memo.accepted(key) && memo.memo.quickDoc(req(), op, doc) {
+				quick++
+			}
+			if got := memo.RequestDecoded(req(), op, doc); (len(got) == 0) != (len(want) == 0) {
+				t.Fatalf("round %d, decoded body %q: memo says %v, the validator %v", round, b, got, want)
+			}
+		}
+	}
+	if quick < 10 || accepted < 10 {
+		t.Errorf("the quick path accepted %d of the %d bodies the validator accepted; the comparison needs some", quick, accepted)
+	}
+	// The caller's document is left as it was decoded.
+	doc, _ := decodeOne(`{"add_on":{"name":"a","amount_cents":1}}`)
+	r := httptest.NewRequest("POST", "/add_ons", nil)
+	r.Header.Set("Content-Type", JSON)
+	if !memo.memo.quickDoc(r, op, doc) {
+		t.Error("the quick path does not accept a valid add-on")
+	}
+	if n := doc.(map[string]any)["add_on"].(map[string]any)["amount_cents"]; n != json.Number("1") {
+		t.Errorf("the quick path changed the caller's number to %#v", n)
+	}
+}
+
 // decodeOne decodes exactly one JSON value with numbers as json.Number.
 func decodeOne(b string) (any, bool) {
 	dec := json.NewDecoder(strings.NewReader(b))
