@@ -111,7 +111,7 @@ func (m *memoryFS) Stat(name string) (fs.FileInfo, error) {
 func checkRefs(entry string, raw []byte, roots []string) (*documentFiles, error) {
 	var errs []error
 	files := &documentFiles{}
-	hiddenByte := false // a file libopenapi reads from its bytes has a $ref hidden
+	inMemory := false // a file libopenapi parses from its bytes has a $ref hidden: it must read them from memory
 	sum := sha256.New()
 	seen := map[string]bool{entry: true}
 	entryNamed := false
@@ -155,10 +155,10 @@ func checkRefs(entry string, raw []byte, roots []string) (*documentFiles, error)
 			}
 		})
 		contents[file] = hideRefKeys(data, hidden)
-		hiddenByte = hiddenByte || len(hidden) > 0 && file != entry
+		inMemory = inMemory || len(hidden) > 0 && file != entry
 	}
-	hiddenByte = hiddenByte || entryNamed && !bytes.Equal(contents[entry], raw)
-	if hiddenByte {
+	inMemory = inMemory || entryNamed && !bytes.Equal(contents[entry], raw)
+	if inMemory {
 		files.read = &memoryFS{files: fstest.MapFS{}, folders: map[string]bool{}}
 		for _, file := range files.names {
 			if file != entry || entryNamed {
