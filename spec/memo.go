@@ -39,8 +39,7 @@ import (
 // time, for its message. TestRequestMemoAgreesWithValidator and
 // TestRequestBodyMemoAgreesWithValidator hold the memo to the validator.
 type requestMemo struct {
-	mu     sync.RWMutex
-	ok     map[requestKey]struct{}
+	*acceptances[requestKey]
 	kinds  map[*Operation]memoKind
 	bodies map[*Operation]*lazyPlan
 	// paths are the shapes of item paths whose requests key on the
@@ -141,7 +140,7 @@ const (
 )
 
 func newRequestMemo(v *Validator, ops []*Operation) *requestMemo {
-	m := &requestMemo{ok: map[requestKey]struct{}{}, kinds: map[*Operation]memoKind{}, bodies: map[*Operation]*lazyPlan{},
+	m := &requestMemo{acceptances: newAcceptances[requestKey](), kinds: map[*Operation]memoKind{}, bodies: map[*Operation]*lazyPlan{},
 		paths: map[*Operation]*pathShape{}, base: v.spec.BasePath, media: map[*Operation]string{}}
 	for _, op := range ops {
 		switch {
@@ -278,53 +277,52 @@ func exactly(r *http.Request, mt string) bool {
 // maxQuickBody bounds the bodies quickBody decodes; larger ones go to the validator.
 const maxQuickBody = 64 << 10
 
-func (m *requestMemo) accepted(k requestKey) bool {
-	m.mu.RLock()
-	_, ok := m.ok[k]
-	m.mu.RUnlock()
-	return ok
-}
-
-func (m *requestMemo) accept(k requestKey) {
-	m.mu.Lock()
-	if len(m.ok) >= memoEntries {
-		clear(m.ok)
-	}
-	m.ok[k] = struct{}{}
-	m.mu.Unlock()
-}
-
-// responseMemo remembers the bodies quickResponse accepted, per response
-// and media type (responseUse): whether a body is valid against a schema
-// depends on the body alone, so an identical one is not decoded and
-// validated again. What repeats is small: a list's envelope whose items
-// start-up proved (validated with an empty array in their place), the same
-// page's on every request; a body past memoKeyBytes is not kept. Only
-// acceptances are kept, as in requestMemo, whose bounds it shares: at most
-// memoEntries bodies of memoKeyBytes, then it starts afresh.
+// responseKey is a body quickResponse accepted, and the response and
+// media type (responseUse) it was held to: whether a body is valid against
+// a schema depends on the body alone, so an identical one is not decoded
+// and validated again. What repeats is small: a list's envelope whose
+// items start-up proved (validated with an empty array in their place),
+// the same page's on every request; a body past memoKeyBytes is not kept.
 // TestResponseMemo holds it to the validator.
-type responseMemo struct {
-	mu sync.RWMutex
-	ok map[responseKey]struct{}
-}
-
 type responseKey struct {
 	use  responseUse
 	body string
 }
 
-func (m *responseMemo) accepted(k responseKey) bool {
-	m.mu.RLock()
-	_, ok := m.ok[k]
-	m.mu.RUnlock()
+// acceptances are what a validator accepted, kept so that the same is
+// accepted again without the work (requestMemo's request lines,
+// responseKey's bodies). Only acceptances are kept: what was refused is
+// validated in full every time, for its message. A client that sends
+// endless distinct requests costs at most memoEntries of them; the set then
+// starts afresh.
+type acceptances[K comparable] struct {
+	mu  sync.RWMutex
+	set map[K]struct{}
+}
+
+func newAcceptances[K comparable]() *acceptances[K] {
+	return &acceptances[K]{set: map[K]struct{}{}}
+}
+
+func (a *acceptances[K]) accepted(k K) bool {
+	a.mu.RLock()
+	_, ok := a.set[k]
+	a.mu.RUnlock()
 	return ok
 }
 
-func (m *responseMemo) accept(k responseKey) {
-	m.mu.Lock()
-	if len(m.ok) >= memoEntries {
-		clear(m.ok)
+func (a *acceptances[K]) accept(k K) {
+	a.mu.Lock()
+	if len(a.set) >= memoEntries {
+		clear(a.set)
 	}
-	m.ok[k] = struct{}{}
-	m.mu.Unlock()
+	a.set[k] = struct{}{}
+	a.mu.Unlock()
+}
+
+// size is how many are kept.
+func (a *acceptances[K]) size() int {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return len(a.set)
 }

@@ -157,22 +157,27 @@ func documentConfig(files *documentFiles, log *slog.Logger) *datamodel.DocumentC
 		ExcludeExtensionRefs: true,
 		Logger:               log,
 	}
-	if files != nil {
-		entry := files.names[0]
-		cfg.AllowFileReferences = true
-		cfg.BasePath = filepath.Dir(entry)
-		cfg.SpecFilePath = filepath.Base(entry)
+	if files == nil {
+		return cfg
 	}
-	if files != nil && files.read != nil {
+	entry := files.names[0]
+	cfg.AllowFileReferences = true
+	cfg.BasePath = filepath.Dir(entry)
+	cfg.SpecFilePath = filepath.Base(entry)
+	if files.read != nil {
 		// The files come from memory, as checkRefs read them, under their
 		// absolute paths: so the root is /, which also holds the refFolders
 		// outside the document's folder. The library looks a file up by its
 		// absolute path, whatever folder its file system is filed under.
-		cfg.LocalFS, _ = index.NewLocalFSWithConfig(&index.LocalFSConfig{
+		// Its only error is one walking the files, which memory does not
+		// give; were it to, the library would read the disk as elsewhere.
+		if local, err := index.NewLocalFSWithConfig(&index.LocalFSConfig{
 			BaseDirectory: "/",
 			DirFS:         files.read,
 			Logger:        log,
-		})
+		}); err == nil {
+			cfg.LocalFS = local
+		}
 	}
 	return cfg
 }

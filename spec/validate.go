@@ -73,9 +73,9 @@ type Validator struct {
 	// schema compiled as the response validator compiles it, for
 	// quickResponse; nil in a Plain validator.
 	bodies *sync.Map
-	// answered remembers the small bodies quickResponse accepted; nil in a
-	// Plain validator.
-	answered *responseMemo
+	// answered are the small bodies quickResponse accepted (see
+	// responseKey); nil in a Plain validator.
+	answered *acceptances[responseKey]
 }
 
 // firstUses serializes the calls into libopenapi-validator that may render
@@ -154,7 +154,7 @@ func (s *Spec) NewValidator() (*Validator, error) {
 	}
 	val.memo = newRequestMemo(val, s.Operations)
 	val.bodies = &sync.Map{}
-	val.answered = &responseMemo{ok: map[responseKey]struct{}{}}
+	val.answered = newAcceptances[responseKey]()
 	return val, nil
 }
 
@@ -381,9 +381,13 @@ func (v *Validator) quickResponse(op *Operation, resp *Response, status int, mt,
 	if rs == nil {
 		return false
 	}
-	key, small := responseKey{use, string(body)}, len(body) <= memoKeyBytes
-	if small && v.answered.accepted(key) {
-		return true
+	var key responseKey
+	small := len(body) <= memoKeyBytes // a larger body is neither looked up nor copied into a key
+	if small {
+		key = responseKey{use, string(body)}
+		if v.answered.accepted(key) {
+			return true
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var doc any
