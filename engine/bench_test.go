@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/spec"
@@ -23,7 +25,7 @@ func benchServer(b *testing.B) *Server {
 	}
 	data, _ := readFixture("petstore/pets.json")
 	srv, err := New(Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{{Name: "pets.json", Data: data}},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger: slog.New(NewTextHandler(io.Discard, nil))}) // serve's handler
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -174,7 +176,7 @@ func BenchmarkCRUDHandler(b *testing.B) {
 		b.Fatal(err)
 	}
 	srv, err := New(Options{Spec: s, Keys: []string{testKey}, Generate: 50000,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger: slog.New(NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -235,4 +237,29 @@ func BenchmarkCRUDHandler(b *testing.B) {
 			serve(b, "DELETE", "/v1/pets/"+id, "")
 		}
 	})
+}
+
+// BenchmarkRequestLine formats serve's request line through slog's text
+// handler and through NewTextHandler, which serve uses.
+func BenchmarkRequestLine(b *testing.B) {
+	for _, c := range []struct {
+		name    string
+		handler slog.Handler
+	}{
+		{"slog", slog.NewTextHandler(io.Discard, nil)},
+		{"petctl", NewTextHandler(io.Discard, nil)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				r := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+				r.AddAttrs(slog.String("method", "GET"), slog.String("path", "/v1/pets"), slog.Int("status", 200),
+					slog.String("latency", "41µs"), slog.Int("bytes", 2710), slog.String("query", "limit=20"),
+					slog.String("operation", "listPets"))
+				if err := c.handler.Handle(context.Background(), r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -95,6 +95,7 @@ func (s *Server) logRequest(r *http.Request, res *response, latency time.Duratio
 	// Attributes are built only for a line that will be written: boxing
 	// them costs allocations on every request otherwise.
 	ctx := context.Background()
+	now := time.Now() // one reading for the line and the entry
 	if !s.quiet && s.log.Enabled(ctx, level) {
 		attrs := make([]slog.Attr, 0, 10)
 		attrs = append(attrs,
@@ -122,13 +123,13 @@ func (s *Server) logRequest(r *http.Request, res *response, latency time.Duratio
 		// A record without a source: Logger.LogAttrs walks the stack for
 		// one on every call (7% of the line's cost in BenchmarkHandler),
 		// and serve's handlers never print it.
-		rec := slog.NewRecord(time.Now(), level, "request", 0)
+		rec := slog.NewRecord(now, level, "request", 0)
 		rec.AddAttrs(attrs...)
 		_ = s.log.Handler().Handle(ctx, rec)
 	}
 	if s.reqlog != nil {
 		e := LoggedRequest{
-			Time:      time.Now().UTC(),
+			Time:      now.UTC(),
 			Method:    r.Method,
 			Path:      truncate(r.URL.Path, 512),
 			Query:     query,

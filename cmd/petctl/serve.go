@@ -324,7 +324,7 @@ func newLogger(a *app, c *config.Config) (*slog.Logger, *engine.LogBuffer, error
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	logs := engine.NewLogBuffer(a.err, engine.DefaultLogBufferBytes)
-	var h slog.Handler = slog.NewTextHandler(logs, opts)
+	var h slog.Handler = engine.NewTextHandler(logs, opts)
 	if c.Server.LogFormat == "json" {
 		h = slog.NewJSONHandler(logs, opts)
 	}
