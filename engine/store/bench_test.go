@@ -2,6 +2,7 @@ package store
 
 import (
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -83,5 +84,42 @@ func BenchmarkCreateJournal(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// BenchmarkTableDelete deletes, one by one, from a million records that
+// share one filter value, as a status every record has: the index list of
+// that value is the whole table. The deletes go all over the list (a
+// stride of 997), as a client's would; a table that runs out is built again,
+// untimed.
+func BenchmarkTableDelete(b *testing.B) {
+	const n = 1_000_000
+	var s *table
+	build := func() {
+		s = newTable(true, false, []string{"color"})
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for seq := int64(1); seq <= n; seq++ {
+			s.insertLocked(&entry{seq: seq, raw: []byte(`{}`), vals: []string{"red"}, has: 1})
+		}
+	}
+	build()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i > 0 && i%n == 0 {
+			b.StopTimer()
+			build()
+			b.StartTimer()
+		}
+		seq := int64(i%n*997%n + 1) // 997 is prime to n: every record once
+		s.mu.Lock()
+		pos, ok := s.findLocked("", strconv.FormatInt(seq, 10))
+		if !ok {
+			b.Fatalf("record %d is not there", seq)
+		}
+		s.deleteLocked(pos, &entry{seq: seq, vals: []string{"red"}, has: 1})
+		s.compactIfWorthIt()
+		s.mu.Unlock()
 	}
 }
