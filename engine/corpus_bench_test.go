@@ -26,6 +26,9 @@ type corpusBench struct {
 	srv          *Server
 	list, create load.Request
 	work         *corpusload.Workload
+	// seq numbers the creates, across every run on the same server: a
+	// second run (-count) would otherwise repeat the first's keys.
+	seq int64
 }
 
 // corpusBenches serves the largest single-file and the multi-file corpus
@@ -82,7 +85,7 @@ func serveCorpusBench(b *testing.B, d harness.CorpusDoc) *corpusBench {
 		var seq atomic.Int64
 		seq.Store(corpusload.Stored)
 		list, create := w.Requests(&seq)
-		return &corpusBench{name: d.Name, srv: srv, list: list, create: create, work: w}
+		return &corpusBench{name: d.Name, srv: srv, list: list, create: create, work: w, seq: corpusload.Stored}
 	}
 	b.Fatalf("%s: no collection could be listed and created in", d.Name)
 	return nil
@@ -126,10 +129,9 @@ func BenchmarkCorpusCreate(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(c.work.CreateBytes))
-			seq := int64(corpusload.Stored)
 			for b.Loop() {
-				seq++
-				c.serve(b, c.create, seq, c.work.CreateStatus)
+				c.seq++
+				c.serve(b, c.create, c.seq, c.work.CreateStatus)
 			}
 		})
 	}

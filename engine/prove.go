@@ -20,20 +20,27 @@ import (
 //   - read, create, replace, patch and delete: the body is one record,
 //     and the response schema has the same content hash as the item
 //     schema (for a write, at every status it answers with the item);
+//   - the same, with the record wrapped in the one property of an object
+//     ({"plan": {...}}): the body is that object holding the record alone,
+//     and spec.WrappedItemHash of the response schema is the item schema's
+//     (the wrapper can reject an object of that property alone only for
+//     its value); the wrapper the document makes holds nothing else
+//     (madeHoldsOnly), so the answer is the same whichever way it is built;
 //   - list: the body is a JSON array of records, and the response schema is
 //     {type: array, items: S} with no other constraint and S with the item
 //     schema's hash; by JSON Schema's definition of items an array is valid
 //     against it exactly when each element is valid against S;
 //
 // and, for all of them, the response is declared for that exact status
-// with application/json (what the engine sends) and declares no headers
-// (the validator would check those). The item schema must not use
-// writeOnly, the one annotation that makes a response schema's meaning
-// depend on where it appears. When any condition fails the operation's
-// responses are validated in full on every request, as all error responses
-// are. TestProvenResponsesAgreeWithValidator checks the equivalence against
-// libopenapi-validator on valid and invalid records.
-func proveComposition(o *operation) bool {
+// with the JSON media type the engine sends, and declares no headers (the
+// validator would check those). The item schema must not use writeOnly,
+// the one annotation that makes a response schema's meaning depend on
+// where it appears. When any condition fails the operation's responses are
+// validated in full on every request, as all error responses are.
+// TestProvenResponsesAgreeWithValidator and TestWrappedVerdictIsTheItems
+// check the equivalence against libopenapi-validator on valid and invalid
+// records.
+func (s *Server) proveComposition(o *operation) bool {
 	c := o.coll
 	if c == nil || c.schema == nil || c.writeOnly || o.rop == nil {
 		return false
@@ -49,10 +56,10 @@ func proveComposition(o *operation) bool {
 		// that creates answers 201, else 200).
 		for st, sh := range o.rop.Answers {
 			switch {
-			case sh.Kind == "item" && sh.Schema == c.def.Item:
+			case sh.Kind == "item" && sh.Schema == c.def.Item, wrapsItem(c, sh):
 				statuses = append(statuses, st)
 			case sh.Kind != "none":
-				return false // a wrapped or made answer: validated in full
+				return false // a made answer: validated in full
 			}
 		}
 	}
@@ -60,24 +67,50 @@ func proveComposition(o *operation) bool {
 		return false
 	}
 	for _, status := range statuses {
-		if !provenAt(o, status) {
+		if !s.provenAt(o, status) {
 			return false
 		}
 	}
 	return true
 }
 
+// wrapsItem reports whether sh is the item in a property of an object, the
+// item's own schema there.
+func wrapsItem(c *collection, sh spec.Shape) bool {
+	return sh.Kind == "wrapped" && sh.Schema != nil && sh.Schema.Prop(sh.Field) == c.def.Item
+}
+
+// answerShape is the shape of o's answer at status, as itemResponse reads it.
+func answerShape(o *operation, status int) spec.Shape {
+	if sh, ok := o.rop.Answers[status]; ok {
+		return sh
+	}
+	return o.rop.Response
+}
+
 // provenAt reports whether o's answer at status is the record (the list
-// of records, for a list) under a response declaration that validating
-// it could not reject.
-func provenAt(o *operation, status int) bool {
+// of records, for a list; the record in its wrapper) under a response
+// declaration that validating it could not reject.
+func (s *Server) provenAt(o *operation, status int) bool {
 	var resp *spec.Response
 	for _, r := range o.op.Responses {
 		if r.Status == status {
 			resp = r
 		}
 	}
-	if resp == nil || resp.Schema == nil || len(resp.Headers) > 0 || !slices.Contains(resp.MediaTypes, spec.JSON) {
+	if resp == nil || resp.Schema == nil || len(resp.Headers) > 0 {
+		return false
+	}
+	if sh := answerShape(o, status); o.kind != kindList && sh.Kind == "wrapped" {
+		// Sent as the operation's first JSON media type, whose schema
+		// resp.Schema is (as for a list's envelope).
+		sent := answerMediaType(o.op, status)
+		i := slices.IndexFunc(resp.MediaTypes, spec.IsJSON)
+		hash, ok := spec.WrappedItemHash(resp.Schema, sh.Field)
+		return wrapsItem(o.coll, sh) && i >= 0 && resp.MediaTypes[i] == sent &&
+			ok && hash == o.coll.schema.Hash && s.madeHoldsOnly(sh.Schema, sh.Field)
+	}
+	if !slices.Contains(resp.MediaTypes, spec.JSON) {
 		return false
 	}
 	hash, ok := spec.SchemaHash(resp.Schema)
@@ -85,6 +118,31 @@ func provenAt(o *operation, status int) bool {
 		hash, ok = spec.PlainArrayItemsHash(resp.Schema)
 	}
 	return ok && hash == o.coll.schema.Hash
+}
+
+// madeHoldsOnly reports whether the object renderRecord makes for a wrapper
+// (its example, else its required properties) holds no property but field,
+// which the record takes: the answer is then the record in field alone. The
+// properties made do not depend on the clock, only their values do.
+func (s *Server) madeHoldsOnly(wrapper *spec.Schema, field string) bool {
+	m, ok := s.made(wrapper).(map[string]any)
+	if !ok {
+		return false
+	}
+	for k := range m {
+		if k != field {
+			return false
+		}
+	}
+	return true
+}
+
+// wrapRecord is the answer {field: record}, the record's JSON as stored.
+func wrapRecord(field string, raw []byte) []byte {
+	key := encodeJSON(field)
+	b := make([]byte, 0, len(key)+len(raw)+3)
+	b = append(append(append(b, '{'), key...), ':')
+	return append(append(b, raw...), '}')
 }
 
 // proveEnvelopeItems decides, once at start-up, whether the items of a

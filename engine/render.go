@@ -33,6 +33,14 @@ func (s *Server) itemResponse(o *operation, status int, rec store.Record) *respo
 		res.proven = o.proven
 		return res
 	}
+	if o.proven && sh.Kind == "wrapped" {
+		// The wrapper holds the record alone, as stored: what the render
+		// below makes of it (see proveComposition), without projecting a
+		// record onto the schema it was built and checked by.
+		res := &response{status: status, body: wrapRecord(sh.Field, rec.JSON), proven: true}
+		res.set("Content-Type", answerMediaType(o.op, status))
+		return res
+	}
 	body := s.renderRecord(o, sh, rec.JSON)
 	res := &response{status: status, body: body}
 	if body != nil {

@@ -329,7 +329,7 @@ func (s *Server) prepareOperations(overrides map[string]spec.Override) error {
 		o.accepted = successMediaTypes(op)
 		o.headers = s.deprecationHeaders(op)
 		if o.coll != nil && !s.plain {
-			o.proven = proveComposition(o)
+			o.proven = s.proveComposition(o)
 			o.itemsProven = !o.proven && proveEnvelopeItems(o)
 		}
 		s.ops[op] = o

@@ -524,20 +524,58 @@ func PlainArrayItemsHash(s *base.Schema) (hash uint64, ok bool) {
 // when the same answer with an empty array in its place is. ok is false for
 // any other schema.
 func EnvelopeItemsHash(s *base.Schema, at []string) (hash uint64, ok bool) {
-	if len(at) == 0 {
+	inner, ok := sealedPath(s, at)
+	if !ok {
 		return 0, false
+	}
+	return PlainArrayItemsHash(inner)
+}
+
+// sealedPath is the schema at path at inside s, when every object on the
+// way reaches the next level through properties alone (see
+// EnvelopeItemsHash).
+func sealedPath(s *base.Schema, at []string) (*base.Schema, bool) {
+	if len(at) == 0 {
+		return nil, false
 	}
 	for _, name := range at {
 		if s == nil || !sealedObject(s) || s.Properties == nil {
-			return 0, false
+			return nil, false
 		}
 		proxy, found := s.Properties.Get(name)
 		if !found || proxy == nil || refSiblings(proxy) {
-			return 0, false
+			return nil, false
 		}
 		s = proxy.Schema()
 	}
-	return PlainArrayItemsHash(s)
+	return s, s != nil
+}
+
+// WrappedItemHash is the hash of the schema of property field of s, where
+// an answer that is an object of that one property ({"plan": {...}}) is
+// valid against s exactly when the property's value is valid against that
+// schema. s reaches field through properties alone, as each level of
+// EnvelopeItemsHash does, and the keywords that read which properties are
+// present must take an object of field alone: a type of object (or none),
+// nothing required but field, at least 0 or 1 and at most 1 or more
+// properties, no propertyNames and no dependentRequired. ok is false for
+// any other schema.
+func WrappedItemHash(s *base.Schema, field string) (hash uint64, ok bool) {
+	inner, ok := sealedPath(s, []string{field})
+	if !ok {
+		return 0, false
+	}
+	if len(s.Type) > 0 && !slices.Contains(s.Type, "object") ||
+		s.MinProperties != nil && *s.MinProperties > 1 || s.MaxProperties != nil && *s.MaxProperties < 1 ||
+		s.PropertyNames != nil || s.DependentRequired != nil && s.DependentRequired.Len() > 0 {
+		return 0, false
+	}
+	for _, r := range s.Required {
+		if r != field {
+			return 0, false
+		}
+	}
+	return SchemaHash(inner)
 }
 
 // sealedObject reports whether s applies nothing to its properties' values
