@@ -47,9 +47,9 @@ func (s *Server) proveComposition(o *operation) bool {
 	}
 	var statuses []int
 	switch o.kind {
-	case kindRead, kindList:
-		statuses = []int{http.StatusOK}
-	case kindCreate:
+	case kindRead, kindList, kindCreate:
+		// The status they answer with (the document's first 2xx with a
+		// body), which is the one to prove, not 200 by default.
 		statuses = []int{o.rop.Response.Status}
 	case kindReplace, kindPatch, kindDelete:
 		// Every status the write may answer with the item (a replace

@@ -171,3 +171,44 @@ func TestWrappedVerdictIsTheItems(t *testing.T) {
 		}
 	}
 }
+
+// TestProofIsOfTheStatusAnswered: a read and a list answer with the
+// document's first 2xx, which here is a 203 declared before the 200, with
+// a schema no answer can meet. The proof is of that status, so nothing is
+// proven, and the answers are validated and refused, where a proof of
+// the 200 let them out unchecked.
+func TestProofIsOfTheStatusAnswered(t *testing.T) {
+	skipIfPlain(t)
+	doc := petstoreDoc(t)
+	for _, r := range []struct{ at, first string }{
+		{"        '200':\n          description: The animal.\n",
+			"        '203':\n          description: The animal, from a cache.\n          content:\n            application/json:\n              schema:\n" +
+				"                type: object\n                maxProperties: 0\n                properties:\n                  pet: {$ref: '#/components/schemas/Pet'}\n"},
+		{"        '200':\n          description: A list of animals.\n",
+			"        '203':\n          description: Animals, from a cache.\n          content:\n            application/json:\n              schema:\n" +
+				"                type: array\n                maxItems: 1\n                items: {$ref: '#/components/schemas/Pet'}\n"},
+	} {
+		if strings.Count(doc, r.at) != 1 {
+			t.Fatalf("the Petstore moved: %q is not there once", r.at)
+		}
+		doc = strings.Replace(doc, r.at, r.first+r.at, 1)
+	}
+	s, err := spec.Parse([]byte(doc), "first-2xx.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := start(t, Options{Spec: s, Keys: []string{testKey}, Fixtures: []FixtureFile{embeddedFixture(t, "petstore/pets.json")}}, "Authorization", "Bearer ")
+	for _, c := range []struct{ id, path, violation string }{{"getPet", "/pets/3", "0"}, {"listPets", "/pets?limit=5", "1"}} {
+		o := env.srv.ops[s.Operation(c.id)]
+		if o == nil || o.rop.Response.Status != 203 {
+			t.Fatalf("%s does not answer with its first 2xx, 203", c.id)
+		}
+		if o.proven {
+			t.Errorf("%s: proven, though its 203 bounds the answer", c.id)
+		}
+		r := env.get(c.path)
+		if r.status != 500 || r.code(t) != string(CodeResponseInvalid) || !strings.Contains(r.message(t), c.violation) {
+			t.Errorf("GET %s: %d %s, want the 500 naming %q", c.path, r.status, truncate(string(r.body), 300), c.violation)
+		}
+	}
+}

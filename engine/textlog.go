@@ -135,7 +135,7 @@ func appendTextAttr(b []byte, a slog.Attr) ([]byte, bool) {
 	return b, false
 }
 
-// appendTextTime writes t in local time to the millisecond, with its zone
+// appendTextTime writes t in its own location to the millisecond, with its zone
 // offset (2006-01-02T15:04:05.000Z07:00), as slog does; years of other
 // than four digits are left to slog.
 func appendTextTime(b []byte, t time.Time) ([]byte, bool) {
