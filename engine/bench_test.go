@@ -240,7 +240,8 @@ func BenchmarkCRUDHandler(b *testing.B) {
 }
 
 // BenchmarkRequestLine formats serve's request line through slog's text
-// handler and through NewTextHandler, which serve uses.
+// and JSON handlers and through NewTextHandler and NewJSONHandler, which
+// serve uses.
 func BenchmarkRequestLine(b *testing.B) {
 	for _, c := range []struct {
 		name    string
@@ -248,6 +249,8 @@ func BenchmarkRequestLine(b *testing.B) {
 	}{
 		{"slog", slog.NewTextHandler(io.Discard, nil)},
 		{"petctl", NewTextHandler(io.Discard, nil)},
+		{"slog-json", slog.NewJSONHandler(io.Discard, nil)},
+		{"petctl-json", NewJSONHandler(io.Discard, nil)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()

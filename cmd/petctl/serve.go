@@ -324,9 +324,9 @@ func newLogger(a *app, c *config.Config) (*slog.Logger, *engine.LogBuffer, error
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	logs := engine.NewLogBuffer(a.err, engine.DefaultLogBufferBytes)
-	var h slog.Handler = engine.NewTextHandler(logs, opts)
+	h := engine.NewTextHandler(logs, opts)
 	if c.Server.LogFormat == "json" {
-		h = slog.NewJSONHandler(logs, opts)
+		h = engine.NewJSONHandler(logs, opts)
 	}
 	logger := slog.New(h)
 	logs.ReportLossTo(logger)

@@ -139,3 +139,40 @@ func TestLogSettings(t *testing.T) {
 		t.Errorf("serve --log-level loud: exit %d, %q; want %d and %q", code, stderr, exitUsage, want)
 	}
 }
+
+// TestJSONLog: with --log-format json every line serve writes is one JSON
+// object, the request line among them with its fields typed as slog's
+// JSON handler types them.
+func TestJSONLog(t *testing.T) {
+	t.Parallel() // shares nothing with the other tests (TestMain says why)
+	var stderr *safeBuffer
+	t.Run("serve", func(t *testing.T) {
+		var base string
+		base, _, stderr = startServeStreams(t, nil, "--log-format", "json")
+		if r := call(t, "GET", base+"/pets?limit=1", devKey, ""); r.status != 200 {
+			t.Fatalf("GET /pets: %d %s", r.status, r.body)
+		}
+	}) // serve has stopped here
+	var request map[string]any
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("a line is not JSON (%v): %q", err, l)
+		}
+		if m["msg"] == "request" {
+			request = m
+		}
+	}
+	if request == nil {
+		t.Fatalf("no request line among %d:\n%s", len(lines), stderr.String())
+	}
+	for k, want := range map[string]any{"level": "INFO", "method": "GET", "path": "/v1/pets", "status": 200.0, "query": "limit=1", "operation": "listPets"} {
+		if got := request[k]; got != want {
+			t.Errorf("the request line's %s is %#v, want %#v: %v", k, got, want, request)
+		}
+	}
+	if _, ok := request["time"].(string); !ok {
+		t.Errorf("the request line has no time: %v", request)
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 // NewTextHandler returns a handler that writes what slog.NewTextHandler(w,
 // opts) writes, byte for byte, and writes serve's request line at a
-// fraction of its cost. slog's text handler formats every record through
+// fraction of its cost. slog's handlers format every record through
 // generic machinery (a handle state, groups, ReplaceAttr, a quoting check
 // per key): a quarter of the Petstore handler's time went to the one line
 // each request logs (BenchmarkHandler's profile). The records serve logs
@@ -22,21 +22,29 @@ import (
 // another kind, a preset attribute, options that rewrite or add
 // attributes) is handed to slog's own handler, which shares the writer's
 // lock, so lines never interleave whichever path wrote them.
-// TestTextHandlerWritesWhatSlogWrites holds the two to the same bytes.
+// TestLogHandlersWriteWhatSlogWrites holds the two to the same bytes.
 func NewTextHandler(w io.Writer, opts *slog.HandlerOptions) slog.Handler {
 	out := &lockedWriter{w: w}
-	h := &textHandler{slog: slog.NewTextHandler(out, opts), out: out, direct: true}
-	if opts != nil && (opts.ReplaceAttr != nil || opts.AddSource) {
-		h.direct = false
-	}
-	return h
+	return newLineHandler(slog.NewTextHandler(out, opts), out, opts, false)
 }
 
-// textHandler is NewTextHandler's handler.
-type textHandler struct {
+// NewJSONHandler is NewTextHandler for slog.NewJSONHandler's format.
+func NewJSONHandler(w io.Writer, opts *slog.HandlerOptions) slog.Handler {
+	out := &lockedWriter{w: w}
+	return newLineHandler(slog.NewJSONHandler(out, opts), out, opts, true)
+}
+
+func newLineHandler(h slog.Handler, out *lockedWriter, opts *slog.HandlerOptions, json bool) *lineHandler {
+	direct := opts == nil || opts.ReplaceAttr == nil && !opts.AddSource
+	return &lineHandler{slog: h, out: out, direct: direct, json: json}
+}
+
+// lineHandler is NewTextHandler's and NewJSONHandler's handler.
+type lineHandler struct {
 	slog   slog.Handler // writes every record this handler does not format itself
 	out    *lockedWriter
 	direct bool // false where the options make slog's handler the only one that formats right
+	json   bool // slog's JSON format, else its text format
 }
 
 // lockedWriter serialises the writes of both formatting paths: slog's
@@ -58,17 +66,17 @@ var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b 
 
 const maxPooledLine = 16 << 10
 
-func (h *textHandler) Enabled(ctx context.Context, l slog.Level) bool {
+func (h *lineHandler) Enabled(ctx context.Context, l slog.Level) bool {
 	return h.slog.Enabled(ctx, l)
 }
 
 // WithAttrs and WithGroup hand over to slog's handler: serve's request line
 // never uses them, and a prefix of attributes or groups is exactly the
 // machinery this handler does without.
-func (h *textHandler) WithAttrs(as []slog.Attr) slog.Handler { return h.slog.WithAttrs(as) }
-func (h *textHandler) WithGroup(name string) slog.Handler    { return h.slog.WithGroup(name) }
+func (h *lineHandler) WithAttrs(as []slog.Attr) slog.Handler { return h.slog.WithAttrs(as) }
+func (h *lineHandler) WithGroup(name string) slog.Handler    { return h.slog.WithGroup(name) }
 
-func (h *textHandler) Handle(ctx context.Context, r slog.Record) error {
+func (h *lineHandler) Handle(ctx context.Context, r slog.Record) error {
 	if !h.direct {
 		return h.slog.Handle(ctx, r)
 	}
@@ -78,7 +86,13 @@ func (h *textHandler) Handle(ctx context.Context, r slog.Record) error {
 			linePool.Put(bp)
 		}
 	}()
-	b, ok := appendTextLine((*bp)[:0], r)
+	var b []byte
+	var ok bool
+	if h.json {
+		b, ok = appendJSONLine((*bp)[:0], r)
+	} else {
+		b, ok = appendTextLine((*bp)[:0], r)
+	}
 	*bp = b
 	if !ok {
 		return h.slog.Handle(ctx, r)
@@ -103,25 +117,54 @@ func appendTextLine(b []byte, r slog.Record) ([]byte, bool) {
 	b = appendTextString(b, r.Message)
 	ok := true
 	r.Attrs(func(a slog.Attr) bool {
-		b, ok = appendTextAttr(b, a)
+		if a.Key == "" {
+			ok = false // elided, or inlined as a group
+			return false
+		}
+		b = appendTextString(append(b, ' '), a.Key)
+		b, ok = appendFlatValue(append(b, '='), a.Value, false)
 		return ok
 	})
 	return append(b, '\n'), ok
 }
 
-// appendTextAttr appends " key=value" for the kinds whose text slog writes
-// without further rules; an empty key (elided, or inlined as a group) and
-// every other kind report false.
-func appendTextAttr(b []byte, a slog.Attr) ([]byte, bool) {
-	if a.Key == "" {
-		return b, false
+// appendJSONLine formats r as slog's JSON handler does, or reports false
+// where r holds something only that handler formats.
+func appendJSONLine(b []byte, r slog.Record) ([]byte, bool) {
+	b = append(b, '{')
+	if !r.Time.IsZero() {
+		if y := r.Time.Year(); y < 0 || y > 9999 {
+			return b, false // slog writes the error in the value
+		}
+		b = append(b, `"time":"`...)
+		b = append(r.Time.AppendFormat(b, time.RFC3339Nano), `",`...)
 	}
-	b = append(b, ' ')
-	b = appendTextString(b, a.Key)
-	b = append(b, '=')
-	v := a.Value
+	b = append(b, `"level":`...)
+	b = appendJSONString(b, r.Level.String())
+	b = append(b, `,"msg":`...)
+	b = appendJSONString(b, r.Message)
+	ok := true
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "" {
+			ok = false
+			return false
+		}
+		b = appendJSONString(append(b, ','), a.Key)
+		b, ok = appendFlatValue(append(b, ':'), a.Value, true)
+		return ok
+	})
+	return append(b, "}\n"...), ok
+}
+
+// appendFlatValue writes the kinds slog writes without further rules, in
+// the text or the JSON format; the other kinds report false. A duration is
+// its text in the text format and its nanoseconds in JSON, as slog has it.
+func appendFlatValue(b []byte, v slog.Value, json bool) ([]byte, bool) {
 	switch v.Kind() {
 	case slog.KindString:
+		if json {
+			return appendJSONString(b, v.String()), true
+		}
 		return appendTextString(b, v.String()), true
 	case slog.KindInt64:
 		return strconv.AppendInt(b, v.Int64(), 10), true
@@ -130,14 +173,17 @@ func appendTextAttr(b []byte, a slog.Attr) ([]byte, bool) {
 	case slog.KindBool:
 		return strconv.AppendBool(b, v.Bool()), true
 	case slog.KindDuration:
+		if json {
+			return strconv.AppendInt(b, int64(v.Duration()), 10), true
+		}
 		return append(b, v.Duration().String()...), true
 	}
 	return b, false
 }
 
-// appendTextTime writes t in its own location to the millisecond, with its zone
-// offset (2006-01-02T15:04:05.000Z07:00), as slog does; years of other
-// than four digits are left to slog.
+// appendTextTime writes t in its own location to the millisecond, with its
+// zone offset (2006-01-02T15:04:05.000Z07:00), as slog's text handler does;
+// years of other than four digits are left to slog.
 func appendTextTime(b []byte, t time.Time) ([]byte, bool) {
 	if y := t.Year(); y < 0 || y > 9999 {
 		return b, false
@@ -161,8 +207,8 @@ func appendTextTime(b []byte, t time.Time) ([]byte, bool) {
 
 // appendTextString writes s bare, or quoted (strconv.Quote) where slog
 // quotes it: empty; a space, '=', '"', or an ASCII control character below
-// the space (DEL is written bare); and
-// beyond ASCII, invalid UTF-8, U+FFFD, a space or an unprintable rune.
+// the space (DEL is written bare); and beyond ASCII, invalid UTF-8, U+FFFD,
+// a space or an unprintable rune.
 func appendTextString(b []byte, s string) []byte {
 	if textNeedsQuoting(s) {
 		return strconv.AppendQuote(b, s)
@@ -190,4 +236,53 @@ func textNeedsQuoting(s string) bool {
 		i += size
 	}
 	return false
+}
+
+// appendJSONString writes s as a JSON string as slog's JSON handler does
+// (encoding/json without HTML escaping): '"' and '\' escaped, \n \r \t by
+// name, other controls below the space as \u00XX, bytes that are not UTF-8
+// as \ufffd, and U+2028 and U+2029 escaped; the rest, DEL included, as it
+// is.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= ' ' && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, `\n`...)
+			case '\r':
+				b = append(b, `\r`...)
+			case '\t':
+				b = append(b, `\t`...)
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(append(b, s[start:i]...), `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(append(b, s[start:]...), '"')
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"runtime"
@@ -19,7 +20,7 @@ import (
 var textLogPieces = []string{
 	"a", "Z", "0", "/", "-", "_", ".", ":", "?", "&", "%", "é", "漢", "🐕",
 	" ", "=", `"`, `\`, "'", "\t", "\n", "\r", "\x00", "\x1f", "\x7f",
-	"\u00a0", "\u2028", "\u200b", "\u0301", "\ufffd", "\xff", "\xc3", "\xe2\x82",
+	"\u00a0", "\u2028", "\u2029", "\u200b", "\u0301", "\ufffd", "\xff", "\xc3", "\xe2\x82",
 }
 
 func randomLogString(rng *rand.Rand) string {
@@ -89,12 +90,21 @@ func randomLogTime(rng *rand.Rand) time.Time {
 
 var textLogLevels = []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError, slog.LevelInfo + 2, slog.LevelError + 4, -8}
 
-// TestTextHandlerWritesWhatSlogWrites holds NewTextHandler to slog's text
-// handler: the same records, through both, give the same bytes, for every
-// kind of value and every character the quoting rules single out, through
-// the handler, a Logger, and the handlers WithAttrs and WithGroup make.
-func TestTextHandlerWritesWhatSlogWrites(t *testing.T) {
-	rng := rand.New(rand.NewPCG(22, 2026))
+// TestLogHandlersWriteWhatSlogWrites holds NewTextHandler and
+// NewJSONHandler to slog's text and JSON handlers: the same records,
+// through both, give the same bytes, for every kind of value and every
+// character the quoting and escaping rules single out, through the
+// handler, a Logger, and the handlers WithAttrs and WithGroup make.
+func TestLogHandlersWriteWhatSlogWrites(t *testing.T) {
+	formats := []struct {
+		name       string
+		ours, slog func(io.Writer, *slog.HandlerOptions) slog.Handler
+		timeFirst  string // how a line with a time starts
+		afterTime  string // what follows the time in every line
+	}{
+		{"text", NewTextHandler, func(w io.Writer, o *slog.HandlerOptions) slog.Handler { return slog.NewTextHandler(w, o) }, "time=", " level="},
+		{"json", NewJSONHandler, func(w io.Writer, o *slog.HandlerOptions) slog.Handler { return slog.NewJSONHandler(w, o) }, `{"time":"`, `"level":`},
+	}
 	options := []*slog.HandlerOptions{
 		nil,
 		{Level: slog.LevelDebug},
@@ -106,46 +116,50 @@ func TestTextHandlerWritesWhatSlogWrites(t *testing.T) {
 		}},
 		{AddSource: true},
 	}
-	for i, opts := range options {
-		var got, want bytes.Buffer
-		ours, theirs := NewTextHandler(&got, opts), slog.NewTextHandler(&want, opts)
-		for n := 0; n < 4000; n++ {
-			r := slog.NewRecord(randomLogTime(rng), textLogLevels[rng.IntN(len(textLogLevels))], randomLogString(rng), 0)
-			if opts != nil && opts.AddSource {
-				r = slog.NewRecord(r.Time, r.Level, r.Message, callerPC())
+	for _, f := range formats {
+		rng := rand.New(rand.NewPCG(22, 2026))
+		for i, opts := range options {
+			var got, want bytes.Buffer
+			ours, theirs := f.ours(&got, opts), f.slog(&want, opts)
+			for n := 0; n < 4000; n++ {
+				r := slog.NewRecord(randomLogTime(rng), textLogLevels[rng.IntN(len(textLogLevels))], randomLogString(rng), 0)
+				if opts != nil && opts.AddSource {
+					r = slog.NewRecord(r.Time, r.Level, r.Message, callerPC())
+				}
+				for a := rng.IntN(8); a > 0; a-- {
+					r.AddAttrs(randomLogAttr(rng))
+				}
+				if err := ours.Handle(context.Background(), r); err != nil {
+					t.Fatal(err)
+				}
+				if err := theirs.Handle(context.Background(), r); err != nil {
+					t.Fatal(err)
+				}
+				if got.String() != want.String() {
+					t.Fatalf("%s, options %d, record %d:\n got  %q\n want %q", f.name, i, n, got.String(), want.String())
+				}
+				got.Reset()
+				want.Reset()
 			}
-			for a := rng.IntN(8); a > 0; a-- {
-				r.AddAttrs(randomLogAttr(rng))
+			// Derived handlers and the Logger's own record building, called
+			// from one line so that a source reads the same; the clock is
+			// read for each call, so the times are left out of the
+			// comparison.
+			for _, h := range []slog.Handler{ours, theirs} {
+				l := slog.New(h)
+				l.With("app", "petctl").WithGroup("g").Info("in a group", "k", "v w")
+				l.Warn("a logger's line", "n", 3, "quoted", `a"b`)
 			}
-			if err := ours.Handle(context.Background(), r); err != nil {
-				t.Fatal(err)
+			lines := strings.Split(strings.TrimSpace(got.String()+want.String()), "\n")
+			if len(lines) != 4 || !strings.HasPrefix(lines[0], f.timeFirst) {
+				t.Fatalf("%s, options %d, through a Logger: %q", f.name, i, lines)
 			}
-			if err := theirs.Handle(context.Background(), r); err != nil {
-				t.Fatal(err)
+			for l := range lines {
+				lines[l] = lines[l][strings.Index(lines[l], f.afterTime):]
 			}
-			if got.String() != want.String() {
-				t.Fatalf("options %d, record %d:\n got  %q\n want %q", i, n, got.String(), want.String())
+			if lines[0] != lines[2] || lines[1] != lines[3] {
+				t.Fatalf("%s, options %d, through a Logger:\n got  %q\n want %q", f.name, i, lines[:2], lines[2:])
 			}
-			got.Reset()
-			want.Reset()
-		}
-		// Derived handlers and the Logger's own record building, called
-		// from one line so that a source reads the same; the clock is read
-		// for each call, so the times are left out of the comparison.
-		for _, h := range []slog.Handler{ours, theirs} {
-			l := slog.New(h)
-			l.With("app", "petctl").WithGroup("g").Info("in a group", "k", "v w")
-			l.Warn("a logger's line", "n", 3, "quoted", `a"b`)
-		}
-		lines := strings.Split(strings.TrimSpace(got.String()+want.String()), "\n")
-		if len(lines) != 4 || !strings.HasPrefix(lines[0], "time=") {
-			t.Fatalf("options %d, through a Logger: %q", i, lines)
-		}
-		for l := range lines {
-			lines[l] = lines[l][strings.IndexByte(lines[l], ' '):]
-		}
-		if lines[0] != lines[2] || lines[1] != lines[3] {
-			t.Fatalf("options %d, through a Logger:\n got  %q\n want %q", i, lines[:2], lines[2:])
 		}
 	}
 }
@@ -156,10 +170,10 @@ func callerPC() uintptr {
 	return pcs[0]
 }
 
-// TestTextHandlerLinesStayWhole writes from many goroutines through both of
+// TestLogHandlerLinesStayWhole writes from many goroutines through both of
 // the handler's paths (a flat record and one only slog formats) into a
 // writer that is not safe for concurrent use: every line comes out whole.
-func TestTextHandlerLinesStayWhole(t *testing.T) {
+func TestLogHandlerLinesStayWhole(t *testing.T) {
 	var out bytes.Buffer
 	h := NewTextHandler(&out, nil)
 	var wg sync.WaitGroup
