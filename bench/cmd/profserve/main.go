@@ -58,7 +58,7 @@ func serve(addr, key, fixturesPath, cpu, mem, logTo, startProf string, exit bool
 	if logTo == "discard" {
 		w = io.Discard
 	}
-	logger := slog.New(slog.NewTextHandler(w, nil))
+	logger := slog.New(engine.NewTextHandler(w, nil)) // serve's handler
 	s, err := spec.Default()
 	if err != nil {
 		return err
