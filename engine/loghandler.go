@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/petctl/petctl/engine/store"
 )
 
 // NewTextHandler returns a handler that writes what slog.NewTextHandler(w,
@@ -140,16 +142,16 @@ func appendJSONLine(b []byte, r slog.Record) ([]byte, bool) {
 		b = append(r.Time.AppendFormat(b, time.RFC3339Nano), `",`...)
 	}
 	b = append(b, `"level":`...)
-	b = appendJSONString(b, r.Level.String())
+	b = store.AppendJSONString(b, r.Level.String())
 	b = append(b, `,"msg":`...)
-	b = appendJSONString(b, r.Message)
+	b = store.AppendJSONString(b, r.Message)
 	ok := true
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Key == "" {
 			ok = false
 			return false
 		}
-		b = appendJSONString(append(b, ','), a.Key)
+		b = store.AppendJSONString(append(b, ','), a.Key)
 		b, ok = appendFlatValue(append(b, ':'), a.Value, true)
 		return ok
 	})
@@ -163,7 +165,7 @@ func appendFlatValue(b []byte, v slog.Value, json bool) ([]byte, bool) {
 	switch v.Kind() {
 	case slog.KindString:
 		if json {
-			return appendJSONString(b, v.String()), true
+			return store.AppendJSONString(b, v.String()), true
 		}
 		return appendTextString(b, v.String()), true
 	case slog.KindInt64:
@@ -236,53 +238,4 @@ func textNeedsQuoting(s string) bool {
 		i += size
 	}
 	return false
-}
-
-// appendJSONString writes s as a JSON string as slog's JSON handler does
-// (encoding/json without HTML escaping): '"' and '\' escaped, \n \r \t by
-// name, other controls below the space as \u00XX, bytes that are not UTF-8
-// as \ufffd, and U+2028 and U+2029 escaped; the rest, DEL included, as it
-// is.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= ' ' && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, `\n`...)
-			case '\r':
-				b = append(b, `\r`...)
-			case '\t':
-				b = append(b, `\t`...)
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(append(b, s[start:i]...), `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(append(b, s[start:]...), '"')
 }

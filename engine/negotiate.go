@@ -37,6 +37,11 @@ func (s *Server) negotiate(c *call) *response {
 	if len(sent) == 0 || len(accept) == 0 {
 		return nil
 	}
+	// What most clients send (curl's */*, a client's own media type) takes
+	// a type without parsing: one range, weight 1.
+	if len(accept) == 1 && (accept[0] == "*/*" || slices.Contains(sent, accept[0])) {
+		return nil
+	}
 	ranges := parseAccept(accept)
 	if len(ranges) == 0 || slices.ContainsFunc(sent, func(mt string) bool { return acceptQuality(ranges, mt) > 0 }) {
 		return nil

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -139,9 +140,8 @@ func (s *Server) madeHoldsOnly(wrapper *spec.Schema, field string) bool {
 
 // wrapRecord is the answer {field: record}, the record's JSON as stored.
 func wrapRecord(field string, raw []byte) []byte {
-	key := encodeJSON(field)
-	b := make([]byte, 0, len(key)+len(raw)+3)
-	b = append(append(append(b, '{'), key...), ':')
+	b := make([]byte, 0, len(field)+len(raw)+5)
+	b = append(store.AppendJSONString(append(b, '{'), field), ':')
 	return append(append(b, raw...), '}')
 }
 

@@ -197,7 +197,7 @@ func NewCollection(def *spec.Resource, check Check, limits Limits) *Collection {
 		for i, p := range props {
 			names[i] = p.Name
 			c.fieldPos[p.Name] = i
-			f := field{name: p.Name, key: append(appendJSONString(nil, p.Name), ':'), schema: p.Schema, typ: p.Schema.Type(), required: required[p.Name]}
+			f := field{name: p.Name, key: append(AppendJSONString(nil, p.Name), ':'), schema: p.Schema, typ: p.Schema.Type(), required: required[p.Name]}
 			assigned := slices.Contains(def.Assigned, p.Name)
 			f.readOnly = p.Schema != nil && p.Schema.ReadOnly
 			f.keep = assigned || f.readOnly

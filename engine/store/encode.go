@@ -13,7 +13,7 @@ import (
 func appendJSON(buf []byte, v any) ([]byte, error) {
 	switch t := v.(type) {
 	case string:
-		return appendJSONString(buf, t), nil
+		return AppendJSONString(buf, t), nil
 	case json.Number:
 		return append(buf, t...), nil
 	case bool:
@@ -36,10 +36,13 @@ func appendEncoded(buf []byte, v any) ([]byte, error) {
 	return append(buf, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...), nil
 }
 
-// appendJSONString escapes s as encoding/json does with HTML escaping off:
-// quotes, backslashes, control characters, U+2028 and U+2029; invalid
-// UTF-8 becomes U+FFFD.
-func appendJSONString(buf []byte, s string) []byte {
+// AppendJSONString appends s as a JSON string, escaped as encoding/json
+// escapes it with HTML escaping off (which is also how slog's JSON handler
+// writes strings): quotes, backslashes, control characters, U+2028 and
+// U+2029; invalid UTF-8 becomes U+FFFD. TestRecordViewMatchesUnmarshal
+// holds it to encoding/json, TestLogHandlersWriteWhatSlogWrites (engine)
+// to slog.
+func AppendJSONString(buf []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	buf = append(buf, '"')
 	start := 0

@@ -100,7 +100,7 @@ func generatedAsText(s *Store, n int, seed int64) FixtureFile {
 			buf = append(buf, ',')
 		}
 		first = false
-		buf = appendJSONString(buf, name)
+		buf = AppendJSONString(buf, name)
 		buf = append(buf, ':', '[')
 		rng := rand.New(rand.NewPCG(uint64(seed), uint64(ci)+1))
 		g := &spec.Values{Rand: rng, Now: synthEpoch, Optional: 0.7, Direction: spec.InRecord}

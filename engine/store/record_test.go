@@ -146,13 +146,13 @@ func TestRecordViewMatchesUnmarshal(t *testing.T) {
 	}
 	for i := 0; i < 300; i++ {
 		s := fmt.Sprintf("%c%c\x7f", rune(i), rune(0x2020+i%16))
-		got := appendJSONString(nil, s)
+		got := AppendJSONString(nil, s)
 		want, _ := json.Marshal(s)
 		var a, b string
 		json.Unmarshal(got, &a)
 		json.Unmarshal(want, &b)
 		if a != b || (strings.Contains(string(want), `\u2028`) && !strings.Contains(string(got), `\u2028`)) {
-			t.Errorf("appendJSONString(%q) = %s, encoding/json %s", s, got, want)
+			t.Errorf("AppendJSONString(%q) = %s, encoding/json %s", s, got, want)
 		}
 	}
 }

@@ -250,7 +250,7 @@ func (s *Store) Export(w io.Writer) error {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, '\n')
-		buf = appendJSONString(buf, name)
+		buf = AppendJSONString(buf, name)
 		buf = append(buf, ": ["...)
 		written := 0
 		for j := range stores[i].len() {
