@@ -3,7 +3,7 @@
 // when it is interrupted, to find where a request's time goes under real
 // network load:
 //
-//	go run ./bench/cmd/profserve -addr 127.0.0.1:4011 -cpuprofile cpu.out &
+//	go run ./bench/cmd/profserve -addr 127.0.0.1:4011 [-spec doc.yaml] -cpuprofile cpu.out &
 //	go run ./bench/cmd/loadcmp ... (or any load) ; kill -INT %1
 //	go tool pprof -top cpu.out
 package main
@@ -37,7 +37,8 @@ func run(args []string) int {
 	fl := flag.NewFlagSet("profserve", flag.ContinueOnError)
 	addr := fl.String("addr", "127.0.0.1:4011", "address to listen on")
 	key := fl.String("key", "bench-key-0123456789", "accepted API key")
-	fixturesPath := fl.String("fixtures", "", "fixtures file (default: the embedded Petstore animals)")
+	specPath := fl.String("spec", "", "OpenAPI document (default: the embedded Petstore)")
+	fixturesPath := fl.String("fixtures", "", "fixtures file (default: the embedded Petstore animals with the embedded Petstore, none with -spec)")
 	cpu := fl.String("cpuprofile", "", "write a CPU profile here on exit")
 	mem := fl.String("memprofile", "", "write a heap profile here on exit")
 	logTo := fl.String("log", "stderr", "request log: stderr or discard")
@@ -46,30 +47,20 @@ func run(args []string) int {
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
-	if err := serve(*addr, *key, *fixturesPath, *cpu, *mem, *logTo, *startProf, *exit); err != nil {
+	if err := serve(*addr, *key, *specPath, *fixturesPath, *cpu, *mem, *logTo, *startProf, *exit); err != nil {
 		fmt.Fprintln(os.Stderr, "profserve:", err)
 		return 1
 	}
 	return 0
 }
 
-func serve(addr, key, fixturesPath, cpu, mem, logTo, startProf string, exit bool) error {
+func serve(addr, key, specPath, fixturesPath, cpu, mem, logTo, startProf string, exit bool) error {
 	var w io.Writer = os.Stderr
 	if logTo == "discard" {
 		w = io.Discard
 	}
 	logger := slog.New(engine.NewTextHandler(w, nil)) // serve's handler
-	s, err := spec.Default()
-	if err != nil {
-		return err
-	}
-	file := engine.FixtureFile{Name: "embedded petstore/pets.json"}
-	if fixturesPath != "" {
-		file.Name = fixturesPath
-		file.Data, err = os.ReadFile(fixturesPath)
-	} else {
-		file.Data, err = fs.ReadFile(fixtures.Files, "petstore/pets.json")
-	}
+	s, files, err := document(specPath, fixturesPath)
 	if err != nil {
 		return err
 	}
@@ -83,7 +74,7 @@ func serve(addr, key, fixturesPath, cpu, mem, logTo, startProf string, exit bool
 		}
 	}
 	start := time.Now()
-	srv, err := engine.New(engine.Options{Spec: s, Keys: []string{key}, Fixtures: []engine.FixtureFile{file}, Logger: logger})
+	srv, err := engine.New(engine.Options{Spec: s, Keys: []string{key}, Fixtures: files, Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -91,7 +82,6 @@ func serve(addr, key, fixturesPath, cpu, mem, logTo, startProf string, exit bool
 	if startProf != "" {
 		pprof.StopCPUProfile()
 	}
-	file.Data = nil
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	fmt.Fprintf(os.Stderr, "engine.New took %s; collections %v; heap in use %d MB, sys %d MB, GC cycles %d\n",
@@ -142,6 +132,31 @@ func serve(addr, key, fixturesPath, cpu, mem, logTo, startProf string, exit bool
 		}
 	}
 	return err
+}
+
+// document is the document served and its fixtures: the embedded
+// Petstore and its animals by default; a -spec document starts empty
+// unless -fixtures names records for it.
+func document(specPath, fixturesPath string) (*spec.Spec, []engine.FixtureFile, error) {
+	var s *spec.Spec
+	var err error
+	if specPath != "" {
+		s, err = spec.Load(specPath)
+	} else {
+		s, err = spec.Default()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case fixturesPath != "":
+		data, err := os.ReadFile(fixturesPath)
+		return s, []engine.FixtureFile{{Name: fixturesPath, Data: data}}, err
+	case specPath != "":
+		return s, nil, nil
+	}
+	data, err := fs.ReadFile(fixtures.Files, "petstore/pets.json")
+	return s, []engine.FixtureFile{{Name: "embedded petstore/pets.json", Data: data}}, err
 }
 
 func grepVm(status string) string {
