@@ -56,26 +56,24 @@ type requestMemo struct {
 // every plan before it serves anything.
 type lazyPlan struct {
 	once  sync.Once
-	build func() (*objectPlan, *ResponseSchema)
-	plan  *objectPlan // nil when the schema is outside the plan's shape
+	build func() *ResponseSchema
 	// whole is the body schema compiled as the request validator compiles
-	// it, for a schema outside the plan's shape (nested objects, arrays,
-	// compositions): the library decodes the body with encoding/json and
-	// holds the value to that schema, and so does accepts, without the
-	// library's per-call work.
+	// it: the library decodes the body with encoding/json and holds the
+	// value to that schema, and so does accepts, without the library's
+	// per-call work; nil when there is none.
 	whole *ResponseSchema
 }
 
 func (l *lazyPlan) accepts(obj map[string]any) bool {
-	l.once.Do(func() { l.plan, l.whole = l.build() })
-	switch {
-	case l.plan != nil:
-		return l.plan.accepts(obj)
-	case l.whole != nil:
-		doc, ok := asUnmarshalled(obj)
-		return ok && l.whole.Validate(doc) == nil
+	l.once.Do(func() { l.whole = l.build() })
+	if l.whole == nil {
+		return false
 	}
-	return false
+	if l.whole.quickly(obj) {
+		return true
+	}
+	doc, ok := asUnmarshalled(obj)
+	return ok && l.whole.Validate(doc) == nil
 }
 
 // asUnmarshalled is v as json.Unmarshal into any would have decoded it:
@@ -149,7 +147,7 @@ func newRequestMemo(v *Validator, ops []*Operation) *requestMemo {
 		case onlyLineParams(op) && hasJSONBody(op):
 			// Until its plan is built, and where it cannot be, quickBody
 			// is not sure and the validator decides.
-			m.kinds[op], m.bodies[op] = memoBody, &lazyPlan{build: func() (*objectPlan, *ResponseSchema) { return v.jsonBodyPlan(op) }}
+			m.kinds[op], m.bodies[op] = memoBody, &lazyPlan{build: func() *ResponseSchema { return v.jsonBodySchema(op) }}
 			m.media[op], _ = jsonBodyMedia(op)
 		default:
 			continue
@@ -204,23 +202,19 @@ func hasJSONBody(op *Operation) bool {
 	return name != ""
 }
 
-// jsonBodyPlan returns the plan for op's JSON request body (see
+// jsonBodySchema returns the schema of op's JSON request body (see
 // jsonBodyMedia), compiled as the validator compiles a request body
-// schema, or where the schema is outside the plan's shape the compiled
-// schema itself (see lazyPlan.whole); nil, nil when there is none.
-func (v *Validator) jsonBodyPlan(op *Operation) (*objectPlan, *ResponseSchema) {
+// schema; nil when there is none.
+func (v *Validator) jsonBodySchema(op *Operation) *ResponseSchema {
 	_, mt := jsonBodyMedia(op)
 	if mt == nil {
-		return nil, nil
+		return nil
 	}
 	rs, err := v.compileSchema(mt.Schema.Schema(), schema_validation.SchemaValidationPurposeRequestBody)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
-	if plan := rs.wholePlan(); plan != nil {
-		return plan, nil
-	}
-	return nil, rs
+	return rs
 }
 
 // key returns the memo key for r and what the memo can do for it.

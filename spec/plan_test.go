@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// planDoc declares schemas inside and outside the shape ObjectPlan handles.
+// planDoc declares schemas inside and outside the keywords a plan implements.
 const planDoc = `openapi: 3.1.0
 info: {title: plans, version: "1"}
 paths: {}
@@ -64,6 +64,49 @@ components:
       type: object
       minProperties: 1
       properties: {n: {type: integer}}
+    MultipleOf:
+      type: object
+      properties: {n: {type: integer, multipleOf: 2}}
+    Unique:
+      type: object
+      properties: {tags: {type: array, uniqueItems: true, items: {type: string}}}
+    Contains:
+      type: object
+      properties: {tags: {type: array, contains: {type: string}}}
+    PatternProps:
+      type: object
+      patternProperties: {'^x-': {type: string}}
+    Not:
+      type: object
+      properties: {n: {not: {type: integer}}}
+    IfThen:
+      type: object
+      if: {required: [n]}
+      then: {required: [name]}
+    Fraction:
+      type: object
+      properties: {n: {type: number, minimum: 0.5}}
+    Tuple:
+      type: object
+      properties: {pair: {type: array, prefixItems: [{type: string}, {type: integer}]}}
+    Regex:
+      type: object
+      properties: {re: {type: string, format: regex}}
+    Discriminated:
+      type: object
+      discriminator: {propertyName: kind}
+      properties: {kind: {type: string}}
+    Cat:
+      type: object
+      required: [kind]
+      properties: {kind: {const: cat}, lives: {type: integer, maximum: 9}}
+    OneOfSchema:
+      type: object
+      properties:
+        pet:
+          oneOf: [{$ref: '#/components/schemas/Cat'}, {type: object, required: [kind], properties: {kind: {const: dog}}}]
+    AnyOfRoot:
+      anyOf: [{type: object, properties: {n: {type: integer}}}, {type: object, required: [name]}]
 `
 
 func compileComponent(t *testing.T, s *Spec, v *Validator, name string) *ResponseSchema {
@@ -79,7 +122,10 @@ func compileComponent(t *testing.T, s *Spec, v *Validator, name string) *Respons
 	return rs
 }
 
-func TestObjectPlanShape(t *testing.T) {
+// TestPlanShape: a schema gets a plan when it uses only the keywords a
+// plan implements, whatever they are nested in; a record plan by position
+// when its checks are all on the record's properties.
+func TestPlanShape(t *testing.T) {
 	s, err := Parse([]byte(planDoc), "plans.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -89,15 +135,28 @@ func TestObjectPlanShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := []string{"id", "small", "name", "ratio", "flag", "status", "tags", "n"}
-	if compileComponent(t, s, v, "Simple").Plan(names) == nil {
-		t.Error("no plan for Simple, which is in the shape")
-	}
-	for _, name := range []string{"Pattern", "MinLength", "UUID", "Nullable", "Minimum", "Closed", "AllOf", "ReadOnly", "Nested", "NumberEnum", "Float", "MinProps"} {
-		if compileComponent(t, s, v, name).Plan(names) != nil {
-			t.Errorf("a plan for %s, which uses a keyword the plan does not implement", name)
+	for _, tc := range []struct {
+		schemas      []string
+		value, index bool
+	}{
+		{[]string{"Simple", "Pattern", "MinLength", "UUID", "Nullable", "Minimum", "Closed", "AllOf", "ReadOnly", "Nested", "NumberEnum", "Float", "MinProps", "OneOfSchema", "Unique"}, true, true},
+		// A plan for the whole value, none by position: AnyOfRoot checks more
+		// than the record's properties, and the discriminator requires kind,
+		// which is not among the fields.
+		{[]string{"AnyOfRoot", "Discriminated"}, true, false},
+		{[]string{"MultipleOf", "Contains", "PatternProps", "Not", "IfThen", "Fraction", "Tuple", "Regex"}, false, false},
+	} {
+		for _, name := range tc.schemas {
+			rs := compileComponent(t, s, v, name)
+			if got := rs.plan != nil; got != tc.value {
+				t.Errorf("%s: a plan %v, want %v", name, got, tc.value)
+			}
+			if got := rs.Plan(names) != nil; got != tc.index {
+				t.Errorf("%s: a record plan %v, want %v", name, got, tc.index)
+			}
 		}
 	}
-	// A required property the caller cannot give: no plan.
+	// A required property the caller cannot give: no record plan.
 	if compileComponent(t, s, v, "Simple").Plan([]string{"id"}) != nil {
 		t.Error("a plan although the required 'name' is not among the fields")
 	}

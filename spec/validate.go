@@ -206,7 +206,7 @@ type intRange struct{ lo, hi float64 }
 func (r intRange) holds(f float64) bool { return f >= r.lo && f <= r.hi }
 
 // intFormatRange is the range of the integer format petctl registers under
-// name: what the validator's format function checks, and an ObjectPlan.
+// name: what the validator's format function checks, and a plan.
 func intFormatRange(name string) (intRange, bool) {
 	switch name {
 	case "int64":
@@ -471,11 +471,10 @@ type ResponseSchema struct {
 	compile func() (*ResponseSchema, error)
 	once    sync.Once
 	err     error
-	// compiled is the schema; rendered is the JSON the validator compiled,
-	// and formats the format checkers it was given: what Plan reads.
+	// compiled is the schema; plan its quick acceptance test, nil where
+	// it has none.
 	compiled *jsonschema.Schema
-	rendered []byte
-	formats  map[string]func(any) error
+	plan     *valuePlan
 }
 
 // SchemaHash is the content hash of a schema of the document, as
@@ -673,7 +672,7 @@ func (rs *ResponseSchema) ready() error {
 			rs.err = err
 			return
 		}
-		rs.compiled, rs.rendered, rs.formats = c.compiled, c.rendered, c.formats
+		rs.compiled, rs.plan = c.compiled, c.plan
 	})
 	return rs.err
 }
@@ -692,11 +691,13 @@ func (v *Validator) compileSchema(schema *base.Schema, purpose schema_validation
 	if c == nil || c.CompiledSchema == nil {
 		return nil, ErrNotCompiled
 	}
-	return &ResponseSchema{compiled: c.CompiledSchema, Hash: schema.GoLow().Hash(), rendered: c.RenderedJSON, formats: v.opts.Formats}, nil
+	return &ResponseSchema{compiled: c.CompiledSchema, Hash: schema.GoLow().Hash(), plan: planOf(c.CompiledSchema)}, nil
 }
 
 // Validate checks a decoded document (as encoding/json decodes into any)
 // the way the response validator does, and returns the first violation.
+// The schema's plan accepts most valid documents first, without the
+// validator's allocations.
 func (rs *ResponseSchema) Validate(doc any) error {
 	if err := rs.ready(); err != nil {
 		return fmt.Errorf("%w: %v", ErrNotCompiled, err)
@@ -704,7 +705,16 @@ func (rs *ResponseSchema) Validate(doc any) error {
 	if doc == nil {
 		return errors.New("null, but the schema does not allow null")
 	}
+	if rs.plan.accepts(doc) {
+		return nil
+	}
 	return rs.compiled.Validate(doc)
+}
+
+// quickly reports whether the schema's plan accepts doc, decoded as
+// encoding/json decodes it with UseNumber or without; false is "not sure".
+func (rs *ResponseSchema) quickly(doc any) bool {
+	return rs.ready() == nil && doc != nil && rs.plan.accepts(doc)
 }
 
 func allowsNull(s *base.Schema) bool {
