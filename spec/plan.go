@@ -127,6 +127,30 @@ func planOf(s *jsonschema.Schema) *valuePlan {
 // refers to itself.
 type planBuilder struct {
 	made map[*jsonschema.Schema]*valuePlan
+	// composing are the schemas being made that the one in hand is part
+	// of by $ref, allOf, anyOf or oneOf alone, without going into a
+	// property or an item: meeting one again is a schema made of itself,
+	// which the validator refuses as a cycle and a plan would follow
+	// forever.
+	composing map[*jsonschema.Schema]bool
+}
+
+// part returns the plan of s, a part of the schema in hand that checks the
+// same value ($ref, allOf, anyOf, oneOf).
+func (b *planBuilder) part(s *jsonschema.Schema) (*valuePlan, bool) {
+	if b.composing[s] {
+		return nil, false
+	}
+	return b.plan(s)
+}
+
+// inner returns the plan of s, a schema of a value inside the one in hand
+// (a property, an item, a key).
+func (b *planBuilder) inner(s *jsonschema.Schema) (*valuePlan, bool) {
+	outer := b.composing
+	b.composing = nil
+	defer func() { b.composing = outer }()
+	return b.plan(s)
 }
 
 func (b *planBuilder) plan(s *jsonschema.Schema) (*valuePlan, bool) {
@@ -148,24 +172,14 @@ func (b *planBuilder) plan(s *jsonschema.Schema) (*valuePlan, bool) {
 	if !planned(s) {
 		return nil, false
 	}
+	if b.composing == nil {
+		b.composing = map[*jsonschema.Schema]bool{}
+	}
+	b.composing[s] = true
+	defer delete(b.composing, s)
 	if s.Types != nil {
 		for _, t := range s.Types.ToStrings() {
 			p.kinds |= kindNames[t]
-		}
-	}
-	for _, e := range s.Extensions {
-		names, ok := vocabularyChecks(e)
-		if !ok {
-			return nil, false
-		}
-		if len(names) > 0 {
-			// An object holding the property: so much a discriminator checks.
-			if p.kinds == 0 {
-				p.kinds = kindObject
-			} else if p.kinds &= kindObject; p.kinds == 0 {
-				p.never = true
-			}
-			p.required = append(p.required, names...)
 		}
 	}
 	if s.Enum != nil {
@@ -186,7 +200,7 @@ func (b *planBuilder) plan(s *jsonschema.Schema) (*valuePlan, bool) {
 		}
 	}
 	if s.Ref != nil {
-		ref, ok := b.plan(s.Ref)
+		ref, ok := b.part(s.Ref)
 		if !ok {
 			return nil, false
 		}
@@ -195,6 +209,21 @@ func (b *planBuilder) plan(s *jsonschema.Schema) (*valuePlan, bool) {
 		// type, enum, const and format, which the validator checks first.
 		if s.DraftVersion < 2019 {
 			return p, true
+		}
+	}
+	for _, e := range s.Extensions {
+		names, ok := vocabularyChecks(e)
+		if !ok {
+			return nil, false
+		}
+		if len(names) > 0 {
+			// An object holding the property: so much a discriminator checks.
+			if p.kinds == 0 {
+				p.kinds = kindObject
+			} else if p.kinds &= kindObject; p.kinds == 0 {
+				p.never = true
+			}
+			p.required = append(p.required, names...)
 		}
 	}
 	if s.MinLength != nil {
@@ -213,7 +242,7 @@ func (b *planBuilder) plan(s *jsonschema.Schema) (*valuePlan, bool) {
 		}
 		// The validator compares big.Rats; a float64 comparison gives the
 		// same answer for a bound float64 holds exactly (see numBound).
-		if !r.rat.IsInt() || !r.rat.Num().IsInt64() || abs(r.rat.Num().Int64()) >= exactFloat {
+		if !r.rat.IsInt() || !r.rat.Num().IsInt64() || !exactInt(r.rat.Num().Int64()) {
 			return nil, false
 		}
 		p.bounds = append(p.bounds, numBound{at: float64(r.rat.Num().Int64()), below: r.below, exclusive: r.exclusive})
@@ -221,7 +250,7 @@ func (b *planBuilder) plan(s *jsonschema.Schema) (*valuePlan, bool) {
 	if len(s.Properties) > 0 {
 		p.props = make(map[string]*valuePlan, len(s.Properties))
 		for name, sub := range s.Properties {
-			sp, ok := b.plan(sub)
+			sp, ok := b.inner(sub)
 			if !ok {
 				return nil, false
 			}
@@ -235,14 +264,14 @@ func (b *planBuilder) plan(s *jsonschema.Schema) (*valuePlan, bool) {
 			p.additional = &valuePlan{never: true}
 		}
 	case *jsonschema.Schema:
-		ap, ok := b.plan(a)
+		ap, ok := b.inner(a)
 		if !ok {
 			return nil, false
 		}
 		p.additional = ap
 	}
 	if s.PropertyNames != nil {
-		np, ok := b.plan(s.PropertyNames)
+		np, ok := b.inner(s.PropertyNames)
 		if !ok {
 			return nil, false
 		}
@@ -259,7 +288,7 @@ func (b *planBuilder) plan(s *jsonschema.Schema) (*valuePlan, bool) {
 		items, _ = s.Items.(*jsonschema.Schema)
 	}
 	if items != nil {
-		ip, ok := b.plan(items)
+		ip, ok := b.inner(items)
 		if !ok {
 			return nil, false
 		}
@@ -277,7 +306,7 @@ func (b *planBuilder) plan(s *jsonschema.Schema) (*valuePlan, bool) {
 		to   *[]*valuePlan
 	}{{s.AllOf, &p.allOf}, {s.AnyOf, &p.anyOf}, {s.OneOf, &p.oneOf}} {
 		for _, sub := range c.from {
-			sp, ok := b.plan(sub)
+			sp, ok := b.part(sub)
 			if !ok {
 				return nil, false
 			}
@@ -323,7 +352,10 @@ func vocabularyChecks(e jsonschema.SchemaExt) (discriminators []string, ok bool)
 			if !name.IsValid() || name.Kind() != reflect.String {
 				return false
 			}
-			discriminators = append(discriminators, name.String())
+			// An empty name checks nothing (the extension looks for none).
+			if name.String() != "" {
+				discriminators = append(discriminators, name.String())
+			}
 			return true
 		case t == known.combined:
 			list := v.Elem().FieldByName("extensions")
@@ -370,12 +402,8 @@ var vocabulary = sync.OnceValue(func() (k struct {
 	return k
 })
 
-func abs(i int64) int64 {
-	if i < 0 {
-		return -i
-	}
-	return i
-}
+// exactInt reports whether float64 holds i, and every integer from 0 to i.
+func exactInt(i int64) bool { return -exactFloat < i && i < exactFloat }
 
 // enumValues are the values of an enum or const a plan can compare
 // exactly: strings, booleans, null, and integers float64 holds exactly (as
@@ -388,7 +416,7 @@ func enumValues(vals []any) []any {
 		case string, bool, nil:
 			out = append(out, x)
 		case json.Number:
-			if i, err := strconv.ParseInt(string(x), 10, 64); err == nil && abs(i) < exactFloat {
+			if i, err := strconv.ParseInt(string(x), 10, 64); err == nil && exactInt(i) {
 				out = append(out, float64(i))
 			}
 		case float64:
@@ -444,8 +472,9 @@ func numberValue(n json.Number) (float64, bool) {
 	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
 		return float64(i), true
 	}
+	// ParseFloat also reads "Inf" and "NaN", which are not JSON.
 	f, err := strconv.ParseFloat(string(n), 64)
-	return f, err == nil
+	return f, err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
 }
 
 // numberKinds: the validator's integer test is big.Rat on fmt.Sprint of the
@@ -750,6 +779,9 @@ func (op *ObjectPlan) add(p *valuePlan, names []string, pos map[string]int, dept
 		}
 		if sub != nil {
 			op.fields[i] = append(op.fields[i], sub)
+		}
+		if p.names != nil && !p.names.accepts(n) {
+			op.fields[i] = append(op.fields[i], &valuePlan{never: true}) // present, not sure
 		}
 	}
 	for _, a := range p.allOf {

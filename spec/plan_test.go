@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -343,5 +344,78 @@ components:
 	}
 	if rs.Plan(names).Accepts(vals, []bool{true, true, true, true}) || calls != 1 {
 		t.Errorf("plan accepted, or onError called %d times: want no plan, one call", calls)
+	}
+}
+
+// edgesDoc holds schemas a plan once accepted values of that the compiled
+// schema refuses (found in review): each value below is refused.
+const edgesDoc = `openapi: 3.1.0
+info: {title: edges, version: "1"}
+paths: {}
+components:
+  schemas:
+    Names:
+      type: object
+      propertyNames: {maxLength: 2}
+      properties: {abc: {type: integer}}
+    EmptyDiscriminator:
+      oneOf: [{type: string}, {discriminator: {propertyName: ""}}]
+    Draft7:
+      type: object
+      properties:
+        p:
+          $id: "https://example.com/p"
+          $schema: "http://json-schema.org/draft-07/schema#"
+          definitions: {any: {}}
+          oneOf: [{type: string}, {$ref: '#/definitions/any', discriminator: {propertyName: kind}}]
+    Loop:
+      allOf: [{$ref: '#/components/schemas/Loop'}]
+    MinInt64:
+      type: integer
+      minimum: -9223372036854775808
+    EnumMinInt64:
+      enum: [-9223372036854775808]
+    Integer:
+      type: integer
+`
+
+// TestPlanEdges: the plan accepts none of these refused values, and a
+// schema made of itself (which the validator refuses as a cycle) has no
+// plan to follow forever.
+func TestPlanEdges(t *testing.T) {
+	s, err := Parse([]byte(edgesDoc), "edges.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		schema string
+		value  any
+	}{
+		{"Names", map[string]any{"abc": 1.0}},
+		{"EmptyDiscriminator", "x"},
+		{"Draft7", map[string]any{"p": "x"}},
+		{"Loop", 1.0},
+		{"MinInt64", float64(math.MinInt64)},
+		{"EnumMinInt64", float64(math.MinInt64)},
+		{"Integer", json.Number("Inf")},
+		{"Integer", json.Number("NaN")},
+	} {
+		rs := compileComponent(t, s, v, tc.schema)
+		if rs.plan.accepts(tc.value) {
+			t.Errorf("%s: the plan accepts %v", tc.schema, tc.value)
+		}
+		if _, isNumber := tc.value.(json.Number); !isNumber && rs.Validate(tc.value) == nil {
+			t.Errorf("%s: Validate accepts %v", tc.schema, tc.value)
+		}
+	}
+	if compileComponent(t, s, v, "Loop").plan != nil {
+		t.Error("a plan for a schema made of itself")
+	}
+	if compileComponent(t, s, v, "Names").Plan([]string{"abc"}).Accepts([]any{1.0}, []bool{true}) {
+		t.Error("the record plan accepts a key propertyNames refuses")
 	}
 }
