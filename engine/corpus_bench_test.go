@@ -68,7 +68,7 @@ func serveCorpusBench(b *testing.B, d harness.CorpusDoc) *corpusBench {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := New(Options{Spec: s, Keys: []string{testKey}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, err := New(Options{Spec: s, Keys: []string{testKey}, Logger: slog.New(NewTextHandler(io.Discard, nil))}) // serve's handler, as BenchmarkHandler
 	if err != nil {
 		b.Fatal(err)
 	}
