@@ -58,7 +58,9 @@ type valuePlan struct {
 	// names holds every key, as a string value.
 	names              *valuePlan
 	minProps, maxProps int
-	// Arrays: items holds every item; nil lets them be.
+	// Arrays: prefix holds the first items, one each (a tuple), and
+	// items every item after them; nil lets them be.
+	prefix             []*valuePlan
 	items              *valuePlan
 	minItems, maxItems int
 	unique             bool
@@ -283,9 +285,19 @@ func (b *planBuilder) plan(s *jsonschema.Schema) (*valuePlan, bool) {
 	if s.MaxProperties != nil {
 		p.maxProps = *s.MaxProperties
 	}
+	// Draft 2020's tuples (prefixItems, then items for the rest); the
+	// earlier drafts' (a list of items, additionalItems) are left to the
+	// validator in planned, which libopenapi's model cannot hold anyway.
 	items := s.Items2020
 	if s.DraftVersion < 2020 {
 		items, _ = s.Items.(*jsonschema.Schema)
+	}
+	for _, sub := range s.PrefixItems {
+		sp, ok := b.inner(sub)
+		if !ok {
+			return nil, false
+		}
+		p.prefix = append(p.prefix, sp)
 	}
 	if items != nil {
 		ip, ok := b.inner(items)
@@ -327,7 +339,7 @@ func planned(s *jsonschema.Schema) bool {
 		len(s.PatternProperties) == 0 &&
 		len(s.Dependencies) == 0 && len(s.DependentRequired) == 0 && len(s.DependentSchemas) == 0 &&
 		s.UnevaluatedProperties == nil && s.UnevaluatedItems == nil &&
-		s.Contains == nil && s.AdditionalItems == nil && len(s.PrefixItems) == 0 &&
+		s.Contains == nil && s.AdditionalItems == nil &&
 		s.ContentEncoding == nil && s.ContentMediaType == nil && s.ContentSchema == nil &&
 		s.MultipleOf == nil
 }
@@ -536,11 +548,13 @@ func (p *valuePlan) accepts(v any) bool {
 		if p.minItems >= 0 && len(x) < p.minItems || p.maxItems >= 0 && len(x) > p.maxItems {
 			return false
 		}
-		if p.items != nil {
-			for _, e := range x {
-				if !p.items.accepts(e) {
+		for i, e := range x {
+			if i < len(p.prefix) {
+				if !p.prefix[i].accepts(e) {
 					return false
 				}
+			} else if p.items != nil && !p.items.accepts(e) {
+				return false
 			}
 		}
 		if p.unique && !distinct(x) {

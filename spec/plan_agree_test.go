@@ -68,6 +68,11 @@ components:
         ratio: {type: number, exclusiveMinimum: 0, maximum: 1}
         anything: {}
         flag: {type: boolean, default: false, x-note: extension keyword}
+    Tuples:
+      type: object
+      properties:
+        pair: {type: array, prefixItems: [{type: string}, {type: integer}], items: false}
+        triple: {type: array, prefixItems: [{type: string, enum: [x, y]}], items: {type: boolean}}
     Overlap:
       description: a oneOf whose first branch the plan cannot always decide
       type: object

@@ -140,12 +140,12 @@ func TestPlanShape(t *testing.T) {
 		schemas      []string
 		value, index bool
 	}{
-		{[]string{"Simple", "Pattern", "MinLength", "UUID", "Nullable", "Minimum", "Closed", "AllOf", "ReadOnly", "Nested", "NumberEnum", "Float", "MinProps", "OneOfSchema", "Unique"}, true, true},
+		{[]string{"Simple", "Pattern", "MinLength", "UUID", "Nullable", "Minimum", "Closed", "AllOf", "ReadOnly", "Nested", "NumberEnum", "Float", "MinProps", "OneOfSchema", "Unique", "Tuple"}, true, true},
 		// A plan for the whole value, none by position: AnyOfRoot checks more
 		// than the record's properties, and the discriminator requires kind,
 		// which is not among the fields.
 		{[]string{"AnyOfRoot", "Discriminated"}, true, false},
-		{[]string{"MultipleOf", "Contains", "PatternProps", "Not", "IfThen", "Fraction", "Tuple", "Regex"}, false, false},
+		{[]string{"MultipleOf", "Contains", "PatternProps", "Not", "IfThen", "Fraction", "Regex"}, false, false},
 	} {
 		for _, name := range tc.schemas {
 			rs := compileComponent(t, s, v, name)
