@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -77,14 +76,13 @@ func (l *lazyPlan) accepts(obj map[string]any) bool {
 }
 
 // asUnmarshalled is v as json.Unmarshal into any would have decoded it:
-// each json.Number a float64, as strconv.ParseFloat reads it (false where
+// each json.Number a float64, as numberValue reads it (false where
 // it cannot: a number past float64's range, which json.Unmarshal refuses
 // too). v is not changed: its objects and arrays are copied.
 func asUnmarshalled(v any) (any, bool) {
 	switch v := v.(type) {
 	case json.Number:
-		f, err := strconv.ParseFloat(string(v), 64)
-		return f, err == nil
+		return numberValue(v)
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {

@@ -146,6 +146,22 @@ func (b *planBuilder) part(s *jsonschema.Schema) (*valuePlan, bool) {
 	return b.plan(s)
 }
 
+// innerIfAny is inner for a schema that may be absent: nil, true then.
+func (b *planBuilder) innerIfAny(s *jsonschema.Schema) (*valuePlan, bool) {
+	if s == nil {
+		return nil, true
+	}
+	return b.inner(s)
+}
+
+// count is a count keyword's bound (minLength, maxItems, ...); -1 for none.
+func count(n *int) int {
+	if n == nil {
+		return -1
+	}
+	return *n
+}
+
 // inner returns the plan of s, a schema of a value inside the one in hand
 // (a property, an item, a key).
 func (b *planBuilder) inner(s *jsonschema.Schema) (*valuePlan, bool) {
@@ -228,12 +244,7 @@ func (b *planBuilder) plan(s *jsonschema.Schema) (*valuePlan, bool) {
 			p.required = append(p.required, names...)
 		}
 	}
-	if s.MinLength != nil {
-		p.minLen = *s.MinLength
-	}
-	if s.MaxLength != nil {
-		p.maxLen = *s.MaxLength
-	}
+	p.minLen, p.maxLen = count(s.MinLength), count(s.MaxLength)
 	p.pattern = s.Pattern
 	for _, r := range []struct {
 		rat              *big.Rat
@@ -272,19 +283,11 @@ func (b *planBuilder) plan(s *jsonschema.Schema) (*valuePlan, bool) {
 		}
 		p.additional = ap
 	}
-	if s.PropertyNames != nil {
-		np, ok := b.inner(s.PropertyNames)
-		if !ok {
-			return nil, false
-		}
-		p.names = np
+	var ok bool
+	if p.names, ok = b.innerIfAny(s.PropertyNames); !ok {
+		return nil, false
 	}
-	if s.MinProperties != nil {
-		p.minProps = *s.MinProperties
-	}
-	if s.MaxProperties != nil {
-		p.maxProps = *s.MaxProperties
-	}
+	p.minProps, p.maxProps = count(s.MinProperties), count(s.MaxProperties)
 	// Draft 2020's tuples (prefixItems, then items for the rest); the
 	// earlier drafts' (a list of items, additionalItems) are left to the
 	// validator in planned, which libopenapi's model cannot hold anyway.
@@ -299,19 +302,10 @@ func (b *planBuilder) plan(s *jsonschema.Schema) (*valuePlan, bool) {
 		}
 		p.prefix = append(p.prefix, sp)
 	}
-	if items != nil {
-		ip, ok := b.inner(items)
-		if !ok {
-			return nil, false
-		}
-		p.items = ip
+	if p.items, ok = b.innerIfAny(items); !ok {
+		return nil, false
 	}
-	if s.MinItems != nil {
-		p.minItems = *s.MinItems
-	}
-	if s.MaxItems != nil {
-		p.maxItems = *s.MaxItems
-	}
+	p.minItems, p.maxItems = count(s.MinItems), count(s.MaxItems)
 	p.unique = s.UniqueItems
 	for _, c := range []struct {
 		from []*jsonschema.Schema

@@ -116,14 +116,7 @@ components:
 // compiled schema refuses, and to accept most of what it accepts.
 func TestValuePlanAgreesWithSchema(t *testing.T) {
 	for _, doc := range []string{agreeDoc31, agreeDoc30} {
-		s, err := Parse([]byte(doc), "agree.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := s.NewValidator()
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, v := parseValidated(t, doc, "agree.yaml")
 		for name, sp := range s.Model.Components.Schemas.FromOldest() {
 			rs, err := v.CompileResponseSchema(sp.Schema())
 			if err != nil {

@@ -127,14 +127,7 @@ func compileComponent(t *testing.T, s *Spec, v *Validator, name string) *Respons
 // plan implements, whatever they are nested in; a record plan by position
 // when its checks are all on the record's properties.
 func TestPlanShape(t *testing.T) {
-	s, err := Parse([]byte(planDoc), "plans.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := s.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, v := parseValidated(t, planDoc, "plans.yaml")
 	names := []string{"id", "small", "name", "ratio", "flag", "status", "tags", "n"}
 	for _, tc := range []struct {
 		schemas      []string
@@ -169,14 +162,7 @@ func TestPlanShape(t *testing.T) {
 // refuses, and accepting everything it accepts, so the plan is both sound
 // and worth having.
 func TestObjectPlanAgreesWithSchema(t *testing.T) {
-	s, err := Parse([]byte(planDoc), "plans.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := s.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, v := parseValidated(t, planDoc, "plans.yaml")
 	names := []string{"id", "small", "name", "ratio", "flag", "status"}
 	rs := compileComponent(t, s, v, "Simple")
 	plan := rs.Plan(names)
@@ -383,14 +369,7 @@ components:
 // schema made of itself (which the validator refuses as a cycle) has no
 // plan to follow forever.
 func TestPlanEdges(t *testing.T) {
-	s, err := Parse([]byte(edgesDoc), "edges.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := s.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, v := parseValidated(t, edgesDoc, "edges.yaml")
 	for _, tc := range []struct {
 		schema string
 		value  any
@@ -418,4 +397,18 @@ func TestPlanEdges(t *testing.T) {
 	if compileComponent(t, s, v, "Names").Plan([]string{"abc"}).Accepts([]any{1.0}, []bool{true}) {
 		t.Error("the record plan accepts a key propertyNames refuses")
 	}
+}
+
+// parseValidated parses the document doc, named name, and makes its validator.
+func parseValidated(t *testing.T, doc, name string) (*Spec, *Validator) {
+	t.Helper()
+	s, err := Parse([]byte(doc), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, v
 }
