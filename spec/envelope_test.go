@@ -71,3 +71,41 @@ components:
 		})
 	}
 }
+
+// TestRecordsHoldingArraysAreNoPages: an object with one array of objects
+// is a page of them, unless it is a record itself (it requires an id) or
+// carries one beside the array (a required object that requires an id: a
+// login's session beside the steps that follow it); a required paging
+// object (meta) leaves it a page.
+func TestRecordsHoldingArraysAreNoPages(t *testing.T) {
+	for _, tc := range []struct {
+		name, schema string
+		page         bool
+	}{
+		{"page", `{type: object, required: [data], properties: {data: {type: array, items: {$ref: '#/components/schemas/Step'}}, total: {type: integer}}}`, true},
+		{"page with required meta", `{type: object, required: [data, meta], properties: {data: {type: array, items: {$ref: '#/components/schemas/Step'}}, meta: {type: object, required: [total], properties: {total: {type: integer}}}}}`, true},
+		{"page with an optional record", `{type: object, properties: {data: {type: array, items: {$ref: '#/components/schemas/Step'}}, owner: {$ref: '#/components/schemas/Session'}}}`, true},
+		{"a record holding steps", `{type: object, required: [id], properties: {id: {type: string}, steps: {type: array, items: {$ref: '#/components/schemas/Step'}}}}`, false},
+		{"a result carrying a record", `{type: object, required: [session], properties: {session: {$ref: '#/components/schemas/Session'}, continue_with: {type: array, items: {$ref: '#/components/schemas/Step'}}}}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := fmt.Sprintf(`openapi: 3.1.0
+info: {title: t, version: "1"}
+paths: {}
+components:
+  schemas:
+    Answer: %s
+    Step: {type: object, properties: {action: {type: string}}}
+    Session: {type: object, required: [id], properties: {id: {type: string}}}
+`, tc.schema)
+			s, err := Parse([]byte(doc), "pages.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer := s.SchemaView(s.Model.Components.Schemas.GetOrZero("Answer").Schema())
+			if items, _ := listItems(answer); (items != nil) != tc.page {
+				t.Errorf("read as a page: %t, want %t", items != nil, tc.page)
+			}
+		})
+	}
+}

@@ -601,7 +601,10 @@ func listItems(s *Schema) (*Schema, []string) {
 	if s.Type() != "object" {
 		return nil, nil
 	}
-	props, _ := s.Props()
+	props, required := s.Props()
+	if required["id"] {
+		return nil, nil // a record that holds an array (a flow and its steps), not a page of records
+	}
 	var found *Schema
 	var at []string
 	for _, p := range props {
@@ -613,6 +616,13 @@ func listItems(s *Schema) (*Schema, []string) {
 				return nil, nil // two arrays: no single list
 			}
 			found, at = p.Schema.Items, []string{p.Name}
+		}
+	}
+	if found != nil {
+		for _, p := range props {
+			if required[p.Name] && p.Schema != nil && p.Schema.Type() == "object" && p.Schema.Requires("id") {
+				return nil, nil // a result that carries a record (a login's session) and a list beside it
+			}
 		}
 	}
 	if found == nil {

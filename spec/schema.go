@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"go.yaml.in/yaml/v4"
@@ -67,6 +68,16 @@ type Schema struct {
 
 	// lib is the schema libopenapi built, for the validator.
 	lib *base.Schema
+	// kindsMemo holds Kinds' answer once asked, where the reader made the
+	// schema: answers ask it per request and per property, and a choice
+	// that is no choice of kinds costs a walk of its members' properties.
+	// Nil for a schema made elsewhere (or copied), which computes it.
+	kindsMemo *kindsMemo
+}
+
+// kindsMemo is a schema's Kinds, once computed.
+type kindsMemo struct {
+	kinds atomic.Pointer[[]*Schema]
 }
 
 // Property is one named property of an object schema.
@@ -82,37 +93,156 @@ type Discriminator struct {
 }
 
 // Type is the schema's single JSON type ("object" when it has only
-// properties, the type of its allOf members otherwise), or "" when it has
-// none or several.
+// properties or is a choice of object kinds, the type of its allOf members
+// otherwise), or "" when it has none or several.
 func (s *Schema) Type() string {
-	if s == nil {
+	return s.typeAt(0)
+}
+
+// maxTypeDepth bounds the allOf members and kinds Type looks through: a
+// schema made of itself (allOf: [$ref: itself]) has no type.
+const maxTypeDepth = 16
+
+func (s *Schema) typeAt(depth int) string {
+	switch {
+	case s == nil:
 		return ""
-	}
-	if len(s.Types) == 1 {
+	case len(s.Types) == 1:
 		return s.Types[0]
-	}
-	if len(s.Types) > 1 {
+	case len(s.Types) > 1:
 		return ""
-	}
-	if len(s.Properties) > 0 {
+	case len(s.Properties) > 0 || s.kinds(depth) != nil:
 		return "object"
+	case depth >= maxTypeDepth:
+		return ""
 	}
 	for _, sub := range s.AllOf {
-		if t := sub.Type(); t != "" {
+		if t := sub.typeAt(depth + 1); t != "" {
 			return t
 		}
 	}
 	return ""
 }
 
+// Kinds are the object kinds a choice schema stands for: the oneOf (or
+// anyOf) members of a schema that declares no properties of its own, when
+// every member is an object and the members are kinds of one thing: a
+// discriminator tells them apart, or a property every member declares is
+// their common part (a pet is a cat or a dog, each an allOf of the pet's
+// fields and its own). Members with nothing in common ({alert: ...} or
+// {alerts: [...]}) are other shapes, not kinds. Nil for any other schema.
+// A value is of one kind at least, so Props counts the kinds' properties
+// together.
+func (s *Schema) Kinds() []*Schema {
+	return s.kinds(0)
+}
+
+// kinds is Kinds with the members' depth bounded, for schemas made of
+// their own choice. Only the answer at depth 0 is remembered: the bound
+// cuts deeper answers short of it.
+func (s *Schema) kinds(depth int) []*Schema {
+	if depth > 0 || s == nil || s.kindsMemo == nil {
+		return s.computeKinds(depth)
+	}
+	if k := s.kindsMemo.kinds.Load(); k != nil {
+		return *k
+	}
+	k := s.computeKinds(0)
+	s.kindsMemo.kinds.Store(&k)
+	return k
+}
+
+// HasKinds reports whether s, or one of its allOf members at any depth,
+// is a choice of object kinds: a value of it is made whole (Values.Value
+// picks the kind), never field by field from Props.
+func (s *Schema) HasKinds() bool {
+	found := false
+	s.walkAllOf(func(m *Schema) { found = found || m.Kinds() != nil })
+	return found
+}
+
+func (s *Schema) computeKinds(depth int) []*Schema {
+	if s == nil || depth >= maxTypeDepth || len(s.Properties) > 0 || len(s.AllOf) > 0 {
+		return nil
+	}
+	if len(s.Types) > 1 || len(s.Types) == 1 && s.Types[0] != "object" {
+		return nil
+	}
+	alts := s.OneOf
+	switch {
+	case len(s.OneOf) > 0 && len(s.AnyOf) > 0:
+		return nil // both must hold: no one list of kinds
+	case len(alts) == 0:
+		alts = s.AnyOf
+	}
+	if len(alts) == 0 {
+		return nil
+	}
+	for _, m := range alts {
+		if m.typeAt(depth+1) != "object" {
+			return nil
+		}
+	}
+	if (s.Discriminator == nil || s.Discriminator.Property == "") && !haveCommonProp(alts) {
+		return nil
+	}
+	return alts
+}
+
+// haveCommonProp reports whether every member declares a property of one
+// name, its own or its allOf members'.
+func haveCommonProp(members []*Schema) bool {
+	var common map[string]bool
+	for _, m := range members {
+		props, _ := m.DeclaredProps()
+		names := make(map[string]bool, len(props))
+		for _, p := range props {
+			if common == nil || common[p.Name] {
+				names[p.Name] = true
+			}
+		}
+		common = names
+		if len(common) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Props returns the object's properties in document order, allOf members
 // merged in (a later declaration of a name replaces an earlier one), and
-// the required set.
+// the required set. The properties of a choice of kinds (see Kinds), here
+// or among the allOf members, are those of every kind, the first kind's
+// declaration of a name kept, and required are those every kind requires:
+// what a store of such objects holds, filters and assigns.
 func (s *Schema) Props() ([]*Property, map[string]bool) {
+	return s.props(0)
+}
+
+// DeclaredProps is Props without the kinds' properties: those every value
+// has its place for, what a value made of the schema draws from before it
+// picks a kind.
+func (s *Schema) DeclaredProps() ([]*Property, map[string]bool) {
+	return s.props(-1)
+}
+
+// props walks s and its allOf members, and the kinds' properties while
+// kindDepth is in [0, maxTypeDepth): kinds within kinds are bounded, as in
+// Type, so that a kind made of its own choice (Cat: allOf [$ref: Pet])
+// ends.
+func (s *Schema) props(kindDepth int) ([]*Property, map[string]bool) {
 	var out []*Property
 	index := map[string]int{}
 	required := map[string]bool{}
 	seen := map[*Schema]bool{}
+	add := func(p *Property) {
+		if i, ok := index[p.Name]; ok {
+			out[i] = p
+			return
+		}
+		index[p.Name] = len(out)
+		out = append(out, p)
+	}
 	// extra is the first additionalProperties schema met, the object's own
 	// before its allOf members': what a required property no properties
 	// declare must match.
@@ -130,15 +260,31 @@ func (s *Schema) Props() ([]*Property, map[string]bool) {
 			walk(sub)
 		}
 		for _, p := range s.Properties {
-			if i, ok := index[p.Name]; ok {
-				out[i] = p
-				continue
-			}
-			index[p.Name] = len(out)
-			out = append(out, p)
+			add(p)
 		}
 		for _, r := range s.Required {
 			required[r] = true
+		}
+		if kindDepth < 0 || kindDepth >= maxTypeDepth {
+			return
+		}
+		kinds := s.kinds(kindDepth)
+		every := map[string]int{}
+		for _, k := range kinds {
+			props, req := k.props(kindDepth + 1)
+			for _, p := range props {
+				if _, ok := index[p.Name]; !ok {
+					add(p)
+				}
+			}
+			for r := range req {
+				every[r]++
+			}
+		}
+		for r, n := range every {
+			if n == len(kinds) {
+				required[r] = true
+			}
 		}
 	}
 	walk(s)
@@ -263,10 +409,25 @@ func (s *Schema) walkAllOf(fn func(*Schema)) {
 	walk(s)
 }
 
-// Prop returns the named property's schema (allOf members included), or
-// nil: what Props gives for that name, found without building the whole
-// list and its maps (lists ask it of an envelope on every request).
+// Prop returns the named property's schema (allOf members and kinds
+// included), or nil: what Props gives for that name, found without
+// building the whole list and its maps (lists ask it of an envelope on
+// every request).
 func (s *Schema) Prop(name string) *Schema {
+	found, _ := s.prop(name, 0)
+	return found
+}
+
+// Requires reports whether every value of the schema holds the named
+// property: the schema or an allOf member requires it, or every kind does.
+func (s *Schema) Requires(name string) bool {
+	_, required := s.prop(name, 0)
+	return required
+}
+
+// prop is Prop, and whether the schema requires the property, with kinds
+// within kinds bounded as in props.
+func (s *Schema) prop(name string, kindDepth int) (*Schema, bool) {
 	var found, extra *Schema
 	declared, required := false, false
 	var seen []*Schema
@@ -288,15 +449,28 @@ func (s *Schema) Prop(name string) *Schema {
 			}
 		}
 		required = required || slices.Contains(m.Required, name)
+		if kindDepth >= maxTypeDepth {
+			return
+		}
+		kinds := m.kinds(kindDepth)
+		every := len(kinds) > 0
+		for _, k := range kinds {
+			ks, kr := k.prop(name, kindDepth+1)
+			if !declared && found == nil && ks != nil {
+				found = ks // the first kind's; Props keeps it too
+			}
+			every = every && kr
+		}
+		required = required || every
 	}
 	walk(s)
 	switch {
-	case declared || !required:
-		return found
+	case declared || found != nil || !required:
+		return found, required
 	case extra != nil:
-		return extra
+		return extra, required
 	}
-	return undeclared
+	return undeclared, required
 }
 
 // schemaReader turns libopenapi's schemas into Schemas, once per schema
@@ -382,7 +556,7 @@ func (r *schemaReader) readSchema(lib *base.Schema) *Schema {
 	if s, ok := r.byNode[key]; ok && key != nil {
 		return s
 	}
-	s := &Schema{lib: lib}
+	s := &Schema{lib: lib, kindsMemo: &kindsMemo{}} // asked only once the reader is done
 	if key != nil {
 		r.byNode[key] = s // before the fields, so that a recursive $ref finds it
 	}

@@ -102,6 +102,7 @@ func (g *Values) value(s *Schema, name string, depth int) any {
 		if len(s.Types) > 1 {
 			one := *s
 			one.Types = s.Types[:1]
+			one.kindsMemo = nil // s's answer, of another type
 			return g.value(&one, name, depth)
 		}
 		if s.Nullable {
@@ -162,7 +163,7 @@ func (g *Values) alternative(s *Schema, alts []*Schema, name string, depth int) 
 }
 
 func (g *Values) object(s *Schema, depth int) any {
-	props, required := s.Props()
+	props, required := s.DeclaredProps() // a kind's, where s is a choice of them, once it is picked
 	obj := map[string]any{}
 	for _, p := range props {
 		if !g.travels(p.Schema) {

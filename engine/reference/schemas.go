@@ -57,7 +57,7 @@ func (t *schemaTable) add(s *spec.Schema) int {
 	if i, ok := t.index[s]; ok {
 		return i
 	}
-	props, required := s.Props()
+	props, required := s.DeclaredProps() // the kinds of a choice are entered as its oneOf or anyOf
 	if len(props) == 0 && s.Items == nil && s.AdditionalProperties == nil && s.Not == nil && len(s.AllOf)+len(s.OneOf)+len(s.AnyOf) == 0 {
 		return t.addLeaf(s)
 	}

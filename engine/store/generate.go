@@ -64,11 +64,15 @@ type generator struct {
 	g   *spec.Values
 	// next is the index of the record the next call makes.
 	next int
+	// whole is set where the item is a choice of kinds (a cat or a dog):
+	// its fields are those of one kind, so the record is made whole and
+	// then taken apart.
+	whole bool
 }
 
 func (c *Collection) newGenerator(gen *generated) *generator {
 	rng := rand.New(rand.NewPCG(uint64(gen.seed), gen.stream))
-	return &generator{c: c, rng: rng, g: &spec.Values{Rand: rng, Now: synthEpoch, Optional: 0.7, Direction: spec.InRecord}}
+	return &generator{c: c, rng: rng, g: &spec.Values{Rand: rng, Now: synthEpoch, Optional: 0.7, Direction: spec.InRecord}, whole: c.def.Item.HasKinds()}
 }
 
 // make sets in to the values of the next record, as decodeFields would
@@ -80,21 +84,48 @@ func (gr *generator) make(in *fieldValues) error {
 	in.reset()
 	gr.g.Seq = int64(gr.next + 1)
 	gr.next++
+	if gr.whole {
+		return gr.makeWhole(in)
+	}
 	for j := range c.fields {
 		f := &c.fields[j]
 		// The draw for an optional field comes first, and only for those.
 		if j == c.idPos || j == c.selfPos || (!f.required && gr.rng.IntN(10) >= 8) {
 			continue
 		}
-		v, err := decodedForm(gr.g.Value(f.schema, f.name))
-		if err != nil {
-			if je, ok := err.(*jsonEncodeError); ok {
-				return &GenerateError{Collection: c.def.Key, Err: je.err}
-			}
+		if err := gr.set(in, j, gr.g.Value(f.schema, f.name)); err != nil {
 			return err
 		}
-		in.vals[j], in.has[j] = v, true
 	}
+	return nil
+}
+
+// makeWhole sets in to the fields of one value of the item schema.
+func (gr *generator) makeWhole(in *fieldValues) error {
+	c := gr.c
+	whole, _ := gr.g.Value(c.def.Item, "").(map[string]any)
+	for j := range c.fields {
+		v, ok := whole[c.fields[j].name]
+		if !ok || j == c.idPos || j == c.selfPos {
+			continue
+		}
+		if err := gr.set(in, j, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// set makes v the value of field j.
+func (gr *generator) set(in *fieldValues, j int, v any) error {
+	v, err := decodedForm(v)
+	if err != nil {
+		if je, ok := err.(*jsonEncodeError); ok {
+			return &GenerateError{Collection: gr.c.def.Key, Err: je.err}
+		}
+		return err
+	}
+	in.vals[j], in.has[j] = v, true
 	return nil
 }
 
