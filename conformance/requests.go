@@ -330,11 +330,14 @@ func (s *suite) mutations(op *spec.Operation, ro *spec.ResourceOp) []mutation {
 	if base.unmade != "" {
 		return nil
 	}
+	kinds := schema.HasKinds()
 	kept := out[:0]
 	for _, m := range out {
 		r := *base
 		r.body = s.mutate(base.body, ro, m)
-		if m.raw != nil || len(s.problems(&r)) > 0 {
+		// A choice of kinds breaks by a kind's own field only in a body of
+		// that kind: other draws may be.
+		if m.raw != nil || len(s.problems(&r)) > 0 || kinds && s.brokenRequest(op, ro, m) != nil {
 			kept = append(kept, m)
 		}
 	}
