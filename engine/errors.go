@@ -18,6 +18,7 @@ const (
 	CodeUnauthorized         Code = "unauthorized"
 	CodeValidation           Code = "validation_failed"
 	CodeMalformedJSON        Code = "malformed_json"
+	CodeMalformedForm        Code = "malformed_form"
 	CodeBodyRequired         Code = "body_required"
 	CodeUnsupportedMediaType Code = "unsupported_media_type"
 	CodeNotAcceptable        Code = "not_acceptable"
@@ -51,6 +52,7 @@ var codeStatus = map[Code]int{
 	CodeUnauthorized:         http.StatusUnauthorized,
 	CodeValidation:           http.StatusBadRequest,
 	CodeMalformedJSON:        http.StatusBadRequest,
+	CodeMalformedForm:        http.StatusBadRequest,
 	CodeBodyRequired:         http.StatusBadRequest,
 	CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
 	CodeNotAcceptable:        http.StatusNotAcceptable,

@@ -237,6 +237,14 @@ func (v *Validator) Request(r *http.Request, op *Operation) Problems {
 // it, with numbers as json.Number or float64. The quick path then uses doc
 // instead of decoding the body a second time.
 func (v *Validator) RequestDecoded(r *http.Request, op *Operation, doc any) Problems {
+	if form, ok := doc.(map[string]any); ok && IsForm(r.Header.Get("Content-Type")) {
+		// libopenapi-validator leaves form bodies alone (its own reading
+		// is off: see DecodeForm); the rest of the request is its.
+		if ps := v.FormBody(op, form); len(ps) > 0 {
+			return append(ps, v.Request(r, op)...)
+		}
+		return v.Request(r, op)
+	}
 	key, kind := v.memo.key(r, op)
 	switch {
 	case kind == memoLine && v.memo.accepted(key):
