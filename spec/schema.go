@@ -96,14 +96,17 @@ type Discriminator struct {
 // properties or is a choice of object kinds, the type of its allOf members
 // otherwise), or "" when it has none or several.
 func (s *Schema) Type() string {
-	return s.typeAt(0)
+	return s.typeAt(0, true)
 }
 
-// maxTypeDepth bounds the allOf members and kinds Type looks through: a
-// schema made of itself (allOf: [$ref: itself]) has no type.
+// maxTypeDepth bounds the allOf members Type looks through: a schema made
+// of itself (allOf: [$ref: itself]) has no type.
 const maxTypeDepth = 16
 
-func (s *Schema) typeAt(depth int) string {
+// typeAt is Type at an allOf depth; withKinds counts a choice of kinds as
+// an object, which the test of a choice's own members does not (kinds are
+// one level deep: see Kinds).
+func (s *Schema) typeAt(depth int, withKinds bool) string {
 	switch {
 	case s == nil:
 		return ""
@@ -111,13 +114,13 @@ func (s *Schema) typeAt(depth int) string {
 		return s.Types[0]
 	case len(s.Types) > 1:
 		return ""
-	case len(s.Properties) > 0 || s.kinds(depth) != nil:
+	case len(s.Properties) > 0 || withKinds && s.kinds() != nil:
 		return "object"
 	case depth >= maxTypeDepth:
 		return ""
 	}
 	for _, sub := range s.AllOf {
-		if t := sub.typeAt(depth + 1); t != "" {
+		if t := sub.typeAt(depth+1, withKinds); t != "" {
 			return t
 		}
 	}
@@ -132,22 +135,23 @@ func (s *Schema) typeAt(depth int) string {
 // fields and its own). Members with nothing in common ({alert: ...} or
 // {alerts: [...]}) are other shapes, not kinds. Nil for any other schema.
 // A value is of one kind at least, so Props counts the kinds' properties
-// together.
+// together. Kinds are one level deep: a member must be an object by its
+// own type, properties or allOf members, not by being a choice itself, so
+// kinds within kinds (a dog that is a terrier or a hound) are no kinds,
+// and a kind made of its own choice (Cat: allOf [$ref: Pet]) is read once.
 func (s *Schema) Kinds() []*Schema {
-	return s.kinds(0)
+	return s.kinds()
 }
 
-// kinds is Kinds with the members' depth bounded, for schemas made of
-// their own choice. Only the answer at depth 0 is remembered: the bound
-// cuts deeper answers short of it.
-func (s *Schema) kinds(depth int) []*Schema {
-	if depth > 0 || s == nil || s.kindsMemo == nil {
-		return s.computeKinds(depth)
+// kinds is Kinds, remembered where the reader made the schema.
+func (s *Schema) kinds() []*Schema {
+	if s == nil || s.kindsMemo == nil {
+		return s.computeKinds()
 	}
 	if k := s.kindsMemo.kinds.Load(); k != nil {
 		return *k
 	}
-	k := s.computeKinds(0)
+	k := s.computeKinds()
 	s.kindsMemo.kinds.Store(&k)
 	return k
 }
@@ -161,8 +165,8 @@ func (s *Schema) HasKinds() bool {
 	return found
 }
 
-func (s *Schema) computeKinds(depth int) []*Schema {
-	if s == nil || depth >= maxTypeDepth || len(s.Properties) > 0 || len(s.AllOf) > 0 {
+func (s *Schema) computeKinds() []*Schema {
+	if s == nil || len(s.Properties) > 0 || len(s.AllOf) > 0 {
 		return nil
 	}
 	if len(s.Types) > 1 || len(s.Types) == 1 && s.Types[0] != "object" {
@@ -179,14 +183,46 @@ func (s *Schema) computeKinds(depth int) []*Schema {
 		return nil
 	}
 	for _, m := range alts {
-		if m.typeAt(depth+1) != "object" {
+		if m.typeAt(0, false) != "object" {
 			return nil
 		}
 	}
 	if (s.Discriminator == nil || s.Discriminator.Property == "") && !haveCommonProp(alts) {
 		return nil
 	}
+	if !agreeOnServerFields(alts) {
+		return nil
+	}
 	return alts
+}
+
+// agreeOnServerFields reports whether the members declare the same fields
+// the server fills (readOnly), each of one type: a store assigns them to
+// every record whatever its kind, so a createdAt only squares have would
+// be given to circles too (which refuse it), and an id an integer in one
+// kind and a string in the other fits neither.
+func agreeOnServerFields(members []*Schema) bool {
+	declared := make([]map[string]*Schema, len(members))
+	for i, m := range members {
+		props, _ := m.DeclaredProps()
+		declared[i] = make(map[string]*Schema, len(props))
+		for _, p := range props {
+			declared[i][p.Name] = p.Schema
+		}
+	}
+	for _, own := range declared {
+		for name, ps := range own {
+			if ps == nil || !ps.ReadOnly {
+				continue
+			}
+			for _, other := range declared {
+				if o := other[name]; o == nil || o.Type() != ps.Type() {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // haveCommonProp reports whether every member declares a property of one
@@ -216,21 +252,21 @@ func haveCommonProp(members []*Schema) bool {
 // declaration of a name kept, and required are those every kind requires:
 // what a store of such objects holds, filters and assigns.
 func (s *Schema) Props() ([]*Property, map[string]bool) {
-	return s.props(0)
+	return s.props(true)
 }
 
 // DeclaredProps is Props without the kinds' properties: those every value
 // has its place for, what a value made of the schema draws from before it
 // picks a kind.
 func (s *Schema) DeclaredProps() ([]*Property, map[string]bool) {
-	return s.props(-1)
+	return s.props(false)
 }
 
-// props walks s and its allOf members, and the kinds' properties while
-// kindDepth is in [0, maxTypeDepth): kinds within kinds are bounded, as in
-// Type, so that a kind made of its own choice (Cat: allOf [$ref: Pet])
-// ends.
-func (s *Schema) props(kindDepth int) ([]*Property, map[string]bool) {
+// props walks s and its allOf members, and where withKinds the kinds'
+// properties, each kind's without its own choices' (kinds are one level
+// deep): a walk that went on through a kind made of its own choice (Cat:
+// allOf [$ref: Pet]) would branch at every level.
+func (s *Schema) props(withKinds bool) ([]*Property, map[string]bool) {
 	var out []*Property
 	index := map[string]int{}
 	required := map[string]bool{}
@@ -265,13 +301,13 @@ func (s *Schema) props(kindDepth int) ([]*Property, map[string]bool) {
 		for _, r := range s.Required {
 			required[r] = true
 		}
-		if kindDepth < 0 || kindDepth >= maxTypeDepth {
+		if !withKinds {
 			return
 		}
-		kinds := s.kinds(kindDepth)
+		kinds := s.kinds()
 		every := map[string]int{}
 		for _, k := range kinds {
-			props, req := k.props(kindDepth + 1)
+			props, req := k.props(false)
 			for _, p := range props {
 				if _, ok := index[p.Name]; !ok {
 					add(p)
@@ -414,20 +450,20 @@ func (s *Schema) walkAllOf(fn func(*Schema)) {
 // building the whole list and its maps (lists ask it of an envelope on
 // every request).
 func (s *Schema) Prop(name string) *Schema {
-	found, _ := s.prop(name, 0)
+	found, _ := s.prop(name, true)
 	return found
 }
 
 // Requires reports whether every value of the schema holds the named
 // property: the schema or an allOf member requires it, or every kind does.
 func (s *Schema) Requires(name string) bool {
-	_, required := s.prop(name, 0)
+	_, required := s.prop(name, true)
 	return required
 }
 
-// prop is Prop, and whether the schema requires the property, with kinds
-// within kinds bounded as in props.
-func (s *Schema) prop(name string, kindDepth int) (*Schema, bool) {
+// prop is Prop, and whether the schema requires the property; the kinds
+// are looked into where withKinds, one level deep as in props.
+func (s *Schema) prop(name string, withKinds bool) (*Schema, bool) {
 	var found, extra *Schema
 	declared, required := false, false
 	var seen []*Schema
@@ -449,13 +485,13 @@ func (s *Schema) prop(name string, kindDepth int) (*Schema, bool) {
 			}
 		}
 		required = required || slices.Contains(m.Required, name)
-		if kindDepth >= maxTypeDepth {
+		if !withKinds {
 			return
 		}
-		kinds := m.kinds(kindDepth)
+		kinds := m.kinds()
 		every := len(kinds) > 0
 		for _, k := range kinds {
-			ks, kr := k.prop(name, kindDepth+1)
+			ks, kr := k.prop(name, false)
 			if !declared && found == nil && ks != nil {
 				found = ks // the first kind's; Props keeps it too
 			}
