@@ -14,6 +14,7 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"mime"
 	"net/url"
 	"slices"
@@ -21,6 +22,7 @@ import (
 	"strings"
 
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/pb33f/libopenapi/orderedmap"
 )
 
 // FormMediaType is the media type of a form body.
@@ -32,12 +34,12 @@ func IsForm(contentType string) bool {
 	return err == nil && strings.EqualFold(mt, FormMediaType)
 }
 
-// formMedia is op's form media type, nil where it declares none.
-func formMedia(op *Operation) *v3.MediaType {
-	if op == nil || op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Content == nil {
+// formMedia is a body's form media type, nil where it declares none.
+func formMedia(content *orderedmap.Map[string, *v3.MediaType]) *v3.MediaType {
+	if content == nil {
 		return nil
 	}
-	for name, m := range op.Op.RequestBody.Content.FromOldest() {
+	for name, m := range content.FromOldest() {
 		if IsForm(name) {
 			return m
 		}
@@ -69,21 +71,15 @@ func (s *Spec) DecodeForm(op *Operation, body []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, &FormError{Reason: fmt.Sprintf("the form body is not application/x-www-form-urlencoded: %v", err)}
 	}
-	m := formMedia(op)
+	var m *v3.MediaType
 	var root *Schema
-	if m != nil && m.Schema != nil {
-		root = s.schemas.getProxy(m.Schema)
+	if op.Body != nil {
+		m, root = op.Body.Form, op.Body.FormSchema
 	}
 	tree := formNode{}
 	// Keys in order, so that a[0] and a[1] meet their arrays the same way
 	// on every request.
-	for _, key := range slices.Sorted(func(yield func(string) bool) {
-		for k := range values {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, key := range slices.Sorted(maps.Keys(values)) {
 		name, path, err := splitFormKey(key)
 		if err != nil {
 			return nil, err
@@ -274,14 +270,10 @@ func childSchema(schema *Schema, name string) *Schema {
 
 // formLeaf is the value of a key sent once or more.
 func formLeaf(vs []string, schema *Schema) any {
-	if schema.Type() == "array" {
+	if schema.Type() == "array" { // so schema is not nil
 		out := make([]any, len(vs))
-		var items *Schema
-		if schema != nil {
-			items = schema.Items
-		}
 		for i, v := range vs {
-			out[i] = formScalar(v, items)
+			out[i] = formScalar(v, schema.Items)
 		}
 		return out
 	}
@@ -337,15 +329,14 @@ func isJSONNumber(v string) bool {
 // FormBody validates a form body, as DecodeForm read it, against the
 // schema of op's form media type; nil where op declares none.
 func (v *Validator) FormBody(op *Operation, doc map[string]any) Problems {
-	m := formMedia(op)
-	if m == nil || m.Schema == nil {
+	if op.Body == nil || op.Body.FormSchema == nil {
 		return nil
 	}
 	data, err := json.Marshal(doc)
 	if err != nil {
 		return Problems{{Where: "body", Reason: err.Error()}}
 	}
-	ps := v.Schema(m.Schema.Schema(), data)
+	ps := v.Schema(op.Body.FormSchema.lib, data)
 	for i := range ps { // the form's fields are the body's
 		ps[i].Where = strings.TrimSpace("body " + ps[i].Where)
 	}

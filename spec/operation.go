@@ -75,6 +75,11 @@ type Body struct {
 	Required   bool
 	MediaTypes []string
 	Schema     *base.Schema // of the JSON media type, nil if there is none
+	// Form is the form media type (application/x-www-form-urlencoded) and
+	// FormSchema its schema, nil where the body has none: read once here,
+	// not on each form request.
+	Form       *v3.MediaType
+	FormSchema *Schema
 }
 
 // Response is one declared response of an operation.
@@ -213,6 +218,9 @@ func (s *Spec) readOperation(method, path string, item *v3.PathItem, o *v3.Opera
 			b.Required = *o.RequestBody.Required
 		}
 		b.MediaTypes, b.Schema, _ = mediaTypes(o.RequestBody.Content)
+		if b.Form = formMedia(o.RequestBody.Content); b.Form != nil && b.Form.Schema != nil {
+			b.FormSchema = s.schemas.getProxy(b.Form.Schema)
+		}
 		op.Body = b
 	}
 	if o.Responses != nil {

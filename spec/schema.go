@@ -114,7 +114,7 @@ func (s *Schema) typeAt(depth int, withKinds bool) string {
 		return s.Types[0]
 	case len(s.Types) > 1:
 		return ""
-	case len(s.Properties) > 0 || withKinds && s.kinds() != nil:
+	case len(s.Properties) > 0 || withKinds && s.Kinds() != nil:
 		return "object"
 	case depth >= maxTypeDepth:
 		return ""
@@ -139,12 +139,8 @@ func (s *Schema) typeAt(depth int, withKinds bool) string {
 // own type, properties or allOf members, not by being a choice itself, so
 // kinds within kinds (a dog that is a terrier or a hound) are no kinds,
 // and a kind made of its own choice (Cat: allOf [$ref: Pet]) is read once.
+// The answer is remembered where the reader made the schema.
 func (s *Schema) Kinds() []*Schema {
-	return s.kinds()
-}
-
-// kinds is Kinds, remembered where the reader made the schema.
-func (s *Schema) kinds() []*Schema {
 	if s == nil || s.kindsMemo == nil {
 		return s.computeKinds()
 	}
@@ -187,29 +183,30 @@ func (s *Schema) computeKinds() []*Schema {
 			return nil
 		}
 	}
-	if (s.Discriminator == nil || s.Discriminator.Property == "") && !haveCommonProp(alts) {
-		return nil
-	}
-	if !agreeOnServerFields(alts) {
-		return nil
-	}
-	return alts
-}
-
-// agreeOnServerFields reports whether the members declare the same fields
-// the server fills (readOnly), each of one type: a store assigns them to
-// every record whatever its kind, so a createdAt only squares have would
-// be given to circles too (which refuse it), and an id an integer in one
-// kind and a string in the other fits neither.
-func agreeOnServerFields(members []*Schema) bool {
-	declared := make([]map[string]*Schema, len(members))
-	for i, m := range members {
+	declared := make([]map[string]*Schema, len(alts))
+	for i, m := range alts {
 		props, _ := m.DeclaredProps()
 		declared[i] = make(map[string]*Schema, len(props))
 		for _, p := range props {
 			declared[i][p.Name] = p.Schema
 		}
 	}
+	if (s.Discriminator == nil || s.Discriminator.Property == "") && !haveCommonProp(declared) {
+		return nil
+	}
+	if !agreeOnServerFields(declared) {
+		return nil
+	}
+	return alts
+}
+
+// agreeOnServerFields reports whether the members, as the properties each
+// declares, declare the same fields the server fills (readOnly), each of
+// one type: a store assigns them to every record whatever its kind, so a
+// createdAt only squares have would be given to circles too (which refuse
+// it), and an id an integer in one kind and a string in the other fits
+// neither.
+func agreeOnServerFields(declared []map[string]*Schema) bool {
 	for _, own := range declared {
 		for name, ps := range own {
 			if ps == nil || !ps.ReadOnly {
@@ -225,24 +222,15 @@ func agreeOnServerFields(members []*Schema) bool {
 	return true
 }
 
-// haveCommonProp reports whether every member declares a property of one
-// name, its own or its allOf members'.
-func haveCommonProp(members []*Schema) bool {
-	var common map[string]bool
-	for _, m := range members {
-		props, _ := m.DeclaredProps()
-		names := make(map[string]bool, len(props))
-		for _, p := range props {
-			if common == nil || common[p.Name] {
-				names[p.Name] = true
-			}
-		}
-		common = names
-		if len(common) == 0 {
-			return false
+// haveCommonProp reports whether every member, as the properties each
+// declares (its own or its allOf members'), declares one of the same name.
+func haveCommonProp(declared []map[string]*Schema) bool {
+	for name := range declared[0] {
+		if !slices.ContainsFunc(declared[1:], func(d map[string]*Schema) bool { _, ok := d[name]; return !ok }) {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // Props returns the object's properties in document order, allOf members
@@ -304,7 +292,7 @@ func (s *Schema) props(withKinds bool) ([]*Property, map[string]bool) {
 		if !withKinds {
 			return
 		}
-		kinds := s.kinds()
+		kinds := s.Kinds()
 		every := map[string]int{}
 		for _, k := range kinds {
 			props, req := k.props(false)
@@ -488,7 +476,7 @@ func (s *Schema) prop(name string, withKinds bool) (*Schema, bool) {
 		if !withKinds {
 			return
 		}
-		kinds := m.kinds()
+		kinds := m.Kinds()
 		every := len(kinds) > 0
 		for _, k := range kinds {
 			ks, kr := k.prop(name, false)

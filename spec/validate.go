@@ -240,10 +240,7 @@ func (v *Validator) RequestDecoded(r *http.Request, op *Operation, doc any) Prob
 	if form, ok := doc.(map[string]any); ok && IsForm(r.Header.Get("Content-Type")) {
 		// libopenapi-validator leaves form bodies alone (its own reading
 		// is off: see DecodeForm); the rest of the request is its.
-		if ps := v.FormBody(op, form); len(ps) > 0 {
-			return append(ps, v.Request(r, op)...)
-		}
-		return v.Request(r, op)
+		return append(v.FormBody(op, form), v.Request(r, op)...)
 	}
 	key, kind := v.memo.key(r, op)
 	switch {
