@@ -85,7 +85,9 @@ func TestAlternate(t *testing.T) {
 		{Name: "b", Server: Server{Name: "B", Addr: b}, Scenario: Scenario{Name: "DELETE /", Req: load.Request{Method: "DELETE", Path: "/"}, Want: 204},
 			Before: hook("b<"), After: hook("b>")},
 	}
-	cfg := load.Config{Conns: 2, Duration: 20 * time.Millisecond}
+	// A window long enough for some answers on a loaded machine under the
+	// race detector: at 20 ms a run at load 6 once saw none.
+	cfg := load.Config{Conns: 2, Duration: 250 * time.Millisecond}
 	runs, err := Alternate(context.Background(), cfg, 3, turns, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +102,6 @@ func TestAlternate(t *testing.T) {
 		t.Errorf("servers saw %d and %d requests, want both some", hits[0].Load(), hits[1].Load())
 	}
 	turns[1].Scenario.Want = 200
-	cfg.Duration = 200 * time.Millisecond // some answers, even on a loaded machine
 	if _, err := Alternate(context.Background(), cfg, 1, turns, io.Discard); err == nil || !strings.Contains(err.Error(), "DELETE / on B") {
 		t.Errorf("a server answering 204 where 200 is wanted: err = %v, want one naming DELETE / on B", err)
 	}
@@ -124,7 +125,7 @@ func TestRunOnSpreadsOverReplicas(t *testing.T) {
 		addrs = append(addrs, strings.TrimPrefix(srv.URL, "http://"))
 	}
 	srv := Server{Name: "replicas", Addr: addrs[0], More: addrs[1:], Header: map[string]string{"Authorization": "Bearer k"}}
-	res, err := RunOn(context.Background(), load.Config{Conns: 3, Duration: 50 * time.Millisecond}, srv, Scenario{Name: "GET /", Req: load.Request{Path: "/"}, Want: 200})
+	res, err := RunOn(context.Background(), load.Config{Conns: 3, Duration: 250 * time.Millisecond}, srv, Scenario{Name: "GET /", Req: load.Request{Path: "/"}, Want: 200})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,7 +151,7 @@ func TestRunNumbersRequests(t *testing.T) {
 	var seq atomic.Int64
 	seq.Store(5) // the first request is 6: the numbers pass from one digit to two
 	req := Request{Method: "PUT", Path: "/x/" + SeqMark, Body: []byte(`{"n":` + SeqMark + `}`), Seq: &seq}
-	res, err := Run(context.Background(), Config{Addr: strings.TrimPrefix(srv.URL, "http://"), Conns: 3, Duration: 100 * time.Millisecond}, req)
+	res, err := Run(context.Background(), Config{Addr: strings.TrimPrefix(srv.URL, "http://"), Conns: 3, Duration: 300 * time.Millisecond}, req)
 	if err != nil {
 		t.Fatal(err)
 	}
