@@ -62,8 +62,12 @@ var (
 // process, many readers, one writer, every commit atomic, so that a
 // process killed at any moment leaves the file as its last commit made it.
 // Changes are queued in the order the collections make them and written
-// by one goroutine, a batch per commit: under SyncAlways, concurrent
-// creates share one fdatasync (group commit).
+// by one goroutine, a batch at a time, to the write-ahead log beside the
+// file (fileWAL): under SyncAlways, concurrent creates share one
+// fdatasync (group commit). The log's batches reach the bbolt file
+// together, in one transaction, once the log holds walCheckpointBytes or
+// its first batch is walCheckpointAge old, and before anything reads or
+// rewrites the file directly (checkpoint).
 type fileJournal struct {
 	path string
 	mode SyncMode
@@ -84,7 +88,28 @@ type fileJournal struct {
 	written chan struct{}
 	stop    chan struct{}
 	ticker  sync.WaitGroup
+
+	// walMu guards the log, the changes it holds that the bbolt file does
+	// not (logged, since loggedAt) and the writes to the file: the writer
+	// holds it for a batch, and whatever reads or rewrites the file
+	// directly checkpoints under it first.
+	walMu    sync.Mutex
+	wal      *fileWAL
+	logged   []*fileOp
+	loggedAt time.Time
+	// checkpointAge is walCheckpointAge; tests lengthen it, before the
+	// first change.
+	checkpointAge time.Duration
 }
+
+// A checkpoint moves the log's batches into the bbolt file once the log
+// holds walCheckpointBytes, or its first batch is walCheckpointAge old: a
+// transaction then takes thousands of changes, and the log and the
+// changes kept for it stay small.
+const (
+	walCheckpointBytes = 1 << 20
+	walCheckpointAge   = time.Second
+)
 
 // fileOp is one queued change: a record put, or whole collections replaced.
 type fileOp struct {
@@ -116,11 +141,13 @@ func OpenFile(path string, o FileOptions) (Journal, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("%s is a folder; give a file", name)
 	}
-	j := &fileJournal{path: path, mode: o.Sync, written: make(chan struct{}), stop: make(chan struct{})}
+	j := &fileJournal{path: path, mode: o.Sync, written: make(chan struct{}), stop: make(chan struct{}), checkpointAge: walCheckpointAge}
 	db, err := openBolt(path, j.boltOptions())
 	var damage *damageError
+	made := false
 	if errors.As(err, &damage) && o.Fresh {
 		db, err = newBolt(path, j.boltOptions())
+		made = true
 	}
 	switch {
 	case errors.Is(err, bolterrors.ErrTimeout):
@@ -134,6 +161,20 @@ func OpenFile(path string, o FileOptions) (Journal, error) {
 		return nil, fmt.Errorf("%s cannot be opened: %v; give another file with --state, or delete this one to start afresh", name, unwrapPath(err))
 	}
 	j.db = db
+	err = j.openWAL(made)
+	if errors.As(err, &damage) && o.Fresh && !made {
+		// The log's changes met a damaged page: afresh, as above.
+		_ = db.Close()
+		if j.db, err = newBolt(path, j.boltOptions()); err == nil {
+			err = j.openWAL(true)
+		}
+	}
+	if err != nil {
+		if j.db != nil {
+			_ = j.db.Close()
+		}
+		return nil, err
+	}
 	j.cond = sync.NewCond(&j.mu)
 	go j.write()
 	if o.Sync == SyncInterval {
@@ -237,6 +278,15 @@ func (e *damageError) Error() string {
 // started afresh keeps nothing of the old one, whose pages, damaged
 // perhaps, are then never read again.
 func (j *fileJournal) startAfresh() error {
+	// Nor of its log.
+	j.walMu.Lock()
+	clear(j.logged)
+	j.logged = j.logged[:0]
+	err := j.wal.reset()
+	j.walMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("%s: its log could not be emptied: %v", j.Name(), unwrapPath(err))
+	}
 	db, err := newBolt(j.path, j.boltOptions())
 	if err != nil {
 		return fmt.Errorf("%s could not be made afresh: %v", j.Name(), unwrapPath(err))
@@ -265,6 +315,9 @@ func (j *fileJournal) release() error {
 	if fi, err := os.Stat(j.path); err != nil || fi.Size() < releaseSize {
 		return nil
 	}
+	if err := j.checkpoint(); err != nil {
+		return err
+	}
 	j.dbMu.Lock()
 	defer j.dbMu.Unlock()
 	if err := j.db.Close(); err != nil {
@@ -292,6 +345,101 @@ func unwrapPath(err error) error {
 
 func (j *fileJournal) Name() string { return "state " + j.path }
 
+// openWAL opens the log beside the file and moves the batches it holds (a
+// process killed before its checkpoint) into the file; a file made afresh
+// (fresh) drops them instead.
+func (j *fileJournal) openWAL(fresh bool) error {
+	wal, ops, err := openWAL(j.path + walSuffix)
+	if err != nil {
+		return fmt.Errorf("%s: its log cannot be opened: %v", j.Name(), unwrapPath(err))
+	}
+	j.wal = wal
+	if fresh {
+		ops = nil
+	}
+	j.logged = ops
+	if err := j.checkpointLocked(); err != nil {
+		_ = wal.close()
+		var damage *damageError
+		if errors.As(err, &damage) {
+			return err
+		}
+		return fmt.Errorf("%s: the changes its log holds could not be written to it: %v", j.Name(), unwrapPath(err))
+	}
+	return nil
+}
+
+// checkpointLocked moves the changes of the log into the bbolt file, in
+// one transaction, makes them durable there (unless SyncNever) and
+// empties the log. The caller holds walMu, or is alone with the journal.
+func (j *fileJournal) checkpointLocked() error {
+	if len(j.logged) > 0 {
+		if err := j.commit(j.logged); err != nil {
+			return err
+		}
+		if j.mode == SyncInterval {
+			// Before the log lets them go: a machine that loses power
+			// loses the last interval at most (SyncAlways's commit syncs).
+			j.dbMu.RLock()
+			err := j.db.Sync()
+			j.dbMu.RUnlock()
+			if err != nil {
+				return err
+			}
+		}
+		clear(j.logged)
+		j.logged = j.logged[:0]
+	}
+	if j.wal.size == 0 {
+		return nil
+	}
+	return j.wal.reset()
+}
+
+// checkpoint moves the log's changes into the bbolt file before something
+// reads or rewrites the file directly.
+func (j *fileJournal) checkpoint() error {
+	j.walMu.Lock()
+	defer j.walMu.Unlock()
+	return j.checkpointLocked()
+}
+
+// record makes a batch durable as the sync mode says: record puts and
+// deletes go to the log; a batch that replaces whole collections (a
+// reset, an import) goes to the file, after what the log holds.
+func (j *fileJournal) record(batch []*fileOp) error {
+	j.walMu.Lock()
+	defer j.walMu.Unlock()
+	for _, op := range batch {
+		if op.sets != nil {
+			if err := j.checkpointLocked(); err != nil {
+				return err
+			}
+			return j.commit(batch)
+		}
+	}
+	if err := j.wal.appendBatch(batch, j.mode == SyncAlways); err != nil {
+		return err
+	}
+	if len(j.logged) == 0 {
+		j.loggedAt = time.Now()
+	}
+	j.logged = append(j.logged, batch...)
+	return nil
+}
+
+// checkpointIfDue checkpoints once the log is large or old enough. It runs
+// after the batch that made it so was answered: that batch is durable in
+// the log, and a checkpoint that fails refuses the changes after it.
+func (j *fileJournal) checkpointIfDue() error {
+	j.walMu.Lock()
+	defer j.walMu.Unlock()
+	if j.wal.size < walCheckpointBytes && (len(j.logged) == 0 || time.Since(j.loggedAt) < j.checkpointAge) {
+		return nil
+	}
+	return j.checkpointLocked()
+}
+
 // Close writes what is queued, syncs and closes the file.
 func (j *fileJournal) Close() error {
 	j.mu.Lock()
@@ -305,14 +453,29 @@ func (j *fileJournal) Close() error {
 	<-j.written
 	close(j.stop)
 	j.ticker.Wait()
-	err := j.db.Sync()
+	// A checkpoint that fails leaves the changes in the log: the next
+	// start moves them.
+	err := j.checkpoint()
+	if serr := j.db.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := j.wal.close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		// Empty: a stopped server leaves its state file alone. Removed
+		// while the file is still locked, so no other start opens a log
+		// that is going away.
+		_ = os.Remove(j.path + walSuffix)
+	}
 	if cerr := j.db.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-// syncEvery makes the commits of SyncInterval durable.
+// syncEvery makes the changes of SyncInterval durable: those in the log
+// (a checkpoint syncs the file before the log lets its changes go).
 func (j *fileJournal) syncEvery(d time.Duration) {
 	defer j.ticker.Done()
 	t := time.NewTicker(d)
@@ -322,10 +485,10 @@ func (j *fileJournal) syncEvery(d time.Duration) {
 		case <-j.stop:
 			return
 		case <-t.C:
-			j.dbMu.RLock()
-			err := j.db.Sync()
-			j.dbMu.RUnlock()
-			if err != nil {
+			// Not under walMu: the writer goes on appending while the
+			// disk flushes; the file is the same until Close, which
+			// waits for this goroutine.
+			if err := syncData(j.wal.f); err != nil {
 				j.fail(fmt.Errorf("syncing to the disk: %v", err))
 			}
 		}
@@ -358,6 +521,9 @@ func (j *fileJournal) damaged(err *error, faults bool) {
 }
 
 func (j *fileJournal) meta() (m *stateMeta, err error) {
+	if err := j.checkpoint(); err != nil {
+		return nil, err
+	}
 	defer j.damaged(&err, faultsPanic())
 	err = j.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(metaBucket)
@@ -380,6 +546,9 @@ func (j *fileJournal) meta() (m *stateMeta, err error) {
 }
 
 func (j *fileJournal) load(name string, each func(seq int64, value []byte) error) (next, pos int64, err error) {
+	if err := j.checkpoint(); err != nil {
+		return 0, 0, err
+	}
 	defer j.damaged(&err, faultsPanic())
 	err = j.db.View(func(tx *bolt.Tx) error {
 		if m := tx.Bucket(metaBucket); m != nil {
@@ -430,6 +599,8 @@ func (j *fileJournal) seed(sets []*snapshot, m *stateMeta, how seedMode) (bool, 
 		if err := j.startAfresh(); err != nil {
 			return false, err
 		}
+	} else if err := j.checkpoint(); err != nil {
+		return false, err
 	}
 	// Over a state, in one transaction: a write that fails (a full disk)
 	// leaves the state file as it was, where a new file put in its place
@@ -472,6 +643,9 @@ func (j *fileJournal) seed(sets []*snapshot, m *stateMeta, how seedMode) (bool, 
 func (j *fileJournal) setMeta(m *stateMeta) error {
 	meta, err := json.Marshal(m)
 	if err != nil {
+		return err
+	}
+	if err := j.checkpoint(); err != nil {
 		return err
 	}
 	err = j.db.Update(func(tx *bolt.Tx) error {
@@ -557,25 +731,14 @@ func (j *fileJournal) put(c *Collection, e *entry, next int64) (func() error, er
 
 func (j *fileJournal) shared() bool { return false }
 
-// putAll queues the puts one by one: the writer commits a queue as one
-// batch anyway.
+// putAll queues the puts together: the writer takes them in one batch,
+// so that an import is in the log whole or not at all.
 func (j *fileJournal) putAll(c *Collection, es []entry, next int64) (func() error, error) {
-	waits := make([]func() error, 0, len(es))
+	ops := make([]*fileOp, len(es))
 	for i := range es {
-		wait, err := j.put(c, &es[i], next)
-		if err != nil {
-			return nil, err
-		}
-		waits = append(waits, wait)
+		ops[i] = &fileOp{coll: c.def.Key, seq: es[i].seq, value: encodeValue(nil, c, &es[i]), next: next}
 	}
-	return func() error {
-		for _, w := range waits {
-			if err := w(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}, nil
+	return j.enqueue(ops...)
 }
 
 // delete drops the record's key: a state holds the live records only.
@@ -587,10 +750,13 @@ func (j *fileJournal) replace(sets []*snapshot) (func() error, error) {
 	return j.enqueue(&fileOp{sets: sets})
 }
 
-// enqueue hands op to the writer; the caller holds the lock of the
-// collections it changes, so ops are queued in the order they happen.
-func (j *fileJournal) enqueue(op *fileOp) (func() error, error) {
-	op.done = make(chan error, 1)
+// enqueue hands ops to the writer, together; the caller holds the lock
+// of the collections they change, so ops are queued in the order they
+// happen.
+func (j *fileJournal) enqueue(ops ...*fileOp) (func() error, error) {
+	for _, op := range ops {
+		op.done = make(chan error, 1)
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch {
@@ -599,14 +765,23 @@ func (j *fileJournal) enqueue(op *fileOp) (func() error, error) {
 	case j.closed:
 		return nil, errors.New("the state file is closed: petctl is stopping")
 	}
-	j.queue = append(j.queue, op)
+	j.queue = append(j.queue, ops...)
 	j.cond.Signal()
-	return func() error { return <-op.done }, nil
+	return func() error {
+		var first error
+		for _, op := range ops {
+			if err := <-op.done; err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}, nil
 }
 
 // gatherWait is how long the writer waits for more changes before a
-// transaction when the last batch held several: short against a
-// transaction's page writes (seven of 4 KiB for a create).
+// flush to the disk (SyncAlways) when the last batch held several: short
+// against an fdatasync. Without a flush, a batch is one append to the log,
+// cheaper than the wait: the writer takes what is queued.
 const gatherWait = 100 * time.Microsecond
 
 // write commits the queue, a batch at a time, until Close.
@@ -618,12 +793,11 @@ func (j *fileJournal) write() {
 		for len(j.queue) == 0 && !j.closed {
 			j.cond.Wait()
 		}
-		if last > 1 && len(j.queue) < last && !j.closed {
+		if j.mode == SyncAlways && last > 1 && len(j.queue) < last && !j.closed {
 			// The writers of the last batch were answered together and
 			// are likely sending their next changes now: a moment's wait,
-			// until as many are queued, lets one transaction take them
-			// all, where taking the first alone would cost a
-			// transaction's page writes each.
+			// until as many are queued, lets one flush take them all,
+			// where taking the first alone would cost a flush each.
 			waited := false
 			t := time.AfterFunc(gatherWait, func() {
 				j.mu.Lock()
@@ -643,13 +817,18 @@ func (j *fileJournal) write() {
 		if len(batch) == 0 {
 			return // closed, and nothing left
 		}
-		err := j.commit(batch)
+		err := j.record(batch)
 		if err != nil {
 			err = fmt.Errorf("writing to the disk: %v", err)
 			j.fail(err)
 		}
 		for _, op := range batch {
 			op.done <- err
+		}
+		if err == nil {
+			if err := j.checkpointIfDue(); err != nil {
+				j.fail(fmt.Errorf("writing to the disk: %v", err))
+			}
 		}
 	}
 }

@@ -22,3 +22,14 @@ func dropPages(db *bolt.DB, path string) {
 	// the address as a number, so no pointer is made from it.
 	_, _, _ = unix.Syscall(unix.SYS_MADVISE, db.Info().Data, uintptr(fi.Size()), unix.MADV_DONTNEED)
 }
+
+// syncData flushes f's data (and its size) to the disk: fdatasync, which
+// leaves out the times os.File.Sync's fsync also writes.
+func syncData(f *os.File) error {
+	for {
+		err := unix.Fdatasync(int(f.Fd()))
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/fixtures"
 	"github.com/petctl/petctl/spec"
 )
@@ -44,17 +45,29 @@ func run(args []string) int {
 	logTo := fl.String("log", "stderr", "request log: stderr or discard")
 	startProf := fl.String("startprofile", "", "write a CPU profile of start-up (engine.New) here")
 	exit := fl.Bool("exit", false, "exit after start-up, printing memory figures")
+	statePath := fl.String("state", "", "state file the records are kept in, as serve --state (default: memory only)")
+	syncMode := fl.String("store-sync", "always", "with -state: always, interval or never, as serve --store-sync")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
-	if err := serve(*addr, *key, *specPath, *fixturesPath, *cpu, *mem, *logTo, *startProf, *exit); err != nil {
+	var state store.Journal
+	if *statePath != "" {
+		j, err := store.OpenFile(*statePath, store.FileOptions{Sync: store.SyncMode(*syncMode)})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "profserve:", err)
+			return 1
+		}
+		defer j.Close()
+		state = j
+	}
+	if err := serve(*addr, *key, *specPath, *fixturesPath, *cpu, *mem, *logTo, *startProf, *exit, state); err != nil {
 		fmt.Fprintln(os.Stderr, "profserve:", err)
 		return 1
 	}
 	return 0
 }
 
-func serve(addr, key, specPath, fixturesPath, cpu, mem, logTo, startProf string, exit bool) error {
+func serve(addr, key, specPath, fixturesPath, cpu, mem, logTo, startProf string, exit bool, state store.Journal) error {
 	var w io.Writer = os.Stderr
 	if logTo == "discard" {
 		w = io.Discard
@@ -74,7 +87,7 @@ func serve(addr, key, specPath, fixturesPath, cpu, mem, logTo, startProf string,
 		}
 	}
 	start := time.Now()
-	srv, err := engine.New(engine.Options{Spec: s, Keys: []string{key}, Fixtures: files, Logger: logger})
+	srv, err := engine.New(engine.Options{Spec: s, Keys: []string{key}, Fixtures: files, Logger: logger, State: state})
 	if err != nil {
 		return err
 	}
