@@ -72,7 +72,10 @@ func serve(addr, key, specPath, fixturesPath, cpu, mem, logTo, startProf string,
 	if logTo == "discard" {
 		w = io.Discard
 	}
-	logger := slog.New(engine.NewTextHandler(w, nil)) // serve's handler
+	// serve's handler, through serve's buffer (cmd/petctl newLogger)
+	logs := engine.NewLogBuffer(w, engine.DefaultLogBufferBytes)
+	defer logs.Close(time.Second)
+	logger := slog.New(engine.NewTextHandler(logs, nil))
 	s, files, err := document(specPath, fixturesPath)
 	if err != nil {
 		return err
