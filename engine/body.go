@@ -34,7 +34,7 @@ func (s *Server) decodeBody(r *http.Request, op *spec.Operation) (doc any, cut b
 	if err != nil || !declaredMediaType(op.Body.MediaTypes, mt) {
 		return nil, false, Errorf(CodeUnsupportedMediaType, "Content-Type %q is not accepted by %s; send %s", truncate(ct, 100), op.ID, strings.Join(op.Body.MediaTypes, ", "))
 	}
-	if spec.IsForm(mt) {
+	if op.Body.Form != nil && strings.EqualFold(mt, spec.FormMediaType) {
 		form, err := s.spec.DecodeForm(op, body)
 		if err != nil {
 			return nil, false, Errorf(CodeMalformedForm, "request body: %v", err)

@@ -237,7 +237,9 @@ func (v *Validator) Request(r *http.Request, op *Operation) Problems {
 // it, with numbers as json.Number or float64. The quick path then uses doc
 // instead of decoding the body a second time.
 func (v *Validator) RequestDecoded(r *http.Request, op *Operation, doc any) Problems {
-	if form, ok := doc.(map[string]any); ok && IsForm(r.Header.Get("Content-Type")) {
+	// Only an operation that declares a form body reads the Content-Type
+	// again: parsing it costs every request.
+	if form, ok := doc.(map[string]any); ok && op.Body != nil && op.Body.Form != nil && IsForm(r.Header.Get("Content-Type")) {
 		// libopenapi-validator leaves form bodies alone (its own reading
 		// is off: see DecodeForm); the rest of the request is its.
 		return append(v.FormBody(op, form), v.Request(r, op)...)
