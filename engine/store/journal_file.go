@@ -282,7 +282,7 @@ func (j *fileJournal) startAfresh() error {
 	j.walMu.Lock()
 	clear(j.logged)
 	j.logged = j.logged[:0]
-	err := j.wal.reset()
+	err := j.wal.reset(j.mode != SyncNever)
 	j.walMu.Unlock()
 	if err != nil {
 		return fmt.Errorf("%s: its log could not be emptied: %v", j.Name(), unwrapPath(err))
@@ -354,6 +354,16 @@ func (j *fileJournal) openWAL(fresh bool) error {
 		return fmt.Errorf("%s: its log cannot be opened: %v", j.Name(), unwrapPath(err))
 	}
 	j.wal = wal
+	if len(ops) > 0 && !fresh {
+		// The file the log belongs to may be gone (deleted after a kill,
+		// as the errors suggest to start afresh) or not be petctl's: a
+		// log alone is no state, and applied to a new file it would make
+		// one with records and no meta.
+		if fresh, err = j.holdsNoMeta(); err != nil {
+			_ = wal.close()
+			return err
+		}
+	}
 	if fresh {
 		ops = nil
 	}
@@ -393,7 +403,20 @@ func (j *fileJournal) checkpointLocked() error {
 	if j.wal.size == 0 {
 		return nil
 	}
-	return j.wal.reset()
+	return j.wal.reset(j.mode != SyncNever)
+}
+
+// holdsNoMeta says the bbolt file holds no petctl state's meta.
+func (j *fileJournal) holdsNoMeta() (none bool, err error) {
+	defer j.damaged(&err, faultsPanic())
+	none = true
+	err = j.db.View(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(metaBucket); b != nil {
+			none = b.Get(metaKey) == nil
+		}
+		return nil
+	})
+	return none, err
 }
 
 // checkpoint moves the log's changes into the bbolt file before something
@@ -401,7 +424,12 @@ func (j *fileJournal) checkpointLocked() error {
 func (j *fileJournal) checkpoint() error {
 	j.walMu.Lock()
 	defer j.walMu.Unlock()
-	return j.checkpointLocked()
+	err := j.checkpointLocked()
+	var damage *damageError
+	if err != nil && !errors.As(err, &damage) {
+		return fmt.Errorf("%s: the changes in its log could not be written into it: %v", j.Name(), unwrapPath(err))
+	}
+	return err
 }
 
 // record makes a batch durable as the sync mode says: record puts and
@@ -415,7 +443,14 @@ func (j *fileJournal) record(batch []*fileOp) error {
 			if err := j.checkpointLocked(); err != nil {
 				return err
 			}
-			return j.commit(batch)
+			if err := j.commit(batch); err != nil || j.mode != SyncInterval {
+				return err
+			}
+			// Not in the log, so the interval's sync of the log does not
+			// cover it: synced now (resets and imports are rare).
+			j.dbMu.RLock()
+			defer j.dbMu.RUnlock()
+			return j.db.Sync()
 		}
 	}
 	if err := j.wal.appendBatch(batch, j.mode == SyncAlways); err != nil {

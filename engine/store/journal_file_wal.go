@@ -2,10 +2,13 @@ package store
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // fileWAL is a state file's write-ahead log: the changes answered since
@@ -51,9 +54,18 @@ const (
 // whole frames; what follows the last whole frame is cut off, so that the
 // next batch follows it.
 func openWAL(path string) (*fileWAL, []*fileOp, error) {
+	_, statErr := os.Stat(path)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, nil, err
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		// A new name is made durable, as newBolt's is: the first changes
+		// answered under SyncAlways are in this file.
+		if d, err := os.Open(filepath.Dir(path)); err == nil {
+			_ = d.Sync()
+			_ = d.Close()
+		}
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {
@@ -91,7 +103,9 @@ func decodeWALFrame(data []byte) ([]*fileOp, int, bool) {
 	}
 	n := binary.LittleEndian.Uint32(data)
 	sum := binary.LittleEndian.Uint32(data[4:])
-	if n > walMaxFrame || int(n) > len(data)-walFrameHeader {
+	// No batch is empty: a length of 0 is zeros a power cut left, whose
+	// checksum (of nothing) is 0 too.
+	if n == 0 || n > walMaxFrame || int(n) > len(data)-walFrameHeader {
 		return nil, 0, false
 	}
 	body := data[walFrameHeader : walFrameHeader+int(n)]
@@ -181,13 +195,17 @@ func (w *fileWAL) appendBatch(batch []*fileOp, sync bool) error {
 	}
 	binary.LittleEndian.PutUint32(b, uint32(len(body)))
 	binary.LittleEndian.PutUint32(b[4:], crc32.Checksum(body, walTable))
-	w.buf = b[:0]
+	if cap(b) <= walCheckpointBytes {
+		w.buf = b[:0] // reused; a larger batch's (an import) is let go
+	}
 	if _, err := w.f.Write(b); err != nil {
 		w.cut()
 		return err
 	}
 	if sync {
 		if err := syncData(w.f); err != nil {
+			// Refused, so not in the log: the next start must not apply it.
+			w.cut()
 			return err
 		}
 	}
@@ -202,8 +220,12 @@ func (w *fileWAL) cut() {
 	}
 }
 
-// reset empties the log, once its batches are in the state file.
-func (w *fileWAL) reset() error {
+// reset empties the log, once its batches are in the state file. With
+// sync, the empty log is on the disk before reset returns: the file may
+// then be rewritten directly (a reset, an import, a seed), and a power cut
+// that kept that rewrite but lost the truncation would replay the old
+// batches over it.
+func (w *fileWAL) reset(sync bool) error {
 	if err := w.f.Truncate(0); err != nil {
 		return err
 	}
@@ -211,6 +233,9 @@ func (w *fileWAL) reset() error {
 		return err
 	}
 	w.size = 0
+	if sync {
+		return syncData(w.f)
+	}
 	return nil
 }
 

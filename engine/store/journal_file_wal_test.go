@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,6 +172,9 @@ func TestWALFramesRefuseWhatIsNotWhole(t *testing.T) {
 			t.Errorf("a frame cut to %d of %d bytes was read", cut, len(data))
 		}
 	}
+	if _, _, ok := decodeWALFrame(make([]byte, 64)); ok {
+		t.Error("zeros (a tail a power cut left) were read as a frame")
+	}
 	huge := append([]byte(nil), data...)
 	binary.LittleEndian.PutUint32(huge, walMaxFrame+1)
 	if _, _, ok := decodeWALFrame(huge); ok {
@@ -182,9 +186,15 @@ func TestWALFramesRefuseWhatIsNotWhole(t *testing.T) {
 // the bbolt file and the log is emptied: the file alone then holds every
 // change answered.
 func TestFileStateCheckpoints(t *testing.T) {
+	for _, mode := range SyncModes {
+		t.Run(string(mode), func(t *testing.T) { checkpoints(t, mode) })
+	}
+}
+
+func checkpoints(t *testing.T, mode SyncMode) {
 	path := filepath.Join(t.TempDir(), "state")
 	d := openPetstore(t)
-	j, err := OpenFile(path, FileOptions{Sync: SyncInterval})
+	j, err := OpenFile(path, FileOptions{Sync: mode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,5 +229,76 @@ func TestFileStateCheckpoints(t *testing.T) {
 	openState(t, again, alone, false)
 	if got := exportOf(t, again.store); got != want {
 		t.Errorf("the file alone, after the checkpoints, holds other records than were answered")
+	}
+}
+
+// openKept opens a state as a start does, the log's changes kept from
+// checkpoints until it is closed.
+func openKept(t *testing.T, path string, fresh bool) (*testDoc, Journal) {
+	t.Helper()
+	d := openPetstore(t)
+	j, err := OpenFile(path, FileOptions{Fresh: fresh})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = j.Close() })
+	j.(*fileJournal).checkpointAge = time.Hour
+	if _, err := d.store.Attach(j, originOf(d.spec), fresh); err != nil {
+		t.Fatal(err)
+	}
+	return d, j
+}
+
+// TestFileStateLogKeepsTheNextID: the largest id, deleted before a kill,
+// is not given again after it: the log's delete says so.
+func TestFileStateLogKeepsTheNextID(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state")
+	d, _ := openKept(t, path, false)
+	pets := d.store.colls["pets"]
+	createPets(t, pets, 5)
+	largest := pets.Len() // the fixtures' ids are 1 to 150, the creates' the ones after
+	if _, err := pets.Delete(nil, fmt.Sprint(largest), nil); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := openKept(t, copyState(t, path), false)
+	doc, _ := DecodeStrict([]byte(`{"name":"After","categoryId":1}`))
+	rec, err := again.store.colls["pets"].Create(doc, Write{Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.ID != fmt.Sprint(largest+1) {
+		t.Errorf("the create after a kill took id %s, want %d: %d was deleted and is never given again", rec.ID, largest+1, largest)
+	}
+}
+
+// TestFileStateLogWithoutItsFile: a log left by a killed process beside
+// no state file (deleted, as the errors say to start afresh) is dropped,
+// not applied to the new file: that start serves the fixtures, and so
+// does the next.
+func TestFileStateLogWithoutItsFile(t *testing.T) {
+	for _, fresh := range []bool{false, true} {
+		t.Run(fmt.Sprint("fresh=", fresh), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state")
+			d, _ := openKept(t, path, false)
+			createPets(t, d.store.colls["pets"], 5)
+			killed := copyState(t, path)
+			if err := os.Remove(killed); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				j, err := OpenFile(killed, FileOptions{Fresh: fresh})
+				if err != nil {
+					t.Fatal(err)
+				}
+				again := openPetstore(t)
+				if _, err := again.store.Attach(j, originOf(d.spec), fresh); err != nil {
+					t.Fatalf("a start beside a log without its file: %v", err)
+				}
+				if got := again.store.colls["pets"].Len(); got != 150 {
+					t.Errorf("it serves %d pets, want the 150 fixtures", got)
+				}
+				_ = j.Close()
+			}
+		})
 	}
 }
