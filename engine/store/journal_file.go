@@ -256,11 +256,16 @@ func newBolt(path string, o *bolt.Options) (*bolt.DB, error) {
 		return nil, err
 	}
 	// The new name is made durable, as a seed is: it is answered to no one.
+	syncDir(path)
+	return db, nil
+}
+
+// syncDir makes a new file's name in its folder durable, best effort.
+func syncDir(path string) {
 	if d, err := os.Open(filepath.Dir(path)); err == nil {
 		_ = d.Sync()
 		_ = d.Close()
 	}
-	return db, nil
 }
 
 // damageError says a state file is a bbolt database whose pages cannot
