@@ -65,8 +65,8 @@ var (
 // by one goroutine, a batch at a time, to the write-ahead log beside the
 // file (fileWAL): under SyncAlways, concurrent creates share one
 // fdatasync (group commit). The log's batches reach the bbolt file
-// together, in one transaction, once the log holds walCheckpointBytes or
-// its first batch is walCheckpointAge old, and before anything reads or
+// together, in one transaction, once the log is large or old enough
+// (walCheckpointBytes, walCheckpointAge), and before anything reads or
 // rewrites the file directly (checkpoint).
 type fileJournal struct {
 	path string
@@ -103,9 +103,10 @@ type fileJournal struct {
 }
 
 // A checkpoint moves the log's batches into the bbolt file once the log
-// holds walCheckpointBytes, or its first batch is walCheckpointAge old: a
-// transaction then takes thousands of changes, and the log and the
-// changes kept for it stay small.
+// holds walCheckpointBytes, or with the first batch after its oldest is
+// walCheckpointAge old (checkpointIfDue runs after a batch: a quiet log
+// waits, durable as it is): a transaction then takes thousands of
+// changes, and the log and the changes kept for it stay small.
 const (
 	walCheckpointBytes = 1 << 20
 	walCheckpointAge   = time.Second
