@@ -390,18 +390,9 @@ func (j *fileJournal) openWAL(fresh bool) error {
 // empties the log. The caller holds walMu, or is alone with the journal.
 func (j *fileJournal) checkpointLocked() error {
 	if len(j.logged) > 0 {
-		if err := j.commit(j.logged); err != nil {
+		// Synced before the log lets them go.
+		if err := j.commitSynced(j.logged); err != nil {
 			return err
-		}
-		if j.mode == SyncInterval {
-			// Before the log lets them go: a machine that loses power
-			// loses the last interval at most (SyncAlways's commit syncs).
-			j.dbMu.RLock()
-			err := j.db.Sync()
-			j.dbMu.RUnlock()
-			if err != nil {
-				return err
-			}
 		}
 		clear(j.logged)
 		j.logged = j.logged[:0]
@@ -423,6 +414,20 @@ func (j *fileJournal) holdsNoMeta() (none bool, err error) {
 		return nil
 	})
 	return none, err
+}
+
+// commitSynced commits batch into the bbolt file and makes it durable
+// there: under SyncInterval its commits do not sync themselves and the
+// ticker syncs the log only, so what goes past the log is synced at once
+// (a machine that loses power loses the last interval at most);
+// SyncAlways's commits sync themselves.
+func (j *fileJournal) commitSynced(batch []*fileOp) error {
+	if err := j.commit(batch); err != nil || j.mode != SyncInterval {
+		return err
+	}
+	j.dbMu.RLock()
+	defer j.dbMu.RUnlock()
+	return j.db.Sync()
 }
 
 // checkpoint moves the log's changes into the bbolt file before something
@@ -449,14 +454,7 @@ func (j *fileJournal) record(batch []*fileOp) error {
 			if err := j.checkpointLocked(); err != nil {
 				return err
 			}
-			if err := j.commit(batch); err != nil || j.mode != SyncInterval {
-				return err
-			}
-			// Not in the log, so the interval's sync of the log does not
-			// cover it: synced now (resets and imports are rare).
-			j.dbMu.RLock()
-			defer j.dbMu.RUnlock()
-			return j.db.Sync()
+			return j.commitSynced(batch) // resets and imports are rare
 		}
 	}
 	if err := j.wal.appendBatch(batch, j.mode == SyncAlways); err != nil {
@@ -767,7 +765,11 @@ func (j *fileJournal) catchUp(*Collection) error        { return nil }
 func (j *fileJournal) behind(*Collection) (bool, error) { return false, nil }
 
 func (j *fileJournal) put(c *Collection, e *entry, next int64) (func() error, error) {
-	return j.enqueue(&fileOp{coll: c.def.Key, seq: e.seq, value: encodeValue(nil, c, e), next: next})
+	return j.enqueue(putOp(c, e, next))
+}
+
+func putOp(c *Collection, e *entry, next int64) *fileOp {
+	return &fileOp{coll: c.def.Key, seq: e.seq, value: encodeValue(nil, c, e), next: next}
 }
 
 func (j *fileJournal) shared() bool { return false }
@@ -777,7 +779,7 @@ func (j *fileJournal) shared() bool { return false }
 func (j *fileJournal) putAll(c *Collection, es []entry, next int64) (func() error, error) {
 	ops := make([]*fileOp, len(es))
 	for i := range es {
-		ops[i] = &fileOp{coll: c.def.Key, seq: es[i].seq, value: encodeValue(nil, c, &es[i]), next: next}
+		ops[i] = putOp(c, &es[i], next)
 	}
 	return j.enqueue(ops...)
 }

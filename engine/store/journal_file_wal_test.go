@@ -40,17 +40,8 @@ func TestFileStateLogKeepsWhatAKillLeaves(t *testing.T) {
 	for _, mode := range SyncModes {
 		t.Run(string(mode), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "state")
-			d := openPetstore(t)
-			j, err := OpenFile(path, FileOptions{Sync: mode})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = j.Close() })
 			// No checkpoint on a slow machine: the changes stay in the log.
-			j.(*fileJournal).checkpointAge = time.Hour
-			if _, err := d.store.Attach(j, originOf(d.spec), false); err != nil {
-				t.Fatal(err)
-			}
+			d, _ := openLogged(t, path, FileOptions{Sync: mode}, time.Hour)
 			pets := d.store.colls["pets"]
 			createPets(t, pets, 40)
 			doc, _ := DecodeStrict([]byte(`{"name":"Renamed","categoryId":7,"status":"pending"}`))
@@ -83,16 +74,7 @@ func TestFileStateLogKeepsWhatAKillLeaves(t *testing.T) {
 
 			reopen := func(path string) (*testDoc, Journal) {
 				t.Helper()
-				again := openPetstore(t)
-				j, err := OpenFile(path, FileOptions{Sync: mode})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { _ = j.Close() })
-				if _, err := again.store.Attach(j, originOf(d.spec), false); err != nil {
-					t.Fatal(err)
-				}
-				return again, j
+				return openLogged(t, path, FileOptions{Sync: mode}, walCheckpointAge)
 			}
 			killed := copyState(t, path)
 			if again, _ := reopen(killed); exportOf(t, again.store) != want {
@@ -193,16 +175,7 @@ func TestFileStateCheckpoints(t *testing.T) {
 
 func checkpoints(t *testing.T, mode SyncMode) {
 	path := filepath.Join(t.TempDir(), "state")
-	d := openPetstore(t)
-	j, err := OpenFile(path, FileOptions{Sync: mode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = j.Close() })
-	j.(*fileJournal).checkpointAge = 0 // due after every batch
-	if _, err := d.store.Attach(j, originOf(d.spec), false); err != nil {
-		t.Fatal(err)
-	}
+	d, _ := openLogged(t, path, FileOptions{Sync: mode}, 0) // due after every batch
 	createPets(t, d.store.colls["pets"], 30)
 	if _, err := d.store.colls["pets"].Delete(nil, "5", nil); err != nil {
 		t.Fatal(err)
@@ -232,18 +205,19 @@ func checkpoints(t *testing.T, mode SyncMode) {
 	}
 }
 
-// openKept opens a state as a start does, the log's changes kept from
-// checkpoints until it is closed.
-func openKept(t *testing.T, path string, fresh bool) (*testDoc, Journal) {
+// openLogged opens a state with o as a start does, its log checkpointed
+// once its first batch is age old (set before the first change), and
+// attaches it to a new Petstore store.
+func openLogged(t *testing.T, path string, o FileOptions, age time.Duration) (*testDoc, Journal) {
 	t.Helper()
 	d := openPetstore(t)
-	j, err := OpenFile(path, FileOptions{Fresh: fresh})
+	j, err := OpenFile(path, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = j.Close() })
-	j.(*fileJournal).checkpointAge = time.Hour
-	if _, err := d.store.Attach(j, originOf(d.spec), fresh); err != nil {
+	j.(*fileJournal).checkpointAge = age
+	if _, err := d.store.Attach(j, originOf(d.spec), o.Fresh); err != nil {
 		t.Fatal(err)
 	}
 	return d, j
@@ -253,14 +227,14 @@ func openKept(t *testing.T, path string, fresh bool) (*testDoc, Journal) {
 // is not given again after it: the log's delete says so.
 func TestFileStateLogKeepsTheNextID(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state")
-	d, _ := openKept(t, path, false)
+	d, _ := openLogged(t, path, FileOptions{}, time.Hour)
 	pets := d.store.colls["pets"]
 	createPets(t, pets, 5)
 	largest := pets.Len() // the fixtures' ids are 1 to 150, the creates' the ones after
 	if _, err := pets.Delete(nil, fmt.Sprint(largest), nil); err != nil {
 		t.Fatal(err)
 	}
-	again, _ := openKept(t, copyState(t, path), false)
+	again, _ := openLogged(t, copyState(t, path), FileOptions{}, time.Hour)
 	doc, _ := DecodeStrict([]byte(`{"name":"After","categoryId":1}`))
 	rec, err := again.store.colls["pets"].Create(doc, Write{Now: time.Now()})
 	if err != nil {
@@ -279,7 +253,7 @@ func TestFileStateLogWithoutItsFile(t *testing.T) {
 	for _, fresh := range []bool{false, true} {
 		t.Run(fmt.Sprint("fresh=", fresh), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "state")
-			d, _ := openKept(t, path, false)
+			d, _ := openLogged(t, path, FileOptions{}, time.Hour)
 			createPets(t, d.store.colls["pets"], 5)
 			killed := copyState(t, path)
 			if err := os.Remove(killed); err != nil {
