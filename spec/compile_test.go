@@ -1,0 +1,204 @@
+package spec
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/pb33f/libopenapi-validator/schema_validation"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+
+	"github.com/petctl/petctl/internal/corpus"
+)
+
+// compileUse is a schema as a body of one direction.
+type compileUse struct {
+	schema  *base.Schema
+	purpose schema_validation.SchemaValidationPurpose
+}
+
+// bodyUses are the response and JSON request body schemas of s's
+// operations, each (by node and purpose) once.
+func bodyUses(s *Spec) []compileUse {
+	seen := map[compiledKey]bool{}
+	var uses []compileUse
+	add := func(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose) {
+		if schema == nil || schema.GoLow() == nil {
+			return
+		}
+		key := compiledKey{schema.GoLow().GetRootNode(), purpose}
+		if !seen[key] {
+			seen[key] = true
+			uses = append(uses, compileUse{schema, purpose})
+		}
+	}
+	for _, op := range s.Operations {
+		if _, mt := jsonBodyMedia(op); mt != nil && mt.Schema != nil {
+			add(mt.Schema.Schema(), schema_validation.SchemaValidationPurposeRequestBody)
+		}
+		for _, r := range op.Responses {
+			add(r.Schema, schema_validation.SchemaValidationPurposeResponseBody)
+		}
+	}
+	return uses
+}
+
+// TestCompiledAloneAgrees holds the schemas compile makes (the inline
+// rendering, compiled alone) to those libopenapi-validator compiles from
+// the document's files, on the fixtures that use every keyword a plan
+// implements (OpenAPI 3.0's nullable and boolean bounds, readOnly and
+// writeOnly under required, a cycle): valid values made for each and
+// mutated must get one verdict from both.
+func TestCompiledAloneAgrees(t *testing.T) {
+	for _, doc := range []string{agreeDoc31, agreeDoc30} {
+		s, v := parseValidated(t, doc, "agree.yaml")
+		var uses []compileUse
+		for _, sp := range s.Model.Components.Schemas.FromOldest() {
+			for _, purpose := range []schema_validation.SchemaValidationPurpose{schema_validation.SchemaValidationPurposeRequestBody, schema_validation.SchemaValidationPurposeResponseBody} {
+				uses = append(uses, compileUse{sp.Schema(), purpose})
+			}
+		}
+		if st := compiledAgree(t, s, v, uses, 400); st.alone == 0 || st.valid < 100*st.alone || st.refused < 100*st.alone {
+			t.Errorf("%+v: want both verdicts in numbers", st)
+		}
+	}
+}
+
+// TestCorpusCompiledAloneAgrees is TestCompiledAloneAgrees on the body
+// schemas of every corpus document: 40 of each, spread over the document.
+func TestCorpusCompiledAloneAgrees(t *testing.T) {
+	_, docs, err := corpus.Find("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) == 0 {
+		t.Skip(corpus.SkipReason)
+	}
+	for _, d := range docs {
+		t.Run(d.Name, func(t *testing.T) {
+			if why := corpus.RaceSkip(d.Path); why != "" {
+				t.Skip(why)
+			}
+			s, err := Load(d.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := s.NewValidator()
+			if err != nil {
+				t.Fatal(err)
+			}
+			uses := bodyUses(s)
+			if step := len(uses) / 40; step > 1 {
+				var spread []compileUse
+				for i := 0; i < len(uses); i += step {
+					spread = append(spread, uses[i])
+				}
+				uses = spread
+			}
+			st := compiledAgree(t, s, v, uses, 60)
+			t.Logf("%d schemas: %d compiled alone, %d reach a $ref with siblings and %d keep one (a cycle) (both the library's compile), %d compiled by neither; %d valid and %d refused values compared",
+				len(uses), st.alone, st.siblings, st.cycles, st.neither, st.valid, st.refused)
+			if len(uses) > 0 && st.alone == 0 {
+				t.Errorf("none of %d body schemas compiled alone", len(uses))
+			}
+		})
+	}
+}
+
+type compiledStats struct{ alone, siblings, cycles, neither, valid, refused int }
+
+// compiledAgree compiles each use both ways and fails the test on a value,
+// made for the schema and maybe mutated, that one accepts and the other
+// refuses.
+func compiledAgree(t *testing.T, s *Spec, v *Validator, uses []compileUse, n int) compiledStats {
+	t.Helper()
+	var st compiledStats
+	for _, u := range uses {
+		if refSiblingsReachable(u.schema) {
+			st.siblings++ // compile's is the library's compile
+			continue
+		}
+		alone := v.compileAlone(u.schema, u.purpose)
+		lib, err := schema_validation.CompileSchemaForValidation(u.schema, u.purpose, v.opts, v.version)
+		switch {
+		case alone == nil && err != nil:
+			st.neither++
+			continue
+		case alone == nil:
+			st.cycles++
+			continue
+		case err != nil:
+			st.alone++ // compile's reason to exist: the library misses a file (eclipse-ditto)
+			continue
+		}
+		st.alone++
+		rng := rand.New(rand.NewPCG(11, uint64(st.alone)))
+		gen := &Values{Rand: rng, Optional: 0.7, Now: time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)}
+		view := s.SchemaView(u.schema)
+		for i := range n {
+			gen.Seq = int64(i)
+			doc := gen.Value(view, "")
+			for m := rng.IntN(3); m > 0; m-- {
+				doc = mutate(rng, doc, 0)
+			}
+			raw, err := json.Marshal(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var plain any
+			if json.Unmarshal(raw, &plain) != nil {
+				continue
+			}
+			aloneErr, libErr := alone.CompiledSchema.Validate(plain), lib.CompiledSchema.Validate(plain)
+			if (aloneErr == nil) != (libErr == nil) {
+				t.Fatalf("the schema at line %d (purpose %d): %s: compiled alone: %v; the library's compile: %v", u.schema.GoLow().GetRootNode().Line, u.purpose, raw, aloneErr, libErr)
+			}
+			if aloneErr == nil {
+				st.valid++
+			} else {
+				st.refused++
+			}
+		}
+	}
+	return st
+}
+
+// BenchmarkCompileResponseSchemas compiles every response schema of a
+// corpus document with a fresh validator, as a server meets them on its
+// first answers.
+func BenchmarkCompileResponseSchemas(b *testing.B) {
+	_, docs, err := corpus.Find("..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(docs) == 0 {
+		b.Skip(corpus.SkipReason)
+	}
+	for _, d := range docs {
+		switch d.Name {
+		case "adyen-balance-platform-configuration", "lago", "sonarr", "eclipse-ditto":
+		default:
+			continue
+		}
+		s, err := Load(d.Path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(d.Name, func(b *testing.B) {
+			for b.Loop() {
+				v, err := s.NewValidator()
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, op := range s.Operations {
+					for _, r := range op.Responses {
+						if r.Schema != nil {
+							_, _ = v.CompileResponseSchema(r.Schema)
+						}
+					}
+				}
+			}
+		})
+	}
+}
