@@ -263,6 +263,9 @@ func (v *Validator) request(r *http.Request, op *Operation, key requestKey, kind
 	var ok bool
 	var errs []*verrors.ValidationError
 	v.renders.do(op, func(alone bool) bool {
+		if alone {
+			v.compileRequestBody(requestSchema(op, r.Header.Get("Content-Type")))
+		}
 		ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
 		if !ok && alone && notCompiled(errs) && v.cacheCompiled(requestSchema(op, r.Header.Get("Content-Type")), schema_validation.SchemaValidationPurposeRequestBody) {
 			ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
@@ -891,15 +894,33 @@ func (v *Validator) compileAlone(schema *base.Schema, purpose schema_validation.
 	}
 }
 
-// cacheCompiled compiles schema alone and puts it in the
-// validator's schema cache under the key the library looks it up by, so the
-// library's next validation of that body uses it instead of compiling (and
-// failing) again. It reports whether there is something new to retry with.
+// compileRequestBody puts a request body's schema, compiled as compile
+// compiles a response's (its inline rendering alone), in the validator's
+// schema cache before the library's request validation looks for it
+// there: the library's own compile of a schema with $refs decodes the
+// whole document again. A schema that reaches a $ref with siblings is left
+// to the library's compile, as compile leaves it.
+func (v *Validator) compileRequestBody(schema *base.Schema) {
+	if schema == nil || schema.GoLow() == nil || v.opts.SchemaCache == nil || refSiblingsReachable(schema) {
+		return
+	}
+	purpose := schema_validation.SchemaValidationPurposeRequestBody
+	if c, ok := v.opts.SchemaCache.Load(schema_validation.SchemaCacheKey(schema.GoLow().Hash(), v.version, purpose)); ok && c != nil && c.CompiledSchema != nil {
+		return
+	}
+	v.cacheCompiled(schema, purpose)
+}
+
+// cacheCompiled compiles schema alone and puts it in the validator's
+// schema cache under the key the library looks it up by, so the library's
+// next validation of that body uses it instead of compiling it (where its
+// own compile failed, again). It reports whether there is something new to
+// retry with.
 func (v *Validator) cacheCompiled(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose) bool {
 	if schema == nil || schema.GoLow() == nil || v.opts.SchemaCache == nil {
 		return false
 	}
-	c := v.compileAlone(schema, purpose) // the library's own compile has just failed
+	c := v.compileAlone(schema, purpose)
 	if c == nil {
 		return false
 	}
