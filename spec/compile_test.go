@@ -3,6 +3,9 @@ package spec
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -200,5 +203,120 @@ func BenchmarkCompileResponseSchemas(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// refReadOnlyDoc requires properties whose readOnly and writeOnly are
+// behind a $ref.
+const refReadOnlyDoc = `openapi: 3.1.0
+info: {title: refs, version: "1"}
+paths:
+  /users:
+    post:
+      operationId: createUser
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/User'}
+      responses:
+        "201":
+          description: created
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/User'}
+components:
+  schemas:
+    Id: {type: string, readOnly: true}
+    Password: {type: string, writeOnly: true}
+    User:
+      type: object
+      required: [id, name, password]
+      properties:
+        id: {$ref: '#/components/schemas/Id'}
+        name: {type: string}
+        password: {oneOf: [{$ref: '#/components/schemas/Password'}]}
+`
+
+// TestRefReadOnlyRequired: a required readOnly property is required of
+// responses only, and a required writeOnly one of requests only, whether
+// the flag is written inline or behind a $ref (compile's one difference
+// from the library's compile, which requires both of both).
+func TestRefReadOnlyRequired(t *testing.T) {
+	s, v := parseValidated(t, refReadOnlyDoc, "refs.yaml")
+	op := s.Operation("createUser")
+	for _, tc := range []struct {
+		name, body string
+		wantField  string // "" when the body is valid
+	}{
+		{"no id", `{"name": "Ada", "password": "s3cret"}`, ""},
+		{"no password", `{"id": "u1", "name": "Ada"}`, "password"},
+		{"no name", `{"password": "s3cret"}`, "name"},
+	} {
+		r := httptest.NewRequest("POST", "http://users.local/users", strings.NewReader(tc.body))
+		r.Header.Set("Content-Type", JSON)
+		checkProblems(t, "request "+tc.name, v.Request(r, op), tc.wantField)
+	}
+	for _, tc := range []struct {
+		name, body string
+		wantField  string
+	}{
+		{"no password", `{"id": "u1", "name": "Ada"}`, ""},
+		{"no id", `{"name": "Ada"}`, "id"},
+	} {
+		r := httptest.NewRequest("POST", "http://users.local/users", nil)
+		checkProblems(t, "response "+tc.name, v.Response(r, op, 201, http.Header{"Content-Type": {JSON}}, []byte(tc.body)), tc.wantField)
+	}
+}
+
+// TestRefSiblingsReachable: a $ref beside a keyword that validates is
+// found through anchors and under a property named like a keyword; an
+// annotation beside a $ref, or a property named "$ref", is none.
+func TestRefSiblingsReachable(t *testing.T) {
+	const doc = `openapi: 3.1.0
+info: {title: siblings, version: "1"}
+paths: {}
+components:
+  schemas:
+    Props: {type: object, properties: {name: {type: string}}}
+    Annotated:
+      type: object
+      properties:
+        a: {$ref: '#/components/schemas/Props', description: props}
+    NamedRef:
+      type: object
+      properties:
+        $ref: {type: string}
+    Required:
+      type: object
+      properties:
+        a: {$ref: '#/components/schemas/Props', required: [name]}
+    Anchored:
+      type: object
+      properties:
+        a: &sibling {$ref: '#/components/schemas/Props', type: object}
+    ThroughAlias:
+      type: object
+      properties:
+        b: *sibling
+    Reached:
+      type: object
+      properties:
+        r: {$ref: '#/components/schemas/Required'}
+    Feature:
+      type: object
+      properties:
+        properties: {$ref: '#/components/schemas/Props', required: [name]}
+        geometry: {$ref: '#/components/schemas/Props'}
+`
+	s, _ := parseValidated(t, doc, "siblings.yaml")
+	for name, want := range map[string]bool{
+		"Props": false, "Annotated": false, "NamedRef": false,
+		"Required": true, "Anchored": true, "ThroughAlias": true, "Reached": true, "Feature": true,
+	} {
+		sp := s.Model.Components.Schemas.GetOrZero(name)
+		if got := refSiblingsReachable(sp.Schema()); got != want {
+			t.Errorf("%s: refSiblingsReachable = %v, want %v", name, got, want)
+		}
 	}
 }

@@ -23,25 +23,31 @@ func refSiblingsReachable(schema *base.Schema) bool {
 		return false
 	}
 	w := refWalk{seen: map[*yaml.Node]bool{}}
-	return w.siblings(low.GetRootNode(), "", low.GetIndex())
+	return w.siblings(low.GetRootNode(), false, low.GetIndex())
 }
 
 type refWalk struct{ seen map[*yaml.Node]bool }
 
-func (w *refWalk) siblings(n *yaml.Node, parentKey string, idx *index.SpecIndex) bool {
+// siblings walks n; names is true where n maps names to schemas (the
+// value of properties, $defs, ...), whose keys are no keywords: a
+// property named "$ref" is no reference, and one named "properties" is a
+// schema.
+func (w *refWalk) siblings(n *yaml.Node, names bool, idx *index.SpecIndex) bool {
 	if n == nil || w.seen[n] {
 		return false
 	}
 	w.seen[n] = true
 	switch n.Kind {
+	case yaml.AliasNode: // an anchor's node written again (*name)
+		return w.siblings(n.Alias, names, idx)
 	case yaml.DocumentNode, yaml.SequenceNode:
 		for _, c := range n.Content {
-			if w.siblings(c, parentKey, idx) {
+			if w.siblings(c, false, idx) {
 				return true
 			}
 		}
 	case yaml.MappingNode:
-		if ref, ok := schemaRef(n, parentKey); ok {
+		if ref, ok := schemaRef(n); ok && !names {
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				if k := n.Content[i].Value; k != "$ref" && !annotationKeyword(k) {
 					return true
@@ -52,15 +58,18 @@ func (w *refWalk) siblings(n *yaml.Node, parentKey string, idx *index.SpecIndex)
 			}
 			found, in := idx.SearchIndexForReference(ref)
 			if found == nil {
-				return false // unresolved: neither compile gets further
+				// Not found from here: the library's compile fails on it,
+				// and compile falls back to the inline rendering, which
+				// resolves it (eclipse-ditto's refs across folders).
+				return false
 			}
 			if in == nil {
 				in = found.Index
 			}
-			return w.siblings(found.Node, "", in)
+			return w.siblings(found.Node, false, in)
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if w.siblings(n.Content[i+1], n.Content[i].Value, idx) {
+			if w.siblings(n.Content[i+1], !names && namesSchemas(n.Content[i].Value), idx) {
 				return true
 			}
 		}
@@ -68,13 +77,18 @@ func (w *refWalk) siblings(n *yaml.Node, parentKey string, idx *index.SpecIndex)
 	return false
 }
 
-// schemaRef is the $ref of a schema mapping; a property or definition
-// named "$ref" is none.
-func schemaRef(n *yaml.Node, parentKey string) (string, bool) {
-	switch parentKey {
+// namesSchemas reports whether a schema keyword's value maps names to
+// schemas.
+func namesSchemas(keyword string) bool {
+	switch keyword {
 	case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
-		return "", false
+		return true
 	}
+	return false
+}
+
+// schemaRef is the $ref of a mapping, if it has one.
+func schemaRef(n *yaml.Node) (string, bool) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == "$ref" && n.Content[i+1].Kind == yaml.ScalarNode {
 			return n.Content[i+1].Value, true

@@ -474,12 +474,13 @@ func (v *Validator) Schema(schema *base.Schema, doc []byte) Problems {
 	return ps
 }
 
-// ResponseSchema is a response body schema compiled exactly as
-// libopenapi-validator compiles it to validate a response body: the same
-// rendering (response direction), options, formats and OpenAPI version.
+// ResponseSchema is a response body schema compiled as compile compiles
+// it: the rendering libopenapi-validator makes to validate a response body
+// (response direction), its options, formats and OpenAPI version.
 type ResponseSchema struct {
-	// Hash identifies the schema's content: two schemas with the same hash
-	// accept the same documents.
+	// Hash is libopenapi's hash of the schema's content: two schemas with
+	// the same hash accept the same documents, but for the rare pair the
+	// hash cannot tell apart (see compiledKey).
 	Hash uint64
 	// compile, when set, compiles the schema on first use (see
 	// LazyResponseSchema); once guards it and err keeps its failure.
@@ -719,8 +720,9 @@ func (v *Validator) compileSchema(schema *base.Schema, purpose schema_validation
 
 // compiledKey is a schema compiled for a purpose: its node in the
 // document, which every $ref to it resolves to. libopenapi's content hash,
-// the library's schema cache key, is no such key: it leaves out keywords
-// (contains), so that two schemas that differ by one hash alike.
+// the library's schema cache key, is no such key: it writes keywords'
+// values without their names, so that {items: X} and {contains: X} hash
+// alike.
 type compiledKey struct {
 	node    *yaml.Node
 	purpose schema_validation.SchemaValidationPurpose
@@ -839,10 +841,13 @@ type responseUse struct {
 // document (adyen's 485 response schemas took 5.2 s that way, 0.4-0.5 s
 // alone; BenchmarkCompileResponseSchemas). The inline rendering is what the
 // library renders first in any case, and it validates the same (the same
-// pruning for purpose, the same OpenAPI 3.0 reading;
-// TestCorpusCompiledAloneAgrees), except where a $ref it reaches has
-// siblings (refSiblingsReachable): those are compiled the library's way
-// first, as before. The inline rendering also compiles where the library's
+// OpenAPI 3.0 reading; TestCorpusCompiledAloneAgrees), except where a $ref
+// it reaches has siblings (refSiblingsReachable): those are compiled the
+// library's way first, as before. One difference is kept on purpose: a
+// required property whose readOnly (writeOnly) is behind a $ref is
+// required of responses (requests) only, as OpenAPI says and as it is
+// when written inline; the library's compile prunes required before it
+// resolves the $ref, and so requires it of both (TestRefReadOnlyRequired). The inline rendering also compiles where the library's
 // graph misses a whole-file $ref made from a file in another folder
 // (eclipse-ditto: thing.yml names ../features/features.yml, which names
 // feature.yml, which names featureProperties.yml): the library's compiler
