@@ -13,8 +13,8 @@ import (
 // that validating them again per request would only repeat work.
 //
 // Every stored record was checked, before it was stored, against the item
-// schema compiled exactly as libopenapi-validator compiles a response body
-// schema (spec.CompileResponseSchema), on the same decoded value the
+// schema compiled as the validator compiles a response body schema
+// (spec.CompileResponseSchema), on the same decoded value the
 // validator would decode from the record's JSON. A response is then valid
 // when:
 //
