@@ -478,9 +478,8 @@ func (v *Validator) Schema(schema *base.Schema, doc []byte) Problems {
 // it: the rendering libopenapi-validator makes to validate a response body
 // (response direction), its options, formats and OpenAPI version.
 type ResponseSchema struct {
-	// Hash is libopenapi's hash of the schema's content: two schemas with
-	// the same hash accept the same documents, but for the rare pair the
-	// hash cannot tell apart (see compiledKey).
+	// Hash identifies the schema's content (contentHash): two schemas
+	// with the same hash accept the same documents.
 	Hash uint64
 	// compile, when set, compiles the schema on first use (see
 	// LazyResponseSchema); once guards it and err keeps its failure.
@@ -493,13 +492,14 @@ type ResponseSchema struct {
 	plan     *valuePlan
 }
 
-// SchemaHash is the content hash of a schema of the document, as
-// ResponseSchema.Hash has it; ok is false for a schema without one.
+// SchemaHash is the content hash of a schema of the document
+// (contentHash), as ResponseSchema.Hash has it; ok is false for a schema
+// without one.
 func SchemaHash(s *base.Schema) (hash uint64, ok bool) {
-	if s == nil || s.GoLow() == nil {
+	if s == nil {
 		return 0, false
 	}
-	return s.GoLow().Hash(), true
+	return contentHash(s)
 }
 
 // PlainArrayItemsHash is the hash of S where s is {type: array, items: S}
@@ -665,7 +665,11 @@ func (v *Validator) LazyResponseSchema(schema *base.Schema, onError func(error))
 	if schema == nil || schema.GoLow() == nil {
 		return nil, errors.New("no schema")
 	}
-	rs := &ResponseSchema{Hash: schema.GoLow().Hash()}
+	h, ok := contentHash(schema)
+	if !ok {
+		return nil, errors.New("the schema has no node in the document")
+	}
+	rs := &ResponseSchema{Hash: h}
 	rs.compile = func() (*ResponseSchema, error) {
 		c, err := v.CompileResponseSchema(schema)
 		if err != nil && onError != nil {
@@ -714,7 +718,8 @@ func (v *Validator) compileSchema(schema *base.Schema, purpose schema_validation
 	if c == nil || c.CompiledSchema == nil {
 		return nil, ErrNotCompiled
 	}
-	rs, _ := v.compiled.LoadOrStore(key, &ResponseSchema{compiled: c.CompiledSchema, Hash: schema.GoLow().Hash(), plan: planOf(c.CompiledSchema)})
+	h, _ := contentHash(schema) // key.node is its root: it has one
+	rs, _ := v.compiled.LoadOrStore(key, &ResponseSchema{compiled: c.CompiledSchema, Hash: h, plan: planOf(c.CompiledSchema)})
 	return rs.(*ResponseSchema), nil
 }
 
