@@ -11,8 +11,6 @@ import (
 
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
-
-	"github.com/petctl/petctl/internal/corpus"
 )
 
 // compileUse is a schema as a body of one direction.
@@ -71,42 +69,22 @@ func TestCompiledAloneAgrees(t *testing.T) {
 // TestCorpusCompiledAloneAgrees is TestCompiledAloneAgrees on the body
 // schemas of every corpus document: 40 of each, spread over the document.
 func TestCorpusCompiledAloneAgrees(t *testing.T) {
-	_, docs, err := corpus.Find("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(docs) == 0 {
-		t.Skip(corpus.SkipReason)
-	}
-	for _, d := range docs {
-		t.Run(d.Name, func(t *testing.T) {
-			if why := corpus.RaceSkip(d.Path); why != "" {
-				t.Skip(why)
+	eachCorpusValidator(t, func(t *testing.T, s *Spec, v *Validator) {
+		uses := bodyUses(s)
+		if step := len(uses) / 40; step > 1 {
+			var spread []compileUse
+			for i := 0; i < len(uses); i += step {
+				spread = append(spread, uses[i])
 			}
-			s, err := Load(d.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			v, err := s.NewValidator()
-			if err != nil {
-				t.Fatal(err)
-			}
-			uses := bodyUses(s)
-			if step := len(uses) / 40; step > 1 {
-				var spread []compileUse
-				for i := 0; i < len(uses); i += step {
-					spread = append(spread, uses[i])
-				}
-				uses = spread
-			}
-			st := compiledAgree(t, s, v, uses, 60)
-			t.Logf("%d schemas: %d compiled alone, %d reach a $ref with siblings and %d keep one (a cycle) (both the library's compile), %d compiled by neither; %d valid and %d refused values compared",
-				len(uses), st.alone, st.siblings, st.cycles, st.neither, st.valid, st.refused)
-			if len(uses) > 0 && st.alone == 0 {
-				t.Errorf("none of %d body schemas compiled alone", len(uses))
-			}
-		})
-	}
+			uses = spread
+		}
+		st := compiledAgree(t, s, v, uses, 60)
+		t.Logf("%d schemas: %d compiled alone, %d reach a $ref with siblings and %d keep one (a cycle) (both the library's compile), %d compiled by neither; %d valid and %d refused values compared",
+			len(uses), st.alone, st.siblings, st.cycles, st.neither, st.valid, st.refused)
+		if len(uses) > 0 && st.alone == 0 {
+			t.Errorf("none of %d body schemas compiled alone", len(uses))
+		}
+	})
 }
 
 type compiledStats struct{ alone, siblings, cycles, neither, valid, refused int }
@@ -171,14 +149,7 @@ func compiledAgree(t *testing.T, s *Spec, v *Validator, uses []compileUse, n int
 // corpus document with a fresh validator, as a server meets them on its
 // first answers.
 func BenchmarkCompileResponseSchemas(b *testing.B) {
-	_, docs, err := corpus.Find("..")
-	if err != nil {
-		b.Fatal(err)
-	}
-	if len(docs) == 0 {
-		b.Skip(corpus.SkipReason)
-	}
-	for _, d := range docs {
+	for _, d := range corpusDocs(b) {
 		switch d.Name {
 		case "adyen-balance-platform-configuration", "lago", "sonarr", "eclipse-ditto":
 		default:

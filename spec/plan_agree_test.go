@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/petctl/petctl/internal/corpus"
 )
 
 // agreeDoc31 and agreeDoc30 use every keyword a plan implements, nested in
@@ -141,67 +139,47 @@ func TestValuePlanAgreesWithSchema(t *testing.T) {
 // schema of the corpus to their compiled schemas, on values made for them
 // and mutated.
 func TestCorpusPlansAgree(t *testing.T) {
-	_, docs, err := corpus.Find("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(docs) == 0 {
-		t.Skip(corpus.SkipReason)
-	}
-	for _, d := range docs {
-		t.Run(d.Name, func(t *testing.T) {
-			if why := corpus.RaceSkip(d.Path); why != "" {
-				t.Skip(why)
+	eachCorpusValidator(t, func(t *testing.T, s *Spec, v *Validator) {
+		rs, err := s.InferResources(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var total, planned stats
+		for _, r := range rs {
+			if r.Item == nil {
+				continue
 			}
-			s, err := Load(d.Path)
+			c, err := v.CompileRecordSchema(r.Item)
 			if err != nil {
-				t.Fatal(err)
+				continue
 			}
-			v, err := s.NewValidator()
-			if err != nil {
-				t.Fatal(err)
+			st := agree(t, r.Key+" record", c, r.Item, propNames(r.Item), 80)
+			total.add(st)
+			if c.plan != nil {
+				planned.schemas++
 			}
-			rs, err := s.InferResources(nil)
-			if err != nil {
-				t.Fatal(err)
+		}
+		for _, op := range s.Operations {
+			c := v.jsonBodySchema(op)
+			_, mt := jsonBodyMedia(op)
+			if c == nil || mt == nil {
+				continue
 			}
-			var total, planned stats
-			for _, r := range rs {
-				if r.Item == nil {
-					continue
-				}
-				c, err := v.CompileRecordSchema(r.Item)
-				if err != nil {
-					continue
-				}
-				st := agree(t, r.Key+" record", c, r.Item, propNames(r.Item), 80)
-				total.add(st)
-				if c.plan != nil {
-					planned.schemas++
-				}
+			st := agree(t, op.Method+" "+op.Path+" body", c, s.SchemaView(mt.Schema.Schema()), nil, 80)
+			total.add(st)
+			if c.plan != nil {
+				planned.schemas++
 			}
-			for _, op := range s.Operations {
-				c := v.jsonBodySchema(op)
-				_, mt := jsonBodyMedia(op)
-				if c == nil || mt == nil {
-					continue
-				}
-				st := agree(t, op.Method+" "+op.Path+" body", c, s.SchemaView(mt.Schema.Schema()), nil, 80)
-				total.add(st)
-				if c.plan != nil {
-					planned.schemas++
-				}
-			}
-			t.Logf("%d of %d schemas with a plan; of %d valid values the plans accepted %d; %d refused",
-				planned.schemas, total.schemas, total.valid, total.quick, total.refused)
-			// The plans are what keep a corpus document's creates near the
-			// Petstore's: a change that loses them for a style fails here.
-			if planned.schemas < total.schemas-2 || total.quick*10 < total.valid*9 {
-				t.Errorf("plans for %d of %d schemas, accepting %d of %d valid values: want all schemas but two, and nine valid values in ten",
-					planned.schemas, total.schemas, total.quick, total.valid)
-			}
-		})
-	}
+		}
+		t.Logf("%d of %d schemas with a plan; of %d valid values the plans accepted %d; %d refused",
+			planned.schemas, total.schemas, total.valid, total.quick, total.refused)
+		// The plans are what keep a corpus document's creates near the
+		// Petstore's: a change that loses them for a style fails here.
+		if planned.schemas < total.schemas-2 || total.quick*10 < total.valid*9 {
+			t.Errorf("plans for %d of %d schemas, accepting %d of %d valid values: want all schemas but two, and nine valid values in ten",
+				planned.schemas, total.schemas, total.quick, total.valid)
+		}
+	})
 }
 
 type stats struct{ schemas, valid, quick, refused int }

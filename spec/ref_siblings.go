@@ -53,20 +53,14 @@ func (w *refWalk) siblings(n *yaml.Node, names bool, idx *index.SpecIndex) bool 
 					return true
 				}
 			}
-			if idx == nil {
-				return false
-			}
-			found, in := idx.SearchIndexForReference(ref)
-			if found == nil {
+			target, in, found := resolveRef(idx, ref)
+			if !found {
 				// Not found from here: the library's compile fails on it,
 				// and compile falls back to the inline rendering, which
 				// resolves it (eclipse-ditto's refs across folders).
 				return false
 			}
-			if in == nil {
-				in = found.Index
-			}
-			return w.siblings(found.Node, false, in)
+			return w.siblings(target, false, in)
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if w.siblings(n.Content[i+1], !names && namesSchemas(n.Content[i].Value), idx) {
@@ -75,6 +69,22 @@ func (w *refWalk) siblings(n *yaml.Node, names bool, idx *index.SpecIndex) bool 
 		}
 	}
 	return false
+}
+
+// resolveRef is the node ref names, as read from a file of idx, and the
+// index of the file it is in; found is false where idx cannot find it.
+func resolveRef(idx *index.SpecIndex, ref string) (target *yaml.Node, in *index.SpecIndex, found bool) {
+	if idx == nil {
+		return nil, nil, false
+	}
+	r, in := idx.SearchIndexForReference(ref)
+	if r == nil || r.Node == nil {
+		return nil, nil, false
+	}
+	if in == nil {
+		in = r.Index
+	}
+	return r.Node, in, true
 }
 
 // namesSchemas reports whether a schema keyword's value maps names to

@@ -63,16 +63,13 @@ func (w *hashWalk) node(n *yaml.Node, idx *index.SpecIndex) {
 		w.write(']', "")
 	case yaml.MappingNode:
 		if ref, ok := schemaRef(n); ok && idx != nil {
-			if found, in := idx.SearchIndexForReference(ref); found != nil && found.Node != nil {
-				if in == nil {
-					in = found.Index
-				}
+			if target, in, found := resolveRef(idx, ref); found {
 				if len(n.Content) == 2 { // {$ref: X} is X
-					w.node(found.Node, in)
+					w.node(target, in)
 					return
 				}
 				w.write('r', "") // the target, then the siblings
-				w.node(found.Node, in)
+				w.node(target, in)
 			} else {
 				w.write('u', ref) // unresolved here: its text
 			}

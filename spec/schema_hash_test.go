@@ -30,10 +30,6 @@ components:
 		return h
 	}
 	for _, pair := range [][2]string{{"Min", "Max"}, {"Items", "Contains"}, {"Str5", "Int5"}} {
-		low := func(n string) uint64 { return s.Model.Components.Schemas.GetOrZero(n).Schema().GoLow().Hash() }
-		if low(pair[0]) != low(pair[1]) && pair[0] != "Str5" {
-			t.Logf("libopenapi now tells %s from %s", pair[0], pair[1])
-		}
 		if hashOf(pair[0]) == hashOf(pair[1]) {
 			t.Errorf("%s and %s hash alike", pair[0], pair[1])
 		}
