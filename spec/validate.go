@@ -76,6 +76,9 @@ type Validator struct {
 	// answered are the small bodies quickResponse accepted (see
 	// responseKey); nil in a Plain validator.
 	answered *acceptances[responseKey]
+	// clashes are the keys of the library's schema cache that two
+	// different schemas of the document share (see cacheClashes).
+	clashes *clashes
 	// compiled holds the schemas compileSchema compiled (compiledKey): a
 	// document's error schema, declared by every operation's error
 	// responses, is compiled once. Shared with the validator's Plain copy.
@@ -92,6 +95,9 @@ type Validator struct {
 type firstUses struct {
 	mu   sync.Mutex
 	done sync.Map // keys whose first call has finished
+	// pinned are the keys that always run alone (cacheClashes); set
+	// before the validator's first use, read-only from then on.
+	pinned map[any]bool
 }
 
 // do runs fn, alone among first uses unless key has been used before; fn
@@ -101,8 +107,12 @@ type firstUses struct {
 // every later call renders the schema again and must be alone too. A key
 // is per operation, so a later request may meet a schema its first did
 // not (a parameter it left out): that use runs again, alone.
+//
+// A pinned key (cacheClashes) runs alone every time: its schemas share a
+// key of the library's cache with others, and fn puts its own there first.
 func (f *firstUses) do(key any, fn func(alone bool) (compiled bool)) {
-	if _, ok := f.done.Load(key); ok {
+	pinned := len(f.pinned) > 0 && f.pinned[key]
+	if _, ok := f.done.Load(key); ok && !pinned {
 		if fn(false) {
 			return
 		}
@@ -110,7 +120,7 @@ func (f *firstUses) do(key any, fn func(alone bool) (compiled bool)) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if fn(true) {
+	if fn(true) && !pinned {
 		f.done.Store(key, struct{}{})
 	}
 }
@@ -160,6 +170,7 @@ func (s *Spec) NewValidator() (*Validator, error) {
 	val.bodies = &sync.Map{}
 	val.answered = newAcceptances[responseKey]()
 	val.compiled = &sync.Map{}
+	val.clashes, val.renders.pinned = val.cacheClashes()
 	return val, nil
 }
 
@@ -264,6 +275,9 @@ func (v *Validator) request(r *http.Request, op *Operation, key requestKey, kind
 	var errs []*verrors.ValidationError
 	v.renders.do(op, func(alone bool) bool {
 		if alone {
+			if v.renders.pinned[op] {
+				v.placeClashing(v.requestUses(op, r.Header.Get("Content-Type")))
+			}
 			v.compileRequestBody(requestSchema(op, r.Header.Get("Content-Type")))
 		}
 		ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
@@ -355,7 +369,11 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 		}
 		ok, errs = v.v.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(r, res, op.PathItem, op.Path)
 	}
-	v.renders.do(responseUse{resp, declared}, func(alone bool) bool {
+	use := responseUse{resp, declared}
+	v.renders.do(use, func(alone bool) bool {
+		if alone && v.renders.pinned[use] {
+			v.placeClashing(v.responseUses(op, use))
+		}
 		validate()
 		if !ok && alone && notCompiled(errs) && v.cacheCompiled(mediaSchema(op, resp, declared), schema_validation.SchemaValidationPurposeResponseBody) {
 			validate()
@@ -460,7 +478,10 @@ func (v *Validator) Schema(schema *base.Schema, doc []byte) Problems {
 	}
 	var ok bool
 	var errs []*verrors.ValidationError
-	v.renders.do(schema, func(bool) bool {
+	v.renders.do(schema, func(alone bool) bool {
+		if alone && v.renders.pinned[schema] {
+			v.placeClashing([]cacheUse{v.documentUse(schema)})
+		}
 		ok, errs = v.schemas.ValidateSchemaBytesWithVersion(schema, doc, v.version)
 		return ok || !compileFailed(errs)
 	})
@@ -960,19 +981,24 @@ func (v *Validator) cacheParametersCompiled(errs []*verrors.ValidationError) boo
 		if !ok || schema == nil || schema.GoLow() == nil || !strings.Contains(e.Message, "failed schema compilation") {
 			continue
 		}
-		version := v.version
-		if strings.Contains(e.Reason, "nullable") {
-			version = 3.0 // as compileAlone reads a 3.1 document's nullable
-		}
-		c, err := schema_validation.CompileSchemaForValidation(schema, schema_validation.SchemaValidationPurposeGeneric, v.opts, version)
+		c, err := v.compileParameter(schema, e.Reason)
 		if err != nil {
 			continue
 		}
-		key := schema_validation.SchemaCacheKey(schema.GoLow().Hash(), parameterSchemaVersion, schema_validation.SchemaValidationPurposeGeneric)
-		v.opts.SchemaCache.Store(key, c.ToCacheEntry(schema))
+		v.opts.SchemaCache.Store(parameterUse(schema).key, c.ToCacheEntry(schema))
 		cached = true
 	}
 	return cached
+}
+
+// compileParameter compiles a parameter schema the library's compile
+// refused (why says why) as the document's version reads it.
+func (v *Validator) compileParameter(schema *base.Schema, why string) (*schema_validation.CompiledValidationSchema, error) {
+	version := v.version
+	if strings.Contains(why, "nullable") {
+		version = 3.0 // as compileAlone reads a 3.1 document's nullable
+	}
+	return schema_validation.CompileSchemaForValidation(schema, schema_validation.SchemaValidationPurposeGeneric, v.opts, version)
 }
 
 // compileFailed reports whether errs include a schema that did not

@@ -1,0 +1,134 @@
+package spec
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// clashingDoc pairs operations whose schemas libopenapi's hash, the key of
+// libopenapi-validator's schema cache, takes for one: a bound under
+// another keyword (a body, a parameter, a response), and a $ref with a
+// sibling required against the same $ref alone (lago's create and update
+// bodies).
+const clashingDoc = `openapi: 3.1.0
+info: {title: clashes, version: "1"}
+paths:
+  /min:
+    post:
+      operationId: postMin
+      requestBody: {required: true, content: {application/json: {schema: {type: object, properties: {n: {type: integer, minimum: 5}}}}}}
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {type: object, properties: {n: {type: integer, minimum: 5}}}}}}
+    get:
+      operationId: getMin
+      parameters: [{name: q, in: query, schema: {type: integer, minimum: 5}}]
+      responses: {"204": {description: none}}
+  /max:
+    post:
+      operationId: postMax
+      requestBody: {required: true, content: {application/json: {schema: {type: object, properties: {n: {type: integer, maximum: 5}}}}}}
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {type: object, properties: {n: {type: integer, maximum: 5}}}}}}
+    get:
+      operationId: getMax
+      parameters: [{name: q, in: query, schema: {type: integer, maximum: 5}}]
+      responses: {"204": {description: none}}
+  /taxes:
+    post:
+      operationId: createTax
+      requestBody: {required: true, content: {application/json: {schema: {type: object, properties: {tax: {$ref: '#/components/schemas/Tax', required: [name]}}}}}}
+      responses: {"204": {description: none}}
+    put:
+      operationId: updateTax
+      requestBody: {required: true, content: {application/json: {schema: {type: object, properties: {tax: {$ref: '#/components/schemas/Tax'}}}}}}
+      responses: {"204": {description: none}}
+components:
+  schemas:
+    Tax: {type: object, properties: {name: {type: string}, rate: {type: number}}}
+`
+
+// TestCacheKeyClashes: each of two operations whose schemas share a key in
+// libopenapi-validator's schema cache is validated against its own
+// schema, whichever of them the validator met first.
+func TestCacheKeyClashes(t *testing.T) {
+	type check struct {
+		op, target, body string
+		valid            bool
+	}
+	pairs := map[string][2][]check{
+		"body": {
+			{{"postMin", "/min", `{"n": 7}`, true}, {"postMin", "/min", `{"n": 3}`, false}},
+			{{"postMax", "/max", `{"n": 7}`, false}, {"postMax", "/max", `{"n": 3}`, true}},
+		},
+		"query parameter": {
+			{{"getMin", "/min?q=7", "", true}, {"getMin", "/min?q=3", "", false}},
+			{{"getMax", "/max?q=7", "", false}, {"getMax", "/max?q=3", "", true}},
+		},
+		"$ref sibling": {
+			{{"createTax", "/taxes", `{"tax": {"rate": 1}}`, false}, {"createTax", "/taxes", `{"tax": {"name": "vat", "rate": 1}}`, true}},
+			{{"updateTax", "/taxes", `{"tax": {"rate": 1}}`, true}},
+		},
+		"response": {
+			// the invalid body first: the quick path refuses it, and the
+			// library's compile is what answers (and is cached)
+			{{"postMin", "", `{"n": 3}`, false}, {"postMin", "", `{"n": 7}`, true}},
+			{{"postMax", "", `{"n": 7}`, false}, {"postMax", "", `{"n": 3}`, true}},
+		},
+	}
+	for name, pair := range pairs {
+		for _, order := range [][2]int{{0, 1}, {1, 0}} {
+			s, v := parseValidated(t, clashingDoc, "clashes.yaml")
+			for _, side := range order {
+				for _, c := range pair[side] {
+					op := s.Operation(c.op)
+					var ps Problems
+					if c.target == "" {
+						ps = v.Response(httptest.NewRequest(op.Method, op.Path, nil), op, 200, http.Header{"Content-Type": {JSON}}, []byte(c.body))
+					} else {
+						r := httptest.NewRequest(op.Method, c.target, strings.NewReader(c.body))
+						if c.body != "" {
+							r.Header.Set("Content-Type", JSON)
+						}
+						ps = v.Request(r, op)
+					}
+					if (len(ps) == 0) != c.valid {
+						t.Errorf("%s, %s first: %s %s %s: valid %v, want %v (%v)", name, pair[order[0]][0].op, c.op, c.target, c.body, len(ps) == 0, c.valid, ps)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCacheKeyClashesConcurrently: operations whose schemas share a cache
+// key, validated at once from many goroutines, each get their own
+// schema's verdict (and, under -race, no race).
+func TestCacheKeyClashesConcurrently(t *testing.T) {
+	s, v := parseValidated(t, clashingDoc, "clashes.yaml")
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 40 {
+				n := (g*40 + i) % 11 // 0 to 10: below, at and above the bound
+				for _, c := range []struct {
+					op    string
+					valid bool
+				}{{"postMin", n >= 5}, {"postMax", n <= 5}} {
+					op := s.Operation(c.op)
+					r := httptest.NewRequest(op.Method, op.Path, strings.NewReader(fmt.Sprintf(`{"n": %d}`, n)))
+					r.Header.Set("Content-Type", JSON)
+					if ps := v.Request(r, op); (len(ps) == 0) != c.valid {
+						t.Errorf("%s n=%d: valid %v, want %v (%v)", c.op, n, len(ps) == 0, c.valid, ps)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
