@@ -143,11 +143,12 @@ func Compare(old, new *spec.Spec, p Policy) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &walker{old: old, new: new, policy: p, usage: schemaUsage(old, new), deprecations: map[string]bool{}, lines: map[string][]string{}}
+	w := &walker{old: old, new: new, policy: p, usage: schemaUsage(old, new), deprecations: map[string]bool{}, lines: map[string][]string{}, covered: map[string]bool{}}
 	dc := whatchanged.CompareOpenAPIDocuments(oldModel.GoLow(), newModel.GoLow())
 	if dc != nil {
 		w.document(dc)
 	}
+	w.blindSpots(oldModel, newModel)
 	w.auth()
 	w.out = dedupe(w.out)
 	slices.SortStableFunc(w.out, func(a, b Change) int {
@@ -194,7 +195,10 @@ type walker struct {
 	// lines are the files of multi-file documents, read to tell which
 	// file a change's line is in (see locate).
 	lines map[string][]string
-	out   []Change
+	// covered are the places (place.key) whose schema what-changed
+	// compared keyword by keyword; blindSpots compares the others.
+	covered map[string]bool
+	out     []Change
 }
 
 // place is where in the document a change lies.

@@ -164,29 +164,110 @@ func TestCompare(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, c := range r.Changes {
-				got = append(got, want{c.Severity, c.Subject(), c.What}.String())
+			checkChanges(t, r, tt.want)
+		})
+	}
+}
+
+// checkChanges holds r to exactly the changes wanted, each with a reason,
+// and its gate to their verdicts.
+func checkChanges(t *testing.T, r *Report, wanted []want) {
+	t.Helper()
+	var got []string
+	for _, c := range r.Changes {
+		got = append(got, want{c.Severity, c.Subject(), c.What}.String())
+	}
+	var wants []string
+	for _, w := range wanted {
+		wants = append(wants, w.String())
+	}
+	if strings.Join(got, "\n") != strings.Join(wants, "\n") {
+		t.Errorf("changes:\ngot:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(wants, "\n  "))
+	}
+	for _, c := range r.Changes {
+		if c.Why == "" {
+			t.Errorf("%s: %s has no reason", c.Subject(), c.What)
+		}
+	}
+	breaking := false
+	for _, w := range wanted {
+		breaking = breaking || w.sev != Safe
+	}
+	if got, want := r.OK(), !breaking; got != want {
+		t.Errorf("OK() = %v, want %v", got, want)
+	}
+}
+
+// hashBlindDoc has a schema at each place what-changed compares: a
+// component, a query parameter, an inline request body with a property,
+// a $ref with a sibling, and a response field.
+const hashBlindDoc = `openapi: 3.1.0
+info: {title: blind, version: "1"}
+paths:
+  /a:
+    post:
+      operationId: postA
+      parameters: [{name: q, in: query, schema: {type: integer, minimum: 5}}]
+      requestBody: {required: true, content: {application/json: {schema: {$ref: '#/components/schemas/A'}}}}
+      responses: {"204": {description: ok}}
+  /b:
+    post:
+      operationId: postB
+      requestBody: {required: true, content: {application/json: {schema: {type: object, description: d1, properties: {m: {type: string, minLength: 3}, tax: {$ref: '#/components/schemas/Tax'}}}}}}
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {type: object, properties: {r: {type: string, readOnly: true}, u: {type: [string, "null"]}}}}}}
+components:
+  schemas:
+    A: {type: object, properties: {n: {type: integer, minimum: 5}}}
+    Tax: {type: object, properties: {name: {type: string}, rate: {type: number}}}
+`
+
+// TestCompareSeesWhatTheHashMisses: changes libopenapi's schema hash takes
+// for none (a value moved to another keyword, a $ref's sibling), which
+// what-changed therefore never reports, are found and judged by the same
+// rules; so is a list of types, which what-changed gives as "".
+func TestCompareSeesWhatTheHashMisses(t *testing.T) {
+	tests := []struct {
+		name     string
+		old, new string
+		want     []want
+	}{
+		{"a bound moved to the other keyword, in a component", "n: {type: integer, minimum: 5}", "n: {type: integer, maximum: 5}", []want{
+			{Breaking, "schema A (in requests) field n", "maximum 5 added"},
+			{Safe, "schema A (in requests) field n", "minimum 5 removed"},
+		}},
+		{"a bound moved to the other keyword, in a parameter", "schema: {type: integer, minimum: 5}}]", "schema: {type: integer, maximum: 5}}]", []want{
+			{Breaking, "POST /a (postA) parameter q", "maximum 5 added"},
+			{Safe, "POST /a (postA) parameter q", "minimum 5 removed"},
+		}},
+		{"a blind change below one what-changed sees", "description: d1, properties: {m: {type: string, minLength: 3}", "description: d2, properties: {m: {type: string, maxLength: 3}", []want{
+			{Breaking, "POST /b (postB) request body application/json field m", "maxLength 3 added"},
+			{Safe, "POST /b (postB) request body application/json", "description d1 → d2"},
+			{Safe, "POST /b (postB) request body application/json field m", "minLength 3 removed"},
+		}},
+		{"a required sibling beside a $ref", "tax: {$ref: '#/components/schemas/Tax'}", "tax: {$ref: '#/components/schemas/Tax', required: [name]}", []want{
+			{Breaking, "POST /b (postB) request body application/json field tax.name", "now required"},
+		}},
+		{"readOnly made nullable in a response", "r: {type: string, readOnly: true}", "r: {type: string, nullable: true}", []want{
+			{Breaking, "POST /b (postB) response 200 application/json field r", "nullable true added"},
+			{Safe, "POST /b (postB) response 200 application/json field r", "readOnly true removed"},
+		}},
+		{"a list of types changed in a response", `u: {type: [string, "null"]}`, "u: {type: [integer]}", []want{
+			{Breaking, "POST /b (postB) response 200 application/json field u", "type [string, null] → [integer]"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if strings.Count(hashBlindDoc, tt.old) != 1 {
+				t.Fatalf("%q is not in the document once", tt.old)
 			}
-			var wants []string
-			for _, w := range tt.want {
-				wants = append(wants, w.String())
+			old := load(t, "old.yaml", hashBlindDoc)
+			new := load(t, "new.yaml", strings.Replace(hashBlindDoc, tt.old, tt.new, 1))
+			r, err := Compare(old, new, Policy{Now: judgedOn})
+			if err != nil {
+				t.Fatal(err)
 			}
-			if strings.Join(got, "\n") != strings.Join(wants, "\n") {
-				t.Errorf("changes:\ngot:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(wants, "\n  "))
-			}
-			for _, c := range r.Changes {
-				if c.Why == "" {
-					t.Errorf("%s: %s has no reason", c.Subject(), c.What)
-				}
-			}
-			breaking := false
-			for _, w := range tt.want {
-				breaking = breaking || w.sev != Safe
-			}
-			if got, want := r.OK(), !breaking; got != want {
-				t.Errorf("OK() = %v, want %v", got, want)
-			}
+			checkChanges(t, r, tt.want)
 		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	lowbase "github.com/pb33f/libopenapi/datamodel/low/base"
 	"github.com/pb33f/libopenapi/what-changed/model"
 )
 
@@ -86,6 +87,7 @@ func (w *walker) schema(at place, sc *model.SchemaChanges) {
 	if sc == nil {
 		return
 	}
+	w.covered[at.key()] = true
 	for _, c := range changes(sc.PropertyChanges) {
 		w.keyword(at, c)
 	}
@@ -125,6 +127,7 @@ func removed(c *model.Change) bool {
 func (w *walker) keyword(at place, c *model.Change) {
 	switch c.Property {
 	case "type":
+		c.Original, c.New = typeText(c.Original, c.OriginalObject), typeText(c.New, c.NewObject)
 		old, new := typeSet(c.Original), typeSet(c.New)
 		w.judge(at, describe(c), effect{narrows: !accepts(new, old), widens: !accepts(old, new)}, c)
 	case "enum":
@@ -212,6 +215,16 @@ func boundEffect(k keywordKind, c *model.Change) effect {
 		old, new = -old, -new
 	}
 	return effect{narrows: new > old, widens: new < old}
+}
+
+// typeText is a type as a change gives it, or, where what-changed gives
+// a list of types as "", the list in flow style from the schema it names
+// (obj).
+func typeText(s string, obj any) string {
+	if schema, ok := obj.(*lowbase.Schema); ok && s == "" && schema != nil && !schema.Type.IsEmpty() && schema.Type.ValueNode != nil {
+		return text(schema.Type.ValueNode)
+	}
+	return s
 }
 
 // typeSet reads a type as what-changed writes it: "integer", or a list
