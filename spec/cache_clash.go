@@ -6,6 +6,7 @@ import (
 	"github.com/pb33f/libopenapi-validator/cache"
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -19,55 +20,106 @@ import (
 // responses) to both: after a create, a partial update was refused; after
 // an update, a create without its required fields was accepted.
 //
-// The validator finds those keys when it is built (cacheClashes). Each
-// use of a schema under one (an operation's requests, a response's body,
-// the document's error body) is pinned: it always runs alone among first
-// uses (firstUses), and first puts its own compiled schema under the key
-// (placeClashing), so the library finds the right one. No other use reads
-// or writes such a key. Uses of keys that do not clash, nearly all, keep
-// the library's cache as it is.
+// The validator finds those keys when it is built (cacheClashes), among
+// every schema the library's request and response validation looks up.
+// Each use of a schema under one (an operation's requests, a response's
+// body) is pinned: it always runs alone among first uses (firstUses), and
+// first puts its own compiled schema under the key (placeClashing), so the
+// library finds the right one. No other use reads or writes such a key.
+// Uses of keys that do not clash, nearly all, keep the library's cache as
+// it is. Documents (records, forms, error bodies: Validator.Schema) are
+// not known beforehand; a valid one is shown so without the library's
+// cache, and the library words an invalid one's problems alone, with the
+// schema's own compile put under its key first (place).
+
+// useKind is what a cacheUse's schema is to the library, which decides
+// how it is compiled.
+type useKind int
+
+const (
+	useBody      useKind = iota // a request or response body
+	useParameter                // a parameter's schema (or its content's)
+	useDocument                 // a document Validator.Schema validates
+)
 
 // cacheUse is a schema as libopenapi-validator's schema cache holds it for
 // one use: the key the library files it under, and the purpose and
-// OpenAPI version it compiles it for.
+// OpenAPI version it compiles it for. mediaType is the request body's
+// media type, "" for any other use.
 type cacheUse struct {
-	key     uint64
-	schema  *base.Schema
-	purpose schema_validation.SchemaValidationPurpose
-	version float32
+	key       uint64
+	schema    *base.Schema
+	kind      useKind
+	purpose   schema_validation.SchemaValidationPurpose
+	version   float32
+	mediaType string
 }
 
 // bodyUse is schema as a request or response body: the key the library's
 // body validators look it up by.
 func (v *Validator) bodyUse(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose) cacheUse {
-	return cacheUse{schema_validation.SchemaCacheKey(schema.GoLow().Hash(), v.version, purpose), schema, purpose, v.version}
+	return cacheUse{key: schema_validation.SchemaCacheKey(schema.GoLow().Hash(), v.version, purpose), schema: schema, kind: useBody, purpose: purpose, version: v.version}
 }
 
 // parameterUse is schema as a parameter's: the library compiles every
 // parameter schema as parameterSchemaVersion reads it.
 func parameterUse(schema *base.Schema) cacheUse {
 	purpose := schema_validation.SchemaValidationPurposeGeneric
-	return cacheUse{schema_validation.SchemaCacheKey(schema.GoLow().Hash(), parameterSchemaVersion, purpose), schema, purpose, parameterSchemaVersion}
+	return cacheUse{key: schema_validation.SchemaCacheKey(schema.GoLow().Hash(), parameterSchemaVersion, purpose), schema: schema, kind: useParameter, purpose: purpose, version: parameterSchemaVersion}
 }
 
 // documentUse is schema as Schema validates a document against it: the
 // key the library's schema validator makes (validateSchemaWithVersion),
 // not SchemaCacheKey.
 func (v *Validator) documentUse(schema *base.Schema) cacheUse {
-	return cacheUse{schema.GoLow().Hash() ^ uint64(math.Float32bits(v.version)), schema, schema_validation.SchemaValidationPurposeGeneric, v.version}
+	return cacheUse{key: schema.GoLow().Hash() ^ uint64(math.Float32bits(v.version)), schema: schema, kind: useDocument, purpose: schema_validation.SchemaValidationPurposeGeneric, version: v.version}
 }
 
-// requestUses are the cache uses of a request to op with a body of
-// contentType: its parameters' schemas and that body's (none for "").
-func (v *Validator) requestUses(op *Operation, contentType string) []cacheUse {
+// requestUses are the cache uses of requests to op: its parameters'
+// schemas, path item's and operation's both (the library validates
+// both), their content's and an array's items (validated alone), and each
+// request body media type's.
+func (v *Validator) requestUses(op *Operation) []cacheUse {
 	var uses []cacheUse
-	for _, p := range op.Params {
-		if usable(p.Schema) {
-			uses = append(uses, parameterUse(p.Schema))
+	add := func(schema *base.Schema) {
+		if usable(schema) {
+			uses = append(uses, parameterUse(schema))
 		}
 	}
-	if body := requestSchema(op, contentType); usable(body) {
-		uses = append(uses, v.bodyUse(body, schema_validation.SchemaValidationPurposeRequestBody))
+	var params []*v3.Parameter
+	if op.PathItem != nil {
+		params = append(params, op.PathItem.Parameters...)
+	}
+	if op.Op != nil {
+		params = append(params, op.Op.Parameters...)
+	}
+	for _, p := range params {
+		if p == nil {
+			continue
+		}
+		if p.Schema != nil {
+			schema := p.Schema.Schema()
+			add(schema)
+			if schema != nil && schema.Items != nil && schema.Items.IsA() && schema.Items.A != nil {
+				add(schema.Items.A.Schema())
+			}
+		}
+		if p.Content != nil {
+			for _, m := range p.Content.FromOldest() {
+				if m != nil && m.Schema != nil {
+					add(m.Schema.Schema())
+				}
+			}
+		}
+	}
+	if op.Op != nil && op.Op.RequestBody != nil && op.Op.RequestBody.Content != nil {
+		for mt, m := range op.Op.RequestBody.Content.FromOldest() {
+			if m != nil && m.Schema != nil && usable(m.Schema.Schema()) {
+				u := v.bodyUse(m.Schema.Schema(), schema_validation.SchemaValidationPurposeRequestBody)
+				u.mediaType = mt
+				uses = append(uses, u)
+			}
+		}
 	}
 	return uses
 }
@@ -87,46 +139,33 @@ func usable(schema *base.Schema) bool {
 }
 
 // clashes are the schema cache keys under which the library would file
-// two different schemas of the document, and the compiled schemas
-// placeClashing puts there.
+// two different schemas of the document, the uses of the pinned owners
+// (firstUses keys), and the compiled schemas place puts under a key.
 type clashes struct {
 	keys map[uint64]bool
-	// entries are compiled once per schema, purpose and version; nil
-	// where the schema does not compile (the library then compiles it
-	// itself, and reports why). Read and written alone only (firstUses).
+	uses map[any][]cacheUse
+	// entries are compiled once per schema and use; nil where the schema
+	// does not compile (the library then compiles it itself, and reports
+	// why). Read and written alone only (firstUses).
 	entries map[clashEntry]*cache.SchemaCacheEntry
 }
 
 type clashEntry struct {
 	node    *yaml.Node
+	kind    useKind
 	purpose schema_validation.SchemaValidationPurpose
-	version float32
 }
 
-// cacheClashes finds the clashing keys among every schema use the
-// document declares, and returns them with the uses (firstUses keys: an
-// operation, a responseUse, the error schema) that meet one. A key is
-// shared by different schemas only where their content hashes differ:
-// the same component reached by two $refs, or written twice alike, is
-// one schema. It costs a few milliseconds for the largest corpus
-// documents, once.
+// cacheClashes finds the clashing keys among every schema use of the
+// document's operations, and returns them with the uses (firstUses keys:
+// an operation, a responseUse) that meet one. A key is shared by
+// different schemas only where their content hashes differ: the same
+// component reached by two $refs, or written twice alike, is one schema.
+// It costs a few milliseconds for the largest corpus documents, once.
 func (v *Validator) cacheClashes() (*clashes, map[any]bool) {
-	type owned struct {
-		use   cacheUse
-		owner any
-	}
-	var all []owned
+	owners := map[any][]cacheUse{}
 	for _, op := range v.spec.Operations {
-		for _, u := range v.requestUses(op, "") { // its parameters
-			all = append(all, owned{u, op})
-		}
-		if op.Op != nil && op.Op.RequestBody != nil && op.Op.RequestBody.Content != nil {
-			for _, m := range op.Op.RequestBody.Content.FromOldest() {
-				if m != nil && m.Schema != nil && usable(m.Schema.Schema()) {
-					all = append(all, owned{v.bodyUse(m.Schema.Schema(), schema_validation.SchemaValidationPurposeRequestBody), op})
-				}
-			}
-		}
+		owners[op] = v.requestUses(op)
 		responses := op.Responses
 		if op.Default != nil {
 			responses = append(responses[:len(responses):len(responses)], op.Default)
@@ -134,24 +173,21 @@ func (v *Validator) cacheClashes() (*clashes, map[any]bool) {
 		for _, resp := range responses {
 			for _, mt := range resp.MediaTypes {
 				use := responseUse{resp, mt}
-				for _, u := range v.responseUses(op, use) {
-					all = append(all, owned{u, use})
-				}
+				owners[use] = v.responseUses(op, use)
 			}
 		}
 	}
-	if usable(v.errorSchema) {
-		all = append(all, owned{v.documentUse(v.errorSchema), v.errorSchema})
-	}
 
 	nodes := map[uint64]map[*yaml.Node]*base.Schema{}
-	for _, o := range all {
-		if nodes[o.use.key] == nil {
-			nodes[o.use.key] = map[*yaml.Node]*base.Schema{}
+	for _, uses := range owners {
+		for _, u := range uses {
+			if nodes[u.key] == nil {
+				nodes[u.key] = map[*yaml.Node]*base.Schema{}
+			}
+			nodes[u.key][u.schema.GoLow().GetRootNode()] = u.schema
 		}
-		nodes[o.use.key][o.use.schema.GoLow().GetRootNode()] = o.use.schema
 	}
-	c := &clashes{keys: map[uint64]bool{}, entries: map[clashEntry]*cache.SchemaCacheEntry{}}
+	c := &clashes{keys: map[uint64]bool{}, uses: map[any][]cacheUse{}, entries: map[clashEntry]*cache.SchemaCacheEntry{}}
 	for key, schemas := range nodes {
 		if len(schemas) < 2 {
 			continue
@@ -166,48 +202,56 @@ func (v *Validator) cacheClashes() (*clashes, map[any]bool) {
 		}
 	}
 	pinned := map[any]bool{}
-	for _, o := range all {
-		if c.keys[o.use.key] {
-			pinned[o.owner] = true
+	for owner, uses := range owners {
+		for _, u := range uses {
+			if c.keys[u.key] {
+				pinned[owner] = true
+				c.uses[owner] = uses
+				break
+			}
 		}
 	}
 	return c, pinned
 }
 
-// placeClashing puts, under each of uses' keys that clashes, the schema
-// that use compiles, so that the library's next lookup of the key finds
-// it. Only a pinned use calls it, alone (firstUses).
-func (v *Validator) placeClashing(uses []cacheUse) {
-	for _, u := range uses {
-		if !v.clashes.keys[u.key] {
-			continue
+// placeClashing puts, under each clashing key owner's uses meet, the
+// schema that use compiles, so that the library's next lookup of the key
+// finds it; of a request body's uses, only those of mediaType. Only a
+// pinned owner calls it, alone (firstUses).
+func (v *Validator) placeClashing(owner any, mediaType string) {
+	for _, u := range v.clashes.uses[owner] {
+		if v.clashes.keys[u.key] && (u.mediaType == "" || u.mediaType == mediaType) {
+			v.place(u)
 		}
-		at := clashEntry{u.schema.GoLow().GetRootNode(), u.purpose, u.version}
-		entry, ok := v.clashes.entries[at]
-		if !ok {
-			entry = v.compileUse(u)
-			v.clashes.entries[at] = entry
-		}
-		v.opts.SchemaCache.Store(u.key, entry)
 	}
 }
 
+// place puts u's schema, compiled as the library would compile it, under
+// u's key. Called alone only.
+func (v *Validator) place(u cacheUse) {
+	at := clashEntry{u.schema.GoLow().GetRootNode(), u.kind, u.purpose}
+	entry, ok := v.clashes.entries[at]
+	if !ok {
+		entry = v.compileUse(u)
+		v.clashes.entries[at] = entry
+	}
+	v.opts.SchemaCache.Store(u.key, entry)
+}
+
 // compileUse compiles u's schema as the validator would on a miss of the
-// library's cache: a body as compile compiles it; a parameter (and, in a
-// 3.1 document, a document) as the library does and, where that fails, as
-// the document's version reads it (compileParameter); nil where it does
-// not compile.
+// library's cache: a body or a document as compile compiles it; a
+// parameter as the library does and, where that fails, as the document's
+// version reads it (compileParameter); nil where it does not compile.
 func (v *Validator) compileUse(u cacheUse) *cache.SchemaCacheEntry {
 	var c *schema_validation.CompiledValidationSchema
 	var err error
-	switch {
-	case u.purpose != schema_validation.SchemaValidationPurposeGeneric:
-		c, err = v.compile(u.schema, u.purpose)
-	default:
+	if u.kind == useParameter {
 		c, err = schema_validation.CompileSchemaForValidation(u.schema, u.purpose, v.opts, u.version)
-		if err != nil && u.version == parameterSchemaVersion {
+		if err != nil {
 			c, err = v.compileParameter(u.schema, err.Error())
 		}
+	} else {
+		c, err = v.compile(u.schema, u.purpose)
 	}
 	if err != nil || c == nil || c.CompiledSchema == nil {
 		return nil

@@ -37,6 +37,26 @@ paths:
       operationId: getMax
       parameters: [{name: q, in: query, schema: {type: integer, maximum: 5}}]
       responses: {"204": {description: none}}
+  /range-min:
+    post:
+      operationId: postMinRange
+      requestBody: {required: true, content: {application/*: {schema: {type: object, properties: {n: {type: integer, minimum: 5}}}}}}
+      responses: {"204": {description: none}}
+  /range-max:
+    post:
+      operationId: postMaxRange
+      requestBody: {required: true, content: {application/*: {schema: {type: object, properties: {n: {type: integer, maximum: 5}}}}}}
+      responses: {"204": {description: none}}
+  /content-min:
+    get:
+      operationId: getMinContent
+      parameters: [{name: q, in: query, content: {application/json: {schema: {type: integer, minimum: 5}}}}]
+      responses: {"204": {description: none}}
+  /content-max:
+    get:
+      operationId: getMaxContent
+      parameters: [{name: q, in: query, content: {application/json: {schema: {type: integer, maximum: 5}}}}]
+      responses: {"204": {description: none}}
   /taxes:
     post:
       operationId: createTax
@@ -49,6 +69,8 @@ paths:
 components:
   schemas:
     Tax: {type: object, properties: {name: {type: string}, rate: {type: number}}}
+    Min: {type: object, properties: {n: {type: integer, minimum: 5}}}
+    Max: {type: object, properties: {n: {type: integer, maximum: 5}}}
 `
 
 // TestCacheKeyClashes: each of two operations whose schemas share a key in
@@ -72,6 +94,19 @@ func TestCacheKeyClashes(t *testing.T) {
 			{{"createTax", "/taxes", `{"tax": {"rate": 1}}`, false}, {"createTax", "/taxes", `{"tax": {"name": "vat", "rate": 1}}`, true}},
 			{{"updateTax", "/taxes", `{"tax": {"rate": 1}}`, true}},
 		},
+		"body under a media range": {
+			{{"postMinRange", "/range-min", `{"n": 7}`, true}, {"postMinRange", "/range-min", `{"n": 3}`, false}},
+			{{"postMaxRange", "/range-max", `{"n": 7}`, false}, {"postMaxRange", "/range-max", `{"n": 3}`, true}},
+		},
+		"query parameter with content": {
+			{{"getMinContent", "/content-min?q=7", "", true}, {"getMinContent", "/content-min?q=3", "", false}},
+			{{"getMaxContent", "/content-max?q=7", "", false}, {"getMaxContent", "/content-max?q=3", "", true}},
+		},
+		"document": {
+			// a component schema's name: Validator.Schema, as for a record
+			{{"#Min", "", `{"n": 3}`, false}, {"#Min", "", `{"n": 7}`, true}},
+			{{"#Max", "", `{"n": 7}`, false}, {"#Max", "", `{"n": 3}`, true}},
+		},
 		"response": {
 			// the invalid body first: the quick path refuses it, and the
 			// library's compile is what answers (and is cached)
@@ -84,14 +119,21 @@ func TestCacheKeyClashes(t *testing.T) {
 			s, v := parseValidated(t, clashingDoc, "clashes.yaml")
 			for _, side := range order {
 				for _, c := range pair[side] {
-					op := s.Operation(c.op)
 					var ps Problems
+					if name, ok := strings.CutPrefix(c.op, "#"); ok {
+						ps = v.Schema(s.Model.Components.Schemas.GetOrZero(name).Schema(), []byte(c.body))
+						if (len(ps) == 0) != c.valid {
+							t.Errorf("%s, %s first: %s %s: valid %v, want %v (%v)", name, pair[order[0]][0].op, c.op, c.body, len(ps) == 0, c.valid, ps)
+						}
+						continue
+					}
+					op := s.Operation(c.op)
 					if c.target == "" {
 						ps = v.Response(httptest.NewRequest(op.Method, op.Path, nil), op, 200, http.Header{"Content-Type": {JSON}}, []byte(c.body))
 					} else {
 						r := httptest.NewRequest(op.Method, c.target, strings.NewReader(c.body))
 						if c.body != "" {
-							r.Header.Set("Content-Type", JSON)
+							r.Header.Set("Content-Type", "application/json; charset=utf-8")
 						}
 						ps = v.Request(r, op)
 					}

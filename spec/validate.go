@@ -276,7 +276,7 @@ func (v *Validator) request(r *http.Request, op *Operation, key requestKey, kind
 	v.renders.do(op, func(alone bool) bool {
 		if alone {
 			if v.renders.pinned[op] {
-				v.placeClashing(v.requestUses(op, r.Header.Get("Content-Type")))
+				v.placeClashing(op, bodyMediaType(op, r.Header.Get("Content-Type")))
 			}
 			v.compileRequestBody(requestSchema(op, r.Header.Get("Content-Type")))
 		}
@@ -372,7 +372,7 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 	use := responseUse{resp, declared}
 	v.renders.do(use, func(alone bool) bool {
 		if alone && v.renders.pinned[use] {
-			v.placeClashing(v.responseUses(op, use))
+			v.placeClashing(use, "")
 		}
 		validate()
 		if !ok && alone && notCompiled(errs) && v.cacheCompiled(mediaSchema(op, resp, declared), schema_validation.SchemaValidationPurposeResponseBody) {
@@ -476,14 +476,24 @@ func (v *Validator) Schema(schema *base.Schema, doc []byte) Problems {
 	if len(trimmed) == 0 {
 		return Problems{{Where: "body", Reason: "empty"}}
 	}
+	// A valid document, nearly every one, is shown so by the schema
+	// compiled per node (compileSchema), without the library's schema
+	// validator: that keys its cache by libopenapi's hash, which schemas
+	// that differ can share (see cacheClashes), and the schemas given here
+	// (records, forms, error bodies) are not known beforehand.
+	var decoded any
+	if json.Unmarshal(trimmed, &decoded) == nil && decoded != nil {
+		if rs, err := v.compileSchema(schema, schema_validation.SchemaValidationPurposeGeneric); err == nil && rs.Validate(decoded) == nil {
+			return nil
+		}
+	}
+	// The library words the verdict, alone, with this schema's own
+	// compile put under its key first.
 	var ok bool
 	var errs []*verrors.ValidationError
-	v.renders.do(schema, func(alone bool) bool {
-		if alone && v.renders.pinned[schema] {
-			v.placeClashing([]cacheUse{v.documentUse(schema)})
-		}
+	v.renders.alone(func() {
+		v.place(v.documentUse(schema))
 		ok, errs = v.schemas.ValidateSchemaBytesWithVersion(schema, doc, v.version)
-		return ok || !compileFailed(errs)
 	})
 	if ok {
 		return nil
@@ -1025,14 +1035,35 @@ func notCompiled(errs []*verrors.ValidationError) bool {
 
 // requestSchema is the schema op declares for a request body of contentType.
 func requestSchema(op *Operation, contentType string) *base.Schema {
-	mt, _, err := mime.ParseMediaType(contentType)
-	if err != nil || op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Content == nil {
+	name := bodyMediaType(op, contentType)
+	if name == "" {
 		return nil
 	}
-	for name, m := range op.Op.RequestBody.Content.FromOldest() {
-		if strings.EqualFold(name, mt) && m != nil && m.Schema != nil {
-			return m.Schema.Schema()
-		}
+	if m := op.Op.RequestBody.Content.GetOrZero(name); m != nil && m.Schema != nil {
+		return m.Schema.Schema()
 	}
 	return nil
+}
+
+// bodyMediaType is the media type of op's request body that a body of
+// contentType is validated against, found as libopenapi-validator finds
+// it: the type itself, else the first range declared that holds it
+// (application/*, */*); "" for none.
+func bodyMediaType(op *Operation, contentType string) string {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil || op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Content == nil {
+		return ""
+	}
+	for name := range op.Op.RequestBody.Content.KeysFromOldest() {
+		if strings.EqualFold(name, mt) {
+			return name
+		}
+	}
+	major, minor, _ := strings.Cut(mt, "/")
+	for name := range op.Op.RequestBody.Content.KeysFromOldest() {
+		if m, n, _ := strings.Cut(name, "/"); (m == "*" || m == major) && (n == "*" || n == minor) {
+			return name
+		}
+	}
+	return ""
 }

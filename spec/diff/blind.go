@@ -68,7 +68,7 @@ func (w *walker) blindSpots(oldModel, newModel *v3.Document) {
 			if dir == 0 {
 				dir = toServer | toClient // as components judges an unused one
 			}
-			w.blindSchema(place{where: "schema " + name + dir.note(), dir: dir}, old, newModel.Components.Schemas.GetOrZero(name), map[[2]*yaml.Node]bool{})
+			w.blindSchema(place{where: "schema " + name + dir.note(), dir: dir}, old, newModel.Components.Schemas.GetOrZero(name), false)
 		}
 	}
 }
@@ -89,17 +89,24 @@ func (w *walker) blindOperation(method, path string, old, new *v3.Operation) {
 	}
 	if old.Responses.Codes != nil && new.Responses.Codes != nil {
 		for code, oldResp := range old.Responses.Codes.FromOldest() {
-			if newResp := new.Responses.Codes.GetOrZero(code); oldResp != nil && newResp != nil {
-				resp := at.in("response " + code)
-				resp.dir = toClient
-				w.blindContent(resp, oldResp.Content, newResp.Content)
-			}
+			w.blindResponse(at.in("response "+code), oldResp, new.Responses.Codes.GetOrZero(code))
 		}
 	}
-	if old.Responses.Default != nil && new.Responses.Default != nil {
-		resp := at.in("response default")
-		resp.dir = toClient
-		w.blindContent(resp, old.Responses.Default.Content, new.Responses.Default.Content)
+	w.blindResponse(at.in("response default"), old.Responses.Default, new.Responses.Default)
+}
+
+func (w *walker) blindResponse(at place, old, new *v3.Response) {
+	if old == nil || new == nil {
+		return
+	}
+	at.dir = toClient
+	w.blindContent(at, old.Content, new.Content)
+	if old.Headers != nil && new.Headers != nil {
+		for name, o := range old.Headers.FromOldest() {
+			if n := new.Headers.GetOrZero(name); o != nil && n != nil {
+				w.blindSchema(at.in("header "+name), o.Schema, n.Schema, false)
+			}
+		}
 	}
 }
 
@@ -109,7 +116,8 @@ func (w *walker) blindParameters(at place, old, new []*v3.Parameter) {
 			if o != nil && n != nil && o.Name == n.Name && o.In == n.In {
 				p := at.in("parameter " + o.Name)
 				p.dir = toServer
-				w.blindSchema(p, o.Schema, n.Schema, map[[2]*yaml.Node]bool{})
+				w.blindSchema(p, o.Schema, n.Schema, false)
+				w.blindContent(p, o.Content, n.Content)
 			}
 		}
 	}
@@ -121,111 +129,247 @@ func (w *walker) blindContent(at place, old, new *orderedmap.Map[string, *v3.Med
 	}
 	for mt, o := range old.FromOldest() {
 		if n := new.GetOrZero(mt); o != nil && n != nil {
-			w.blindSchema(at.in(mt), o.Schema, n.Schema, map[[2]*yaml.Node]bool{})
+			w.blindSchema(at.in(mt), o.Schema, n.Schema, false)
 		}
 	}
 }
 
-// blindSchema judges what differs between old and new, one place, where
-// what-changed did not report on that place, then goes on into the
-// schemas both hold. A $ref both name in the document's components is
-// compared there (as what-changed does), and only the $ref's siblings
-// here. seen ends recursive schemas.
-func (w *walker) blindSchema(at place, old, new *base.SchemaProxy, seen map[[2]*yaml.Node]bool) {
+// blindSchema judges what differs between old and new at one place, where
+// what-changed did not compare them keyword by keyword, then goes on into
+// the schemas both hold. below says what-changed compared nothing here or
+// below (a place it skipped, or a member of a list, whose places its
+// changes do not name reliably); otherwise covered says.
+//
+// A $ref both name in the document's components is compared there, as
+// what-changed does, and only by its siblings here (which what-changed
+// never compares); elsewhere the siblings count as keywords of the schema
+// the $ref names. A pair of schemas already compared (a recursive one, a
+// file many operations reach) is not compared again: its changes are
+// given once, at the first place.
+func (w *walker) blindSchema(at place, old, new *base.SchemaProxy, below bool) {
 	if old == nil || new == nil {
 		return
 	}
-	if old.IsReference() && new.IsReference() {
-		w.blindKeywords(at, siblings(old), siblings(new))
-		if old.GetReference() == new.GetReference() && strings.HasPrefix(old.GetReference(), schemaPrefix) {
-			return
-		}
+	oldSib, newSib := siblings(old), siblings(new)
+	if old.IsReference() && new.IsReference() && old.GetReference() == new.GetReference() && strings.HasPrefix(old.GetReference(), schemaPrefix) {
+		w.blindKeywords(at, oldSib, newSib)
+		return
 	}
 	oldSchema, newSchema := old.Schema(), new.Schema()
 	if oldSchema == nil || newSchema == nil || oldSchema.GoLow() == nil || newSchema.GoLow() == nil {
 		return
 	}
 	on, nn := oldSchema.GoLow().GetRootNode(), newSchema.GoLow().GetRootNode()
-	pair := [2]*yaml.Node{on, nn}
-	if on == nil || nn == nil || seen[pair] {
+	if on == nil || nn == nil {
 		return
 	}
-	seen[pair] = true
-	oh, okOld := spec.SchemaHash(oldSchema)
-	nh, okNew := spec.SchemaHash(newSchema)
-	if okOld && okNew && oh == nh {
-		return // the same content: nothing to find below either
+	pair, judged := comparison{on, nn, below}, comparison{on, nn, true}
+	if w.compared[pair] || w.compared[judged] {
+		return
 	}
-	if !w.covered[at.key()] {
-		w.blindKeywords(at, on, nn)
+	w.compared[pair] = true
+	if w.alike(old, new) {
+		return // nothing to find below either
+	}
+	switch {
+	case below || !w.covered[at.key()]:
+		w.blindKeywords(at, withSiblings(keywordsIn(on, oldSchema), oldSib), withSiblings(keywordsIn(nn, newSchema), newSib))
+		below = true
+	default:
+		w.blindKeywords(at, oldSib, newSib)
 	}
 	if oldSchema.Properties != nil && newSchema.Properties != nil {
 		for name, op := range oldSchema.Properties.FromOldest() {
-			if np := newSchema.Properties.GetOrZero(name); np != nil {
-				w.blindSchema(at.at(name), op, np, seen)
-			}
+			w.blindSchema(at.at(name), op, newSchema.Properties.GetOrZero(name), below)
 		}
 	}
 	if oldSchema.Items != nil && newSchema.Items != nil && oldSchema.Items.IsA() && newSchema.Items.IsA() {
-		w.blindSchema(at.at("[]"), oldSchema.Items.A, newSchema.Items.A, seen)
+		w.blindSchema(at.at("[]"), oldSchema.Items.A, newSchema.Items.A, below)
 	}
 	if oldSchema.AdditionalProperties != nil && newSchema.AdditionalProperties != nil && oldSchema.AdditionalProperties.IsA() && newSchema.AdditionalProperties.IsA() {
-		w.blindSchema(at.in("additionalProperties"), oldSchema.AdditionalProperties.A, newSchema.AdditionalProperties.A, seen)
+		w.blindSchema(at.in("additionalProperties"), oldSchema.AdditionalProperties.A, newSchema.AdditionalProperties.A, below)
 	}
-	w.blindSchema(at.in("not"), oldSchema.Not, newSchema.Not, seen)
+	w.blindSchema(at.in("not"), oldSchema.Not, newSchema.Not, below)
+	if oldSchema.PatternProperties != nil && newSchema.PatternProperties != nil {
+		for name, op := range oldSchema.PatternProperties.FromOldest() {
+			w.blindSchema(at.in("patternProperties "+name), op, newSchema.PatternProperties.GetOrZero(name), below)
+		}
+	}
+	// The keywords walker.schema does not go into: what-changed's changes
+	// there are never judged, so every difference is found here.
+	for _, k := range []struct {
+		name     string
+		old, new *base.SchemaProxy
+	}{
+		{"contains", oldSchema.Contains, newSchema.Contains}, {"if", oldSchema.If, newSchema.If},
+		{"then", oldSchema.Then, newSchema.Then}, {"else", oldSchema.Else, newSchema.Else},
+		{"propertyNames", oldSchema.PropertyNames, newSchema.PropertyNames},
+		{"unevaluatedItems", oldSchema.UnevaluatedItems, newSchema.UnevaluatedItems},
+	} {
+		w.blindSchema(at.in(k.name), k.old, k.new, true)
+	}
+	if u, v := oldSchema.UnevaluatedProperties, newSchema.UnevaluatedProperties; u != nil && v != nil && u.IsA() && v.IsA() {
+		w.blindSchema(at.in("unevaluatedProperties"), u.A, v.A, true)
+	}
+	if oldSchema.DependentSchemas != nil && newSchema.DependentSchemas != nil {
+		for name, op := range oldSchema.DependentSchemas.FromOldest() {
+			w.blindSchema(at.in("dependentSchemas "+name), op, newSchema.DependentSchemas.GetOrZero(name), true)
+		}
+	}
 	for _, list := range []struct {
 		name     string
 		old, new []*base.SchemaProxy
 	}{{"allOf", oldSchema.AllOf, newSchema.AllOf}, {"anyOf", oldSchema.AnyOf, newSchema.AnyOf}, {"oneOf", oldSchema.OneOf, newSchema.OneOf}, {"prefixItems", oldSchema.PrefixItems, newSchema.PrefixItems}} {
-		for i := range min(len(list.old), len(list.new)) {
-			w.blindSchema(at.in(list.name+"["+strconv.Itoa(i)+"]"), list.old[i], list.new[i], seen)
+		w.blindMembers(at, list.name, list.old, list.new)
+	}
+}
+
+// blindMembers pairs the members of a list of schemas (allOf, oneOf) as
+// what-changed does, by content rather than by position: members alike on
+// both sides, wherever they stand, are unchanged; members libopenapi's
+// hash takes for alike are ones what-changed did not compare, and are
+// compared here; the rest are what-changed's.
+func (w *walker) blindMembers(at place, name string, old, new []*base.SchemaProxy) {
+	taken := make([]bool, len(new))
+	done := make([]bool, len(old))
+	for i, o := range old {
+		for j, n := range new {
+			if !taken[j] && w.alike(o, n) {
+				taken[j], done[i] = true, true
+				break
+			}
 		}
 	}
-	if oldSchema.PatternProperties != nil && newSchema.PatternProperties != nil {
-		for name, op := range oldSchema.PatternProperties.FromOldest() {
-			w.blindSchema(at.in("patternProperties "+name), op, newSchema.PatternProperties.GetOrZero(name), seen)
+	for i, o := range old {
+		for j, n := range new {
+			if !done[i] && !taken[j] && o != nil && n != nil && o.GoLow() != nil && n.GoLow() != nil && o.GoLow().Hash() == n.GoLow().Hash() {
+				taken[j], done[i] = true, true
+				w.blindSchema(at.in(name+"["+strconv.Itoa(j)+"]"), o, n, true)
+			}
 		}
 	}
 }
 
-// siblings is the mapping a $ref is written in (its siblings beside it),
-// nil when there is none.
-func siblings(p *base.SchemaProxy) *yaml.Node {
-	if p.GoLow() == nil {
+// alike says whether old and new hold the same schema: the same content
+// (spec.SchemaHash, $refs followed) and the same siblings beside a $ref.
+func (w *walker) alike(old, new *base.SchemaProxy) bool {
+	if old == nil || new == nil {
+		return old == new
+	}
+	oldSib, newSib := siblings(old), siblings(new)
+	if !maps.EqualFunc(oldSib, newSib, func(a, b keyword) bool { return text(a.node) == text(b.node) }) {
+		return false
+	}
+	oh, okOld := w.hashOf(old.Schema())
+	nh, okNew := w.hashOf(new.Schema())
+	return okOld && okNew && oh == nh
+}
+
+// hashOf is spec.SchemaHash of s, computed once per schema node: the same
+// component is reached from many places.
+func (w *walker) hashOf(s *base.Schema) (uint64, bool) {
+	if s == nil || s.GoLow() == nil || s.GoLow().GetRootNode() == nil {
+		return 0, false
+	}
+	n := s.GoLow().GetRootNode()
+	if h, ok := w.hashes[n]; ok {
+		return h, true
+	}
+	h, ok := spec.SchemaHash(s)
+	if ok {
+		w.hashes[n] = h
+	}
+	return h, ok
+}
+
+// comparison is a pair of schemas compared, and whether their keywords
+// were (below).
+type comparison struct {
+	old, new *yaml.Node
+	below    bool
+}
+
+// keyword is a keyword's value and the file it is written in.
+type keyword struct {
+	node *yaml.Node
+	file string
+}
+
+// siblingsNode is the mapping a $ref is written in, with its siblings;
+// nil for a schema that is not a $ref.
+func siblingsNode(p *base.SchemaProxy) *yaml.Node {
+	if p == nil || !p.IsReference() || p.GoLow() == nil {
 		return nil
 	}
 	return p.GoLow().GetReferenceNode()
 }
 
-// blindKeywords judges the keywords that differ between two schema
-// mappings, one level: the values of each keyword, the names of the
-// properties, each enum value and required name.
-func (w *walker) blindKeywords(at place, old, new *yaml.Node) {
-	ok, nk := keywords(old), keywords(new)
-	names := slices.Sorted(maps.Keys(ok))
-	for name := range nk {
-		if _, both := ok[name]; !both {
+// siblings are the keywords beside a $ref.
+func siblings(p *base.SchemaProxy) map[string]keyword {
+	n := siblingsNode(p)
+	if n == nil {
+		return map[string]keyword{}
+	}
+	file := ""
+	if idx := p.GoLow().GetIndex(); idx != nil {
+		file = idx.GetSpecAbsolutePath()
+	}
+	out := keywordsOf(n, file)
+	delete(out, "$ref")
+	return out
+}
+
+// keywordsIn are the keywords of a schema's mapping.
+func keywordsIn(n *yaml.Node, s *base.Schema) map[string]keyword {
+	file := ""
+	if idx := s.GoLow().GetIndex(); idx != nil {
+		file = idx.GetSpecAbsolutePath()
+	}
+	return keywordsOf(n, file)
+}
+
+// withSiblings is a schema's keywords with the siblings of the $ref that
+// named it applied: a sibling's value replaces the schema's, and required
+// names add to its own.
+func withSiblings(kw, sib map[string]keyword) map[string]keyword {
+	for name, k := range sib {
+		if own, ok := kw[name]; ok && name == "required" && own.node.Kind == yaml.SequenceNode && k.node.Kind == yaml.SequenceNode {
+			k.node = &yaml.Node{Kind: yaml.SequenceNode, Content: append(slices.Clone(own.node.Content), k.node.Content...)}
+		}
+		kw[name] = k
+	}
+	return kw
+}
+
+// blindKeywords judges the keywords that differ between two schemas, one
+// level: the values of each keyword, the names of the properties, each
+// enum value and required name.
+func (w *walker) blindKeywords(at place, old, new map[string]keyword) {
+	names := slices.Sorted(maps.Keys(old))
+	for _, name := range slices.Sorted(maps.Keys(new)) {
+		if _, both := old[name]; !both {
 			names = append(names, name)
 		}
 	}
 	for _, name := range names {
-		o, n := ok[name], nk[name]
+		o, inOld := old[name]
+		n, inNew := new[name]
 		switch {
 		case name == "properties":
 			w.blindSet(at, name, keys(o), keys(n))
 		case name == "required" || name == "enum":
 			w.blindSet(at, name, items(o), items(n))
-		case subschemaKeywords[name] && (isMapping(o) || isMapping(n) || name != "additionalProperties" && name != "items"):
+		case subschemaKeywords[name] && (isMapping(o.node) || isMapping(n.node) || name != "additionalProperties" && name != "items"):
 			// a schema (or list of them), compared as schemas
 		case name == "type":
-			if !slices.Equal(typeOf(o), typeOf(n)) {
+			if !slices.Equal(typeOf(o.node), typeOf(n.node)) {
 				w.blindChange(at, model.Modified, name, o, n)
 			}
-		case o == nil:
-			w.blindChange(at, model.PropertyAdded, name, nil, n)
-		case n == nil:
-			w.blindChange(at, model.PropertyRemoved, name, o, nil)
-		case text(o) != text(n):
+		case !inOld:
+			w.blindChange(at, model.PropertyAdded, name, keyword{}, n)
+		case !inNew:
+			w.blindChange(at, model.PropertyRemoved, name, o, keyword{})
+		case text(o.node) != text(n.node):
 			w.blindChange(at, model.Modified, name, o, n)
 		}
 	}
@@ -233,28 +377,28 @@ func (w *walker) blindKeywords(at place, old, new *yaml.Node) {
 
 // blindSet judges the members of a keyword's set (enum values, required
 // names, property names) added and removed, one change each.
-func (w *walker) blindSet(at place, name string, old, new map[string]*yaml.Node) {
+func (w *walker) blindSet(at place, name string, old, new map[string]keyword) {
 	for _, v := range slices.Sorted(maps.Keys(old)) {
 		if _, kept := new[v]; !kept {
-			w.judgeBlind(at, &model.Change{ChangeType: model.PropertyRemoved, Property: name, Original: v, Context: lineOf(old[v], false)})
+			w.judgeBlind(at, &model.Change{ChangeType: model.PropertyRemoved, Property: name, Original: v, Context: contextOf(old[v], false)})
 		}
 	}
 	for _, v := range slices.Sorted(maps.Keys(new)) {
 		if _, had := old[v]; !had {
-			w.judgeBlind(at, &model.Change{ChangeType: model.PropertyAdded, Property: name, New: v, Context: lineOf(new[v], true)})
+			w.judgeBlind(at, &model.Change{ChangeType: model.PropertyAdded, Property: name, New: v, Context: contextOf(new[v], true)})
 		}
 	}
 }
 
-func (w *walker) blindChange(at place, kind int, name string, old, new *yaml.Node) {
+func (w *walker) blindChange(at place, kind int, name string, old, new keyword) {
 	c := &model.Change{ChangeType: kind, Property: name}
-	if old != nil {
-		c.Original = text(old)
-		c.Context = lineOf(old, false)
+	if old.node != nil {
+		c.Original = text(old.node)
+		c.Context = contextOf(old, false)
 	}
-	if new != nil {
-		c.New = text(new)
-		c.Context = lineOf(new, true)
+	if new.node != nil {
+		c.New = text(new.node)
+		c.Context = contextOf(new, true)
 	}
 	w.judgeBlind(at, c)
 }
@@ -275,45 +419,45 @@ func (w *walker) judgeBlind(at place, c *model.Change) {
 	}
 }
 
-// lineOf is the change context of a value at n: its line in the new
-// document, or in the old one.
-func lineOf(n *yaml.Node, inNew bool) *model.ChangeContext {
-	line := n.Line
+// contextOf is the change context of a value: its file, and its line in
+// the new document, or in the old one.
+func contextOf(k keyword, inNew bool) *model.ChangeContext {
+	line := k.node.Line
 	if inNew {
-		return &model.ChangeContext{NewLine: &line}
+		return &model.ChangeContext{DocumentLocation: k.file, NewLine: &line}
 	}
-	return &model.ChangeContext{OriginalLine: &line}
+	return &model.ChangeContext{DocumentLocation: k.file, OriginalLine: &line}
 }
 
-// keywords are a mapping's keys and values.
-func keywords(n *yaml.Node) map[string]*yaml.Node {
-	out := map[string]*yaml.Node{}
+// keywordsOf are a mapping's keys and values, written in file.
+func keywordsOf(n *yaml.Node, file string) map[string]keyword {
+	out := map[string]keyword{}
 	if n == nil || n.Kind != yaml.MappingNode {
 		return out
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		out[n.Content[i].Value] = n.Content[i+1]
+		out[n.Content[i].Value] = keyword{n.Content[i+1], file}
 	}
 	return out
 }
 
 // keys are a mapping's keys, each with its key node.
-func keys(n *yaml.Node) map[string]*yaml.Node {
-	out := map[string]*yaml.Node{}
-	if n != nil && n.Kind == yaml.MappingNode {
+func keys(k keyword) map[string]keyword {
+	out := map[string]keyword{}
+	if n := k.node; n != nil && n.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			out[n.Content[i].Value] = n.Content[i]
+			out[n.Content[i].Value] = keyword{n.Content[i], k.file}
 		}
 	}
 	return out
 }
 
 // items are a sequence's members, each by its text.
-func items(n *yaml.Node) map[string]*yaml.Node {
-	out := map[string]*yaml.Node{}
-	if n != nil && n.Kind == yaml.SequenceNode {
+func items(k keyword) map[string]keyword {
+	out := map[string]keyword{}
+	if n := k.node; n != nil && n.Kind == yaml.SequenceNode {
 		for _, c := range n.Content {
-			out[text(c)] = c
+			out[text(c)] = keyword{c, k.file}
 		}
 	}
 	return out
@@ -341,6 +485,9 @@ func typeOf(n *yaml.Node) []string {
 // text is a value as a change reports it: a scalar's own text; a list or
 // mapping in flow style ([integer, null], as typeSet reads it).
 func text(n *yaml.Node) string {
+	if n == nil {
+		return ""
+	}
 	switch n.Kind {
 	case yaml.ScalarNode:
 		return n.Value

@@ -34,6 +34,7 @@ import (
 	whatchanged "github.com/pb33f/libopenapi/what-changed"
 	"github.com/pb33f/libopenapi/what-changed/model"
 	"github.com/petctl/petctl/spec"
+	"go.yaml.in/yaml/v4"
 )
 
 // Severity is what a change means for the API's clients.
@@ -143,7 +144,7 @@ func Compare(old, new *spec.Spec, p Policy) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &walker{old: old, new: new, policy: p, usage: schemaUsage(old, new), deprecations: map[string]bool{}, lines: map[string][]string{}, covered: map[string]bool{}}
+	w := &walker{old: old, new: new, policy: p, usage: schemaUsage(old, new), deprecations: map[string]bool{}, lines: map[string][]string{}, covered: map[string]bool{}, compared: map[comparison]bool{}, hashes: map[*yaml.Node]uint64{}}
 	dc := whatchanged.CompareOpenAPIDocuments(oldModel.GoLow(), newModel.GoLow())
 	if dc != nil {
 		w.document(dc)
@@ -198,7 +199,11 @@ type walker struct {
 	// covered are the places (place.key) whose schema what-changed
 	// compared keyword by keyword; blindSpots compares the others.
 	covered map[string]bool
-	out     []Change
+	// compared and hashes are blindSpots': the pairs of schemas it has
+	// compared, and each schema's content hash.
+	compared map[comparison]bool
+	hashes   map[*yaml.Node]uint64
+	out      []Change
 }
 
 // place is where in the document a change lies.

@@ -216,6 +216,16 @@ paths:
       requestBody: {required: true, content: {application/json: {schema: {type: object, description: d1, properties: {m: {type: string, minLength: 3}, tax: {$ref: '#/components/schemas/Tax'}}}}}}
       responses:
         "200": {description: ok, content: {application/json: {schema: {type: object, properties: {r: {type: string, readOnly: true}, u: {type: [string, "null"]}}}}}}
+  /c:
+    post:
+      operationId: postC
+      parameters: [{name: p, in: query, content: {application/json: {schema: {type: integer, minimum: 6}}}}]
+      requestBody: {required: true, content: {application/json: {schema: {allOf: [{type: object, minProperties: 1}, {properties: {b: {type: string, maxLength: 3}, arr: {type: array, contains: {type: integer, minimum: 7}}}}]}}}}
+      responses:
+        "200":
+          description: ok
+          headers: {X-Rate: {schema: {type: integer, minimum: 8}}}
+          content: {application/json: {schema: {type: object, properties: {tax: {$ref: '#/components/schemas/Tax', required: [name]}}}}}
 components:
   schemas:
     A: {type: object, properties: {n: {type: integer, minimum: 5}}}
@@ -255,6 +265,30 @@ func TestCompareSeesWhatTheHashMisses(t *testing.T) {
 		{"a list of types changed in a response", `u: {type: [string, "null"]}`, "u: {type: [integer]}", []want{
 			{Breaking, "POST /b (postB) response 200 application/json field u", "type [string, null] → [integer]"},
 		}},
+		{"allOf's members reordered", "allOf: [{type: object, minProperties: 1}, {properties: {b: {type: string, maxLength: 3}, arr: {type: array, contains: {type: integer, minimum: 7}}}}]",
+			"allOf: [{properties: {b: {type: string, maxLength: 3}, arr: {type: array, contains: {type: integer, minimum: 7}}}}, {type: object, minProperties: 1}]", nil},
+		{"a blind change in one allOf member, a change what-changed sees in another", "{type: object, minProperties: 1}, {properties: {b: {type: string, maxLength: 3}",
+			"{type: object, maxProperties: 1}, {properties: {b: {type: string, maxLength: 4}", []want{
+				{Breaking, "POST /c (postC) request body application/json allOf[0]", "maxProperties 1 added"},
+				{Safe, "POST /c (postC) request body application/json allOf member field b", "maxLength 3 → 4"},
+				{Safe, "POST /c (postC) request body application/json allOf[0]", "minProperties 1 removed"},
+			}},
+		{"a bound moved inside contains", "contains: {type: integer, minimum: 7}", "contains: {type: integer, maximum: 7}", []want{
+			{Breaking, "POST /c (postC) request body application/json allOf[1] contains field arr", "maximum 7 added"},
+			{Safe, "POST /c (postC) request body application/json allOf[1] contains field arr", "minimum 7 removed"},
+		}},
+		{"a bound moved in a response header", "X-Rate: {schema: {type: integer, minimum: 8}}", "X-Rate: {schema: {type: integer, maximum: 8}}", []want{
+			{Breaking, "POST /c (postC) response 200 header X-Rate", "minimum 8 removed"},
+			{Safe, "POST /c (postC) response 200 header X-Rate", "maximum 8 added"},
+		}},
+		{"a bound moved in a parameter's content", "schema: {type: integer, minimum: 6}", "schema: {type: integer, maximum: 6}", []want{
+			{Breaking, "POST /c (postC) parameter p application/json", "maximum 6 added"},
+			{Safe, "POST /c (postC) parameter p application/json", "minimum 6 removed"},
+		}},
+		{"a $ref with a required sibling made an inline copy without it", "tax: {$ref: '#/components/schemas/Tax', required: [name]}",
+			"tax: {type: object, properties: {name: {type: string}, rate: {type: number}}}", []want{
+				{Breaking, "POST /c (postC) response 200 application/json field tax.name", "no longer required"},
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -101,8 +101,10 @@ func (w *walker) schema(at place, sc *model.SchemaChanges) {
 		name string
 		scs  []*model.SchemaChanges
 	}{{"allOf", sc.AllOfChanges}, {"anyOf", sc.AnyOfChanges}, {"oneOf", sc.OneOfChanges}, {"prefixItems", sc.PrefixItemsChanges}} {
-		for i, s := range list.scs {
-			w.schema(at.in(list.name+"["+strconv.Itoa(i)+"]"), s)
+		// what-changed lists the members it found changed, paired by
+		// content: a change's position in that list is not the member's.
+		for _, s := range list.scs {
+			w.schema(at.in(list.name+" member"), s)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(sc.PatternPropertiesChanges)) {
