@@ -124,12 +124,21 @@ func (v *Validator) requestUses(op *Operation) []cacheUse {
 	return uses
 }
 
-// responseUses is the cache use of a response body (none without a schema).
+// responseUses are the cache uses of a response: its body's schema, and
+// its headers' (which the library validates as parameters are).
 func (v *Validator) responseUses(op *Operation, use responseUse) []cacheUse {
+	var uses []cacheUse
 	if schema := mediaSchema(op, use.resp, use.mediaType); usable(schema) {
-		return []cacheUse{v.bodyUse(schema, schema_validation.SchemaValidationPurposeResponseBody)}
+		uses = append(uses, v.bodyUse(schema, schema_validation.SchemaValidationPurposeResponseBody))
 	}
-	return nil
+	if lib := libResponse(op, use.resp); lib != nil && lib.Headers != nil {
+		for _, h := range lib.Headers.FromOldest() {
+			if h != nil && h.Schema != nil && usable(h.Schema.Schema()) {
+				uses = append(uses, parameterUse(h.Schema.Schema()))
+			}
+		}
+	}
+	return uses
 }
 
 // usable says whether schema is one the library files in its cache: one

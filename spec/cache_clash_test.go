@@ -57,6 +57,14 @@ paths:
       operationId: getMaxContent
       parameters: [{name: q, in: query, content: {application/json: {schema: {type: integer, maximum: 5}}}}]
       responses: {"204": {description: none}}
+  /header:
+    get:
+      operationId: getHeader
+      responses:
+        "200":
+          description: ok
+          headers: {X-N: {required: true, schema: {type: integer, maximum: 5}}}
+          content: {application/json: {schema: {type: object}}}
   /taxes:
     post:
       operationId: createTax
@@ -173,4 +181,45 @@ func TestCacheKeyClashesConcurrently(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestCacheKeyClashesBeyondTheTable: a response header's schema shares its
+// key with a query parameter's (the library validates both as
+// parameters); a Content-Type whose parameters do not parse still picks
+// its body's schema, as the library picks it.
+func TestCacheKeyClashesBeyondTheTable(t *testing.T) {
+	header := func(v *Validator, op *Operation, n string) Problems {
+		return v.Response(httptest.NewRequest(op.Method, op.Path, nil), op, 200, http.Header{"Content-Type": {JSON}, "X-N": {n}}, []byte(`{}`))
+	}
+	query := func(v *Validator, op *Operation, q string) Problems {
+		return v.Request(httptest.NewRequest(op.Method, op.Path+"?q="+q, nil), op)
+	}
+	for _, headerFirst := range []bool{true, false} {
+		s, v := parseValidated(t, clashingDoc, "clashes.yaml")
+		h, q := s.Operation("getHeader"), s.Operation("getMin")
+		if headerFirst {
+			if ps := header(v, h, "3"); len(ps) > 0 {
+				t.Errorf("header X-N: 3 refused: %v", ps)
+			}
+		}
+		if ps := query(v, q, "3"); len(ps) == 0 {
+			t.Errorf("header first %v: query q=3 accepted, want minimum 5", headerFirst)
+		}
+		if ps := header(v, h, "3"); len(ps) > 0 {
+			t.Errorf("header first %v: header X-N: 3 refused: %v", headerFirst, ps)
+		}
+	}
+
+	s, v := parseValidated(t, clashingDoc, "clashes.yaml")
+	for _, c := range []struct {
+		op    string
+		valid bool
+	}{{"postMax", true}, {"postMin", false}} {
+		op := s.Operation(c.op)
+		r := httptest.NewRequest(op.Method, op.Path, strings.NewReader(`{"n": 3}`))
+		r.Header.Set("Content-Type", "application/json; charset")
+		if ps := v.Request(r, op); (len(ps) == 0) != c.valid {
+			t.Errorf("%s {\"n\": 3} with a Content-Type whose parameter does not parse: valid %v, want %v (%v)", c.op, len(ps) == 0, c.valid, ps)
+		}
+	}
 }

@@ -1050,8 +1050,10 @@ func requestSchema(op *Operation, contentType string) *base.Schema {
 // it: the type itself, else the first range declared that holds it
 // (application/*, */*); "" for none.
 func bodyMediaType(op *Operation, contentType string) string {
+	// The library keeps the type of a Content-Type whose parameters do
+	// not parse (application/json; charset), and so does this.
 	mt, _, err := mime.ParseMediaType(contentType)
-	if err != nil || op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Content == nil {
+	if err != nil && !errors.Is(err, mime.ErrInvalidMediaParameter) || op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Content == nil {
 		return ""
 	}
 	for name := range op.Op.RequestBody.Content.KeysFromOldest() {

@@ -143,9 +143,9 @@ func (w *walker) blindContent(at place, old, new *orderedmap.Map[string, *v3.Med
 // A $ref both name in the document's components is compared there, as
 // what-changed does, and only by its siblings here (which what-changed
 // never compares); elsewhere the siblings count as keywords of the schema
-// the $ref names. A pair of schemas already compared (a recursive one, a
-// file many operations reach) is not compared again: its changes are
-// given once, at the first place.
+// the $ref names. A pair of schemas already compared in the same
+// direction (a recursive one, a file many operations reach) is not
+// compared again: its changes are given once, at the first place.
 func (w *walker) blindSchema(at place, old, new *base.SchemaProxy, below bool) {
 	if old == nil || new == nil {
 		return
@@ -163,7 +163,7 @@ func (w *walker) blindSchema(at place, old, new *base.SchemaProxy, below bool) {
 	if on == nil || nn == nil {
 		return
 	}
-	pair, judged := comparison{on, nn, below}, comparison{on, nn, true}
+	pair, judged := comparison{on, nn, at.dir, below}, comparison{on, nn, at.dir, true}
 	if w.compared[pair] || w.compared[judged] {
 		return
 	}
@@ -282,10 +282,12 @@ func (w *walker) hashOf(s *base.Schema) (uint64, bool) {
 	return h, ok
 }
 
-// comparison is a pair of schemas compared, and whether their keywords
-// were (below).
+// comparison is a pair of schemas compared, the way their data flows
+// there (a change is judged by it), and whether their keywords were
+// compared (below).
 type comparison struct {
 	old, new *yaml.Node
+	dir      direction
 	below    bool
 }
 

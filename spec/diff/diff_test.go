@@ -403,3 +403,30 @@ func TestCompareMultiFile(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareJudgesEachDirection: a schema file reached both from a
+// request body and from a response has a change libopenapi's hash misses
+// judged in each direction: what breaks requests and what breaks
+// responses are both breaking, each reported once.
+func TestCompareJudgesEachDirection(t *testing.T) {
+	bothWays := edit{"$ref: '../schemas/NewThing.yaml'", "$ref: '../schemas/Thing.yaml'"}
+	name := "  name:\n    type: string\n"
+	oldDir := copyTree(t, "testdata/multi", map[string][]edit{"paths/things.yaml": {bothWays}, "schemas/Thing.yaml": {{name, name + "    minLength: 3\n"}}})
+	newDir := copyTree(t, "testdata/multi", map[string][]edit{"paths/things.yaml": {bothWays}, "schemas/Thing.yaml": {{name, name + "    maxLength: 3\n"}}})
+	old, err := spec.Load(filepath.Join(oldDir, "openapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	new, err := spec.Load(filepath.Join(newDir, "openapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Compare(old, new, Policy{Now: judgedOn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkChanges(t, r, []want{
+		{Breaking, "GET /things (listThings) response 200 application/json field [].name", "minLength 3 removed"},
+		{Breaking, "POST /things (createThing) request body application/json field name", "maxLength 3 added"},
+	})
+}
