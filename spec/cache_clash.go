@@ -23,7 +23,7 @@ import (
 // The validator finds those keys when it is built (cacheClashes), among
 // every schema the library's request and response validation looks up.
 // Each use of a schema under one (an operation's requests, a response's
-// body) is pinned: it always runs alone among first uses (firstUses), and
+// body and headers) is pinned: it always runs alone among first uses (firstUses), and
 // first puts its own compiled schema under the key (placeClashing), so the
 // library finds the right one. No other use reads or writes such a key.
 // Uses of keys that do not clash, nearly all, keep the library's cache as
@@ -38,7 +38,7 @@ type useKind int
 
 const (
 	useBody      useKind = iota // a request or response body
-	useParameter                // a parameter's schema (or its content's)
+	useParameter                // a parameter's schema (its content's, a response header's)
 	useDocument                 // a document Validator.Schema validates
 )
 
