@@ -147,31 +147,21 @@ func usable(schema *base.Schema) bool {
 	return schema != nil && schema.GoLow() != nil && schema.GoLow().GetRootNode() != nil
 }
 
-// clashes are the schema cache keys under which the library would file
-// two different schemas of the document, the uses of the pinned owners
-// (firstUses keys), and the compiled schemas place puts under a key.
-type clashes struct {
-	keys map[uint64]bool
-	uses map[any][]cacheUse
-	// entries are compiled once per schema and use; nil where the schema
-	// does not compile (the library then compiles it itself, and reports
-	// why). Read and written alone only (firstUses).
-	entries map[clashEntry]*cache.SchemaCacheEntry
-}
-
+// clashEntry is a schema as place compiles it for one kind of use.
 type clashEntry struct {
 	node    *yaml.Node
 	kind    useKind
 	purpose schema_validation.SchemaValidationPurpose
 }
 
-// cacheClashes finds the clashing keys among every schema use of the
-// document's operations, and returns them with the uses (firstUses keys:
-// an operation, a responseUse) that meet one. A key is shared by
-// different schemas only where their content hashes differ: the same
-// component reached by two $refs, or written twice alike, is one schema.
-// It costs a few milliseconds for the largest corpus documents, once.
-func (v *Validator) cacheClashes() (*clashes, map[any]bool) {
+// cacheClashes finds the keys two different schemas share among every
+// schema use of the document's operations, and returns the owners (an
+// operation, a responseUse: firstUses keys) that meet one, each with its
+// uses under such a key. A key is shared by different schemas only where
+// their content hashes differ: the same component reached by two $refs,
+// or written twice alike, is one schema. It costs a few milliseconds for
+// the largest corpus documents, once.
+func (v *Validator) cacheClashes() map[any][]cacheUse {
 	owners := map[any][]cacheUse{}
 	for _, op := range v.spec.Operations {
 		owners[op] = v.requestUses(op)
@@ -196,7 +186,7 @@ func (v *Validator) cacheClashes() (*clashes, map[any]bool) {
 			nodes[u.key][u.schema.GoLow().GetRootNode()] = u.schema
 		}
 	}
-	c := &clashes{keys: map[uint64]bool{}, uses: map[any][]cacheUse{}, entries: map[clashEntry]*cache.SchemaCacheEntry{}}
+	shared := map[uint64]bool{}
 	for key, schemas := range nodes {
 		if len(schemas) < 2 {
 			continue
@@ -206,30 +196,26 @@ func (v *Validator) cacheClashes() (*clashes, map[any]bool) {
 			h, _ := contentHash(s)
 			contents[h] = true
 		}
-		if len(contents) > 1 {
-			c.keys[key] = true
-		}
+		shared[key] = len(contents) > 1
 	}
-	pinned := map[any]bool{}
+	pinned := map[any][]cacheUse{}
 	for owner, uses := range owners {
 		for _, u := range uses {
-			if c.keys[u.key] {
-				pinned[owner] = true
-				c.uses[owner] = uses
-				break
+			if shared[u.key] {
+				pinned[owner] = append(pinned[owner], u)
 			}
 		}
 	}
-	return c, pinned
+	return pinned
 }
 
-// placeClashing puts, under each clashing key owner's uses meet, the
-// schema that use compiles, so that the library's next lookup of the key
-// finds it; of a request body's uses, only those of mediaType. Only a
-// pinned owner calls it, alone (firstUses).
+// placeClashing puts, under each shared key owner's uses meet, the schema
+// that use compiles, so that the library's next lookup of the key finds
+// it; of a request body's uses, only those of mediaType. It does nothing
+// for an owner that is not pinned. Called alone only (firstUses).
 func (v *Validator) placeClashing(owner any, mediaType string) {
-	for _, u := range v.clashes.uses[owner] {
-		if v.clashes.keys[u.key] && (u.mediaType == "" || u.mediaType == mediaType) {
+	for _, u := range v.renders.pinned[owner] {
+		if u.mediaType == "" || u.mediaType == mediaType {
 			v.place(u)
 		}
 	}
@@ -239,10 +225,10 @@ func (v *Validator) placeClashing(owner any, mediaType string) {
 // u's key. Called alone only.
 func (v *Validator) place(u cacheUse) {
 	at := clashEntry{u.schema.GoLow().GetRootNode(), u.kind, u.purpose}
-	entry, ok := v.clashes.entries[at]
+	entry, ok := v.renders.placed[at]
 	if !ok {
 		entry = v.compileUse(u)
-		v.clashes.entries[at] = entry
+		v.renders.placed[at] = entry
 	}
 	v.opts.SchemaCache.Store(u.key, entry)
 }

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"encoding/json"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -116,21 +115,7 @@ func compiledAgree(t *testing.T, s *Spec, v *Validator, uses []compileUse, n int
 		st.alone++
 		rng := rand.New(rand.NewPCG(11, uint64(st.alone)))
 		gen := &Values{Rand: rng, Optional: 0.7, Now: time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)}
-		view := s.SchemaView(u.schema)
-		for i := range n {
-			gen.Seq = int64(i)
-			doc := gen.Value(view, "")
-			for m := rng.IntN(3); m > 0; m-- {
-				doc = mutate(rng, doc, 0)
-			}
-			raw, err := json.Marshal(doc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var plain any
-			if json.Unmarshal(raw, &plain) != nil {
-				continue
-			}
+		mutatedValues(t, rng, gen, s.SchemaView(u.schema), n, func(_ any, raw []byte, plain any) {
 			aloneErr, libErr := alone.CompiledSchema.Validate(plain), lib.CompiledSchema.Validate(plain)
 			if (aloneErr == nil) != (libErr == nil) {
 				t.Fatalf("the schema at line %d (purpose %d): %s: compiled alone: %v; the library's compile: %v", u.schema.GoLow().GetRootNode().Line, u.purpose, raw, aloneErr, libErr)
@@ -140,7 +125,7 @@ func compiledAgree(t *testing.T, s *Spec, v *Validator, uses []compileUse, n int
 			} else {
 				st.refused++
 			}
-		}
+		})
 	}
 	return st
 }

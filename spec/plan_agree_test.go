@@ -207,20 +207,7 @@ func agree(t *testing.T, name string, rs *ResponseSchema, schema *Schema, names 
 	}
 	rng := rand.New(rand.NewPCG(7, uint64(len(name))))
 	gen := &Values{Rand: rng, Optional: 0.7, Now: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)}
-	for i := range n {
-		gen.Seq = int64(i)
-		doc := gen.Value(schema, "")
-		for m := rng.IntN(3); m > 0; m-- {
-			doc = mutate(rng, doc, 0)
-		}
-		raw, err := json.Marshal(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plain any
-		if json.Unmarshal(raw, &plain) != nil {
-			continue // a number past float64's range: never given to the validator
-		}
+	mutatedValues(t, rng, gen, schema, n, func(doc any, raw []byte, plain any) {
 		valid := rs.compiled.Validate(plain) == nil
 		quick := rs.plan.accepts(doc)
 		if quick2 := rs.plan.accepts(plain); quick2 != quick {
@@ -243,8 +230,32 @@ func agree(t *testing.T, name string, rs *ResponseSchema, schema *Schema, names 
 		default:
 			st.refused++
 		}
-	}
+	})
 	return st
+}
+
+// mutatedValues calls fn with n values gen makes for schema, each mutated
+// up to twice (mutate) by rng: doc as made, raw its JSON, plain as
+// encoding/json decodes raw into any. A value with a number past float64's
+// range is left out: it never reaches a validator.
+func mutatedValues(t *testing.T, rng *rand.Rand, gen *Values, schema *Schema, n int, fn func(doc any, raw []byte, plain any)) {
+	t.Helper()
+	for i := range n {
+		gen.Seq = int64(i)
+		doc := gen.Value(schema, "")
+		for m := rng.IntN(3); m > 0; m-- {
+			doc = mutate(rng, doc, 0)
+		}
+		raw, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plain any
+		if json.Unmarshal(raw, &plain) != nil {
+			continue
+		}
+		fn(doc, raw, plain)
+	}
 }
 
 // byPosition is obj as a collection holds it; false when obj has a key

@@ -76,9 +76,6 @@ type Validator struct {
 	// answered are the small bodies quickResponse accepted (see
 	// responseKey); nil in a Plain validator.
 	answered *acceptances[responseKey]
-	// clashes are the keys of the library's schema cache that two
-	// different schemas of the document share (see cacheClashes).
-	clashes *clashes
 	// compiled holds the schemas compileSchema compiled (compiledKey): a
 	// document's error schema, declared by every operation's error
 	// responses, is compiled once. Shared with the validator's Plain copy.
@@ -95,9 +92,15 @@ type Validator struct {
 type firstUses struct {
 	mu   sync.Mutex
 	done sync.Map // keys whose first call has finished
-	// pinned are the keys that always run alone (cacheClashes); set
-	// before the validator's first use, read-only from then on.
-	pinned map[any]bool
+	// pinned are the keys that always run alone, each with the uses of
+	// the library's schema cache it puts its own schema under first
+	// (cacheClashes); set before the validator's first use, read-only
+	// from then on.
+	pinned map[any][]cacheUse
+	// placed are the compiled schemas place puts there, once per schema
+	// and use; nil where one does not compile (the library then compiles
+	// it itself, and says why). Read and written alone only.
+	placed map[clashEntry]*cache.SchemaCacheEntry
 }
 
 // do runs fn, alone among first uses unless key has been used before; fn
@@ -111,7 +114,7 @@ type firstUses struct {
 // A pinned key (cacheClashes) runs alone every time: its schemas share a
 // key of the library's cache with others, and fn puts its own there first.
 func (f *firstUses) do(key any, fn func(alone bool) (compiled bool)) {
-	pinned := len(f.pinned) > 0 && f.pinned[key]
+	_, pinned := f.pinned[key]
 	if _, ok := f.done.Load(key); ok && !pinned {
 		if fn(false) {
 			return
@@ -170,7 +173,7 @@ func (s *Spec) NewValidator() (*Validator, error) {
 	val.bodies = &sync.Map{}
 	val.answered = newAcceptances[responseKey]()
 	val.compiled = &sync.Map{}
-	val.clashes, val.renders.pinned = val.cacheClashes()
+	val.renders.pinned, val.renders.placed = val.cacheClashes(), map[clashEntry]*cache.SchemaCacheEntry{}
 	return val, nil
 }
 
@@ -275,9 +278,7 @@ func (v *Validator) request(r *http.Request, op *Operation, key requestKey, kind
 	var errs []*verrors.ValidationError
 	v.renders.do(op, func(alone bool) bool {
 		if alone {
-			if v.renders.pinned[op] {
-				v.placeClashing(op, bodyMediaType(op, r.Header.Get("Content-Type")))
-			}
+			v.placeClashing(op, bodyMediaType(op, r.Header.Get("Content-Type")))
 			v.compileRequestBody(requestSchema(op, r.Header.Get("Content-Type")))
 		}
 		ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
@@ -371,7 +372,7 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 	}
 	use := responseUse{resp, declared}
 	v.renders.do(use, func(alone bool) bool {
-		if alone && v.renders.pinned[use] {
+		if alone {
 			v.placeClashing(use, "")
 		}
 		validate()
@@ -947,7 +948,7 @@ func (v *Validator) compileRequestBody(schema *base.Schema) {
 		return
 	}
 	purpose := schema_validation.SchemaValidationPurposeRequestBody
-	if c, ok := v.opts.SchemaCache.Load(schema_validation.SchemaCacheKey(schema.GoLow().Hash(), v.version, purpose)); ok && c != nil && c.CompiledSchema != nil {
+	if c, ok := v.opts.SchemaCache.Load(v.bodyUse(schema, purpose).key); ok && c != nil && c.CompiledSchema != nil {
 		return
 	}
 	v.cacheCompiled(schema, purpose)
@@ -966,7 +967,7 @@ func (v *Validator) cacheCompiled(schema *base.Schema, purpose schema_validation
 	if c == nil {
 		return false
 	}
-	v.opts.SchemaCache.Store(schema_validation.SchemaCacheKey(schema.GoLow().Hash(), v.version, purpose), c.ToCacheEntry(schema))
+	v.opts.SchemaCache.Store(v.bodyUse(schema, purpose).key, c.ToCacheEntry(schema))
 	return true
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/pb33f/libopenapi/index"
 	"github.com/pb33f/libopenapi/orderedmap"
 	"github.com/pb33f/libopenapi/what-changed/model"
 	"github.com/petctl/petctl/spec"
@@ -33,9 +34,10 @@ const whyUnjudged = "petctl has no rule for this keyword, and what-changed took 
 func (p place) key() string { return p.op + "\x00" + p.where + "\x00" + p.field }
 
 // subschemaKeywords hold schemas, compared one by one (blindSchema), not
-// as values.
+// as values. items and additionalProperties hold one only when they are
+// not a boolean.
 var subschemaKeywords = map[string]bool{
-	"properties": true, "items": true, "additionalProperties": true, "not": true,
+	"properties": true, "not": true,
 	"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true, "patternProperties": true,
 	"contains": true, "if": true, "then": true, "else": true, "dependentSchemas": true,
 	"propertyNames": true, "unevaluatedItems": true, "unevaluatedProperties": true, "$ref": true,
@@ -173,7 +175,7 @@ func (w *walker) blindSchema(at place, old, new *base.SchemaProxy, below bool) {
 	}
 	switch {
 	case below || !w.covered[at.key()]:
-		w.blindKeywords(at, withSiblings(keywordsIn(on, oldSchema), oldSib), withSiblings(keywordsIn(nn, newSchema), newSib))
+		w.blindKeywords(at, withSiblings(keywordsOf(on, specFile(oldSchema.GoLow().GetIndex())), oldSib), withSiblings(keywordsOf(nn, specFile(newSchema.GoLow().GetIndex())), newSib))
 		below = true
 	default:
 		w.blindKeywords(at, oldSib, newSib)
@@ -297,37 +299,23 @@ type keyword struct {
 	file string
 }
 
-// siblingsNode is the mapping a $ref is written in, with its siblings;
-// nil for a schema that is not a $ref.
-func siblingsNode(p *base.SchemaProxy) *yaml.Node {
-	if p == nil || !p.IsReference() || p.GoLow() == nil {
-		return nil
-	}
-	return p.GoLow().GetReferenceNode()
-}
-
-// siblings are the keywords beside a $ref.
+// siblings are the keywords beside a $ref; none for a schema that is not
+// one.
 func siblings(p *base.SchemaProxy) map[string]keyword {
-	n := siblingsNode(p)
-	if n == nil {
+	if p == nil || !p.IsReference() || p.GoLow() == nil {
 		return map[string]keyword{}
 	}
-	file := ""
-	if idx := p.GoLow().GetIndex(); idx != nil {
-		file = idx.GetSpecAbsolutePath()
-	}
-	out := keywordsOf(n, file)
+	out := keywordsOf(p.GoLow().GetReferenceNode(), specFile(p.GoLow().GetIndex()))
 	delete(out, "$ref")
 	return out
 }
 
-// keywordsIn are the keywords of a schema's mapping.
-func keywordsIn(n *yaml.Node, s *base.Schema) map[string]keyword {
-	file := ""
-	if idx := s.GoLow().GetIndex(); idx != nil {
-		file = idx.GetSpecAbsolutePath()
+// specFile is the file an index reads, "" for none.
+func specFile(idx *index.SpecIndex) string {
+	if idx == nil {
+		return ""
 	}
-	return keywordsOf(n, file)
+	return idx.GetSpecAbsolutePath()
 }
 
 // withSiblings is a schema's keywords with the siblings of the $ref that
@@ -361,7 +349,7 @@ func (w *walker) blindKeywords(at place, old, new map[string]keyword) {
 			w.blindSet(at, name, keys(o), keys(n))
 		case name == "required" || name == "enum":
 			w.blindSet(at, name, items(o), items(n))
-		case subschemaKeywords[name] && (isMapping(o.node) || isMapping(n.node) || name != "additionalProperties" && name != "items"):
+		case subschemaKeywords[name], (name == "items" || name == "additionalProperties") && (isMapping(o.node) || isMapping(n.node)):
 			// a schema (or list of them), compared as schemas
 		case name == "type":
 			if !slices.Equal(typeOf(o.node), typeOf(n.node)) {

@@ -369,18 +369,7 @@ func TestCompareMultiFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			oldDir, newDir := copyTree(t, "testdata/multi", nil), copyTree(t, "testdata/multi", tt.edits)
-			old, err := spec.Load(filepath.Join(oldDir, "openapi.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			new, err := spec.Load(filepath.Join(newDir, "openapi.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := Compare(old, new, Policy{Now: judgedOn})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := compareTrees(t, oldDir, newDir)
 			var got, wants, gotAt, wantAt []string
 			for _, c := range r.Changes {
 				got = append(got, want{c.Severity, c.Subject(), c.What}.String())
@@ -413,6 +402,16 @@ func TestCompareJudgesEachDirection(t *testing.T) {
 	name := "  name:\n    type: string\n"
 	oldDir := copyTree(t, "testdata/multi", map[string][]edit{"paths/things.yaml": {bothWays}, "schemas/Thing.yaml": {{name, name + "    minLength: 3\n"}}})
 	newDir := copyTree(t, "testdata/multi", map[string][]edit{"paths/things.yaml": {bothWays}, "schemas/Thing.yaml": {{name, name + "    maxLength: 3\n"}}})
+	checkChanges(t, compareTrees(t, oldDir, newDir), []want{
+		{Breaking, "GET /things (listThings) response 200 application/json field [].name", "minLength 3 removed"},
+		{Breaking, "POST /things (createThing) request body application/json field name", "maxLength 3 added"},
+	})
+}
+
+// compareTrees compares the documents split over files in two folders,
+// each entered at openapi.yaml.
+func compareTrees(t *testing.T, oldDir, newDir string) *Report {
+	t.Helper()
 	old, err := spec.Load(filepath.Join(oldDir, "openapi.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -425,8 +424,5 @@ func TestCompareJudgesEachDirection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkChanges(t, r, []want{
-		{Breaking, "GET /things (listThings) response 200 application/json field [].name", "minLength 3 removed"},
-		{Breaking, "POST /things (createThing) request body application/json field name", "maxLength 3 added"},
-	})
+	return r
 }
