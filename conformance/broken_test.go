@@ -3,7 +3,6 @@ package conformance_test
 import (
 	"encoding/json"
 	"net/http"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/petctl/petctl/conformance"
 	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/internal/race"
 )
 
 // brokenCase is the engine broken in one way, and the checks meant to
@@ -28,11 +28,16 @@ type brokenCase struct {
 // meant to catch it fails, and no other.
 func TestBrokenServers(t *testing.T) {
 	t.Parallel()
-	for _, tc := range slices.Concat(brokenAuth(), brokenCreate(), brokenRead(), brokenStateful(), brokenPagination(), brokenFilters(), brokenDeprecation(), brokenResponses(), brokenAccess()) {
-		t.Run(tc.name, func(t *testing.T) {
-			o := runAgainst(t, tc.engine, tc.wrap, tc.cfg)
-			onlyFailed(t, o, tc.want)
-		})
+	// Each group's first case runs under -race (race.Split): the checks of
+	// a group fail the same way for each of its cases.
+	for _, group := range [][]brokenCase{brokenAuth(), brokenCreate(), brokenRead(), brokenStateful(), brokenPagination(), brokenFilters(), brokenDeprecation(), brokenResponses(), brokenAccess()} {
+		for i, tc := range group {
+			t.Run(tc.name, func(t *testing.T) {
+				race.Split(t, i)
+				o := runAgainst(t, tc.engine, tc.wrap, tc.cfg)
+				onlyFailed(t, o, tc.want)
+			})
+		}
 	}
 }
 

@@ -116,13 +116,14 @@ func TestHostileDeployments(t *testing.T) {
 	}
 	// Every check of these reads MaxBodyBytes of body: over 10 CPU-seconds
 	// a case under the race detector, which has nothing to watch there
-	// that the other cases do not show it. make test runs them in its run
-	// without -race (the Makefile's NORACE_TESTS).
+	// that the other cases do not show it.
 	bigBodies := map[string]bool{"endless body": true, "huge body": true}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if race.Enabled && bigBodies[c.name] {
-				t.Skip("under -race: make test runs it in its run without -race (NORACE_TESTS)")
+			if bigBodies[c.name] {
+				race.Heavy(t)
+			} else {
+				race.Light(t)
 			}
 			if !inOwnProcess(t) {
 				return

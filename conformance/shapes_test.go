@@ -15,6 +15,7 @@ import (
 
 	"github.com/petctl/petctl/conformance"
 	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/internal/race"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -347,8 +348,9 @@ func TestShapesBroken(t *testing.T) {
 			want: []string{"pagination listKeys (GET /keys) limit=0, the minimum, is accepted"},
 		},
 	}
-	for _, tc := range tests {
+	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			race.Split(t, i)
 			t.Parallel()
 			onlyFailed(t, conformShapes(t, tc.wrap), tc.want)
 		})

@@ -23,6 +23,7 @@ import (
 	"testing"
 
 	"github.com/petctl/petctl/conformance"
+	"github.com/petctl/petctl/internal/race"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -507,8 +508,9 @@ func TestThingsBroken(t *testing.T) {
 			"responses legacyStatus (GET /legacy) every error response has the media type and schema",
 		}},
 	}
-	for _, tc := range tests {
+	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			race.Split(t, i)
 			th := newThings(t, refuses401, http.StatusUnauthorized)
 			tc.break_(th)
 			onlyFailed(t, conformThings(t, th), tc.want)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/petctl/petctl/conformance"
 	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/internal/race"
 )
 
 // TestLegitimateVariations are deployments that do what the description
@@ -198,8 +199,9 @@ func TestLegitimateVariations(t *testing.T) {
 			},
 		},
 	}
-	for _, tc := range tests {
+	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			race.Split(t, i)
 			o := runAgainst(t, tc.engine, tc.wrap, tc.cfg)
 			if f := o.failed(); len(f) > 0 || !o.res.OK() {
 				t.Fatalf("failed checks: %q\n%s", f, o.out)

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"testing"
 
+	"github.com/petctl/petctl/internal/race"
 	"github.com/petctl/petctl/spec"
 )
 
@@ -66,9 +67,11 @@ func TestTuneGC(t *testing.T) {
 	}
 	if forcePlain {
 		// The largest test of the suite, and nothing in it goes through a
-		// validator: the race run keeps it.
+		// validator: make test's run without -race runs it.
 		t.Skip("TuneGC reads the store's size, which the plain validator does not change")
 	}
+	// Generating the store is computation on one goroutine alone.
+	race.Heavy(t)
 	s, err := spec.Default()
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/petctl/petctl/internal/race"
 )
 
 // agreeDoc31 and agreeDoc30 use every keyword a plan implements, nested in
@@ -113,6 +115,8 @@ components:
 // keywords can be violated and wants the plan never to accept what the
 // compiled schema refuses, and to accept most of what it accepts.
 func TestValuePlanAgreesWithSchema(t *testing.T) {
+	// 4,000 values a schema on one goroutine: computation alone.
+	race.Heavy(t)
 	for _, doc := range []string{agreeDoc31, agreeDoc30} {
 		s, v := parseValidated(t, doc, "agree.yaml")
 		for name, sp := range s.Model.Components.Schemas.FromOldest() {
