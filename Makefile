@@ -20,12 +20,15 @@ run: build
 ## it. So under -race they serve one document (internal/corpus.RaceSample)
 ## and skip the others, the plain run of the engine suite (TestPlainSuite)
 ## and the conformance runs against 4 MiB bodies skip, each saying so; the
-## second run, without -race, runs exactly those tests (NORACE_TESTS, in
-## NORACE_PKGS) in full. So do the tests of one path fed many inputs (a
-## conformance run against each way of breaking a server, value plans
-## against 4,000 values a schema): under -race the first case of each
-## table runs (internal/race: Heavy, Light, Split), and the second run,
-## told by PETCTL_NORACE_PASS, runs the others and not that one again.
+## second run, without -race, runs those tests (NORACE_TESTS, in
+## NORACE_PKGS). So it does the tests that feed one path many inputs: of
+## a conformance run against each way of breaking a server, under -race
+## the first case of each table runs; value plans against 4,000 values a
+## schema and TuneGC's large store run without it alone (internal/race:
+## Heavy, Light, Split). The second run, told by PETCTL_NORACE_PASS,
+## leaves out what the first ran: those first cases, RaceSample, the
+## light cases of TestHostileDeployments. internal/race's own test holds
+## every test that leaves cases out under -race to NORACE_TESTS.
 ## Every document still goes through the lifecycle,
 ## the errors, the authentication, the conformance run and the reference
 ## page on each make test, and the detector still watches every path on

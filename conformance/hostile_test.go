@@ -116,7 +116,9 @@ func TestHostileDeployments(t *testing.T) {
 	}
 	// Every check of these reads MaxBodyBytes of body: over 10 CPU-seconds
 	// a case under the race detector, which has nothing to watch there
-	// that the other cases do not show it.
+	// that the other cases do not show it: make test runs them in its run
+	// without -race (NORACE_TESTS), and the others in its run with it
+	// alone, where the detector watches the runner's time-outs and retries.
 	bigBodies := map[string]bool{"endless body": true, "huge body": true}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -14,7 +14,8 @@ const NoRacePassEnv = "PETCTL_NORACE_PASS"
 // cost is computation the detector multiplies by four or five while its
 // goroutines are ones other tests already show the detector: make test
 // runs it in its run without -race, where the test is named in the
-// Makefile's NORACE_TESTS.
+// Makefile's NORACE_TESTS (TestLeftOutTestsRunWithoutRace holds every
+// caller to that).
 func Heavy(t testing.TB) {
 	t.Helper()
 	if Enabled {
