@@ -44,8 +44,9 @@ func TestPlainSuite(t *testing.T) {
 		args = append(args, "-test.timeout="+time.Until(d).String())
 	}
 	cmd := exec.Command(os.Args[0], args...)
-	// The plain run is a run of its own: race.Light's tests are not ones
-	// the run with -race has run in it.
+	// The plain run is a run of its own: what race.Light and RaceSkip
+	// leave out of make test's run without -race, the race run served
+	// through the memos and plans, never plain.
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		return strings.HasPrefix(kv, race.NoRacePassEnv+"=")
 	}), "PETCTL_PLAIN=1")
