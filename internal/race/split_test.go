@@ -37,53 +37,7 @@ func TestLeftOutTestsRunWithoutRace(t *testing.T) {
 		pkgs = append(pkgs, filepath.Clean(p))
 	}
 
-	leaving := map[string]map[string]bool{}   // package folder -> functions that leave cases out
-	calls := map[string]map[string][]string{} // package folder -> function -> functions of the package it calls
-	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != root {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
-		dir, _ := filepath.Rel(root, filepath.Dir(path))
-		if leaving[dir] == nil {
-			leaving[dir], calls[dir] = map[string]bool{}, map[string][]string{}
-		}
-		for _, decl := range f.Decls {
-			fn, ok := decl.(*ast.FuncDecl)
-			if !ok || fn.Body == nil || fn.Recv != nil {
-				continue
-			}
-			ast.Inspect(fn.Body, func(n ast.Node) bool {
-				call, ok := n.(*ast.CallExpr)
-				if !ok {
-					return true
-				}
-				switch f := call.Fun.(type) {
-				case *ast.SelectorExpr:
-					if x, ok := f.X.(*ast.Ident); ok && (x.Name == "race" && f.Sel.Name != "Light" || x.Name == "corpus" && f.Sel.Name == "RaceSkip") {
-						leaving[dir][fn.Name.Name] = true
-					}
-				case *ast.Ident:
-					calls[dir][fn.Name.Name] = append(calls[dir][fn.Name.Name], f.Name)
-				}
-				return true
-			})
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	leaving, calls := scanTestFiles(t, root)
 	found := 0
 	for dir, fns := range leaving {
 		for changed := true; changed; {
@@ -108,4 +62,69 @@ func TestLeftOutTestsRunWithoutRace(t *testing.T) {
 		t.Error("found no test that leaves cases out under -race: the search no longer sees them")
 	}
 	t.Logf("%d tests leave cases out under -race; make test runs each without it", found)
+}
+
+// scanTestFiles reads every test file under root. It returns, by package
+// folder, the functions that leave cases out under -race themselves and
+// the package's functions each function calls by name.
+func scanTestFiles(t *testing.T, root string) (leaving map[string]map[string]bool, calls map[string]map[string][]string) {
+	leaving, calls = map[string]map[string]bool{}, map[string]map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		dir, _ := filepath.Rel(root, filepath.Dir(path))
+		if leaving[dir] == nil {
+			leaving[dir], calls[dir] = map[string]bool{}, map[string][]string{}
+		}
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Body != nil && fn.Recv == nil {
+				ast.Inspect(fn.Body, func(n ast.Node) bool {
+					if call, ok := n.(*ast.CallExpr); ok {
+						if name, ok := call.Fun.(*ast.Ident); ok {
+							calls[dir][fn.Name.Name] = append(calls[dir][fn.Name.Name], name.Name)
+						} else if leavesCasesOut(call.Fun) {
+							leaving[dir][fn.Name.Name] = true
+						}
+					}
+					return true
+				})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return leaving, calls
+}
+
+// leavesCasesOut reports whether fun is a helper that skips cases under
+// -race: race.Heavy, race.Split, corpus.RaceSkip. race.Light skips in the
+// run without -race only what the run with it ran.
+func leavesCasesOut(fun ast.Expr) bool {
+	sel, ok := fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	switch pkg.Name + "." + sel.Sel.Name {
+	case "race.Heavy", "race.Split", "corpus.RaceSkip":
+		return true
+	}
+	return false
 }
