@@ -136,3 +136,36 @@ func BenchmarkCorpusCreate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCorpusInvalidCreate is the create in the largest corpus
+// documents with a body its schema refuses (an empty object: each
+// requires a property): the cost of a bad request, which a client under
+// development sends often, with the API's own error body.
+func BenchmarkCorpusInvalidCreate(b *testing.B) {
+	for _, c := range corpusBenches(b) {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			bad := c.create
+			bad.Body = []byte(`{}`)
+			// The document says which status a refused body gets
+			// (adyen 422, lago 400).
+			want := refusedWith(b, c.srv, bad)
+			for b.Loop() {
+				c.serve(b, bad, 0, want)
+			}
+		})
+	}
+}
+
+// refusedWith is the status srv refuses rq with: 400 or 422.
+func refusedWith(b *testing.B, srv http.Handler, rq load.Request) int {
+	b.Helper()
+	r := httptest.NewRequest(rq.Method, rq.Path, bytes.NewReader(rq.Body))
+	r.Header = rq.Header.Clone()
+	w := httptest.NewRecorder()
+	srv.ServeHTTP(w, r)
+	if w.Code != http.StatusBadRequest && w.Code != http.StatusUnprocessableEntity {
+		b.Fatalf("%s %s with %s: %d, want 400 or 422", rq.Method, rq.Path, rq.Body, w.Code)
+	}
+	return w.Code
+}
