@@ -65,9 +65,10 @@ func TestServeLoadingStyles(t *testing.T) {
 			if r := call(t, "GET", base+"/petctl-elsewhere"+tc.path, devKey, ""); r.status != 404 {
 				t.Errorf("GET /petctl-elsewhere%s: %d, want 404", tc.path, r.status)
 			}
-			if !strings.Contains(stderr.String(), tc.wantStderr) {
-				t.Errorf("stderr does not say %q:\n%s", tc.wantStderr, stderr)
-			}
+			// The log reaches stderr through its buffer's own goroutine.
+			waitFor(t, "stderr to say "+tc.wantStderr, func() bool {
+				return strings.Contains(stderr.String(), tc.wantStderr)
+			})
 			for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
 				if line != "" && !strings.HasPrefix(line, "time=") {
 					t.Errorf("stderr has a line that is not petctl's log: %q", line)
