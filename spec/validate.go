@@ -67,6 +67,8 @@ type Validator struct {
 	// renders is shared by a validator and its Plain copy: they share
 	// the library's model and schema cache.
 	renders *firstUses
+	// inline renders schemas for compileAlone; shared with the Plain copy.
+	inline *inliner
 	// errorSchema is the document's most common error schema, nil for none.
 	errorSchema *base.Schema
 	// bodies holds, per response and media type (responseUse), the body
@@ -167,6 +169,7 @@ func (s *Spec) NewValidator() (*Validator, error) {
 		opts:        config.NewValidationOptions(opts...),
 		version:     helpers.VersionToFloat(s.Model.Version),
 		renders:     &firstUses{},
+		inline:      &inliner{},
 		errorSchema: s.ErrorSchema(),
 	}
 	val.memo = newRequestMemo(val, s.Operations)
@@ -934,29 +937,49 @@ func (v *Validator) compile(schema *base.Schema, purpose schema_validation.Schem
 // document, or returns nil where the rendering keeps a $ref or does not
 // compile either.
 func (v *Validator) compileAlone(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose) *schema_validation.CompiledValidationSchema {
-	rendered, err := schema_validation.RenderSchemaForValidation(schema, purpose)
-	if err != nil || rendered == nil || bytes.Contains(rendered.RenderedJSON, []byte(`"$ref"`)) {
+	node, rendered := v.renderAlone(schema, purpose)
+	if rendered == nil || bytes.Contains(rendered, []byte(`"$ref"`)) {
 		return nil
 	}
 	name := fmt.Sprintf("%x", schema.GoLow().Hash())
-	compiled, err := helpers.NewCompiledSchemaWithVersion(name, rendered.RenderedJSON, v.opts, v.version)
+	compiled, err := helpers.NewCompiledSchemaWithVersion(name, rendered, v.opts, v.version)
 	if err != nil && v.version >= 3.05 && strings.Contains(err.Error(), "nullable") {
 		// OpenAPI 3.0's nullable in a 3.1 document, a common generator
 		// quirk every other tool accepts: read as 3.0 reads it (null
 		// allowed), rather than refusing every request to the operation.
-		compiled, err = helpers.NewCompiledSchemaWithVersion(name, rendered.RenderedJSON, v.opts, 3.0)
+		compiled, err = helpers.NewCompiledSchemaWithVersion(name, rendered, v.opts, 3.0)
 	}
 	if err != nil {
 		return nil
 	}
+	// No RenderedInline, the YAML text: petctl reads none of what the
+	// library makes of it (see lazySchemaCache.Store).
 	return &schema_validation.CompiledValidationSchema{
-		RenderedInline:  rendered.RenderedInline,
-		ReferenceSchema: rendered.ReferenceSchema,
-		RenderedJSON:    rendered.RenderedJSON,
-		RenderedNode:    rendered.RenderedNode,
-		ResourceNodes:   map[string]*yaml.Node{"": rendered.RenderedNode, name: rendered.RenderedNode},
-		CompiledSchema:  compiled,
+		RenderedJSON:   rendered,
+		RenderedNode:   node,
+		ResourceNodes:  map[string]*yaml.Node{"": node, name: node},
+		CompiledSchema: compiled,
 	}
+}
+
+// renderAlone renders schema inline for purpose, as JSON and as the node
+// the library locates a refusal's keyword in: by the validator's inliner,
+// or where that declines (a cycle), by the library; nil JSON where
+// neither renders it.
+func (v *Validator) renderAlone(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose) (*yaml.Node, []byte) {
+	if node, ok := v.inline.render(schema, purpose); ok {
+		var doc any
+		if node.Decode(&doc) == nil {
+			if rendered, err := json.Marshal(doc); err == nil {
+				return node, rendered
+			}
+		}
+	}
+	rendered, err := schema_validation.RenderSchemaForValidation(schema, purpose)
+	if err != nil || rendered == nil {
+		return nil, nil
+	}
+	return rendered.RenderedNode, rendered.RenderedJSON
 }
 
 // compileRequestBody puts a request body's schema, compiled as compile
