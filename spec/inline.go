@@ -54,22 +54,26 @@ var inlineKeywords = map[string]bool{
 }
 
 // render renders schema for purpose; ok is false where it leaves the
-// rendering to the library.
-func (in *inliner) render(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose) (node *yaml.Node, ok bool) {
+// rendering to the library, and cyclic is true where that is because the
+// schema reaches itself: the library's rendering then keeps a $ref, which
+// no compile of it alone resolves (see compileAlone).
+func (in *inliner) render(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose) (node *yaml.Node, ok, cyclic bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.memo == nil {
 		in.memo = map[inlineKey]*yaml.Node{}
 	}
 	w := inlineWalk{in: in, onPath: map[*yaml.Node]bool{}}
-	return w.schema(schema, purpose)
+	node, ok = w.schema(schema, purpose)
+	return node, ok, w.cyclic
 }
 
 // inlineWalk is one render: onPath holds the schemas being rendered, so
-// that a cycle is found rather than followed.
+// that a cycle is found (cyclic) rather than followed.
 type inlineWalk struct {
 	in     *inliner
 	onPath map[*yaml.Node]bool
+	cyclic bool
 }
 
 func (w *inlineWalk) proxy(p *base.SchemaProxy, purpose schema_validation.SchemaValidationPurpose) (*yaml.Node, bool) {
@@ -84,7 +88,11 @@ func (w *inlineWalk) schema(s *base.Schema, purpose schema_validation.SchemaVali
 		return nil, false
 	}
 	src := s.GoLow().GetRootNode()
-	if src == nil || src.Kind != yaml.MappingNode || w.onPath[src] {
+	if w.onPath[src] {
+		w.cyclic = true
+		return nil, false
+	}
+	if src == nil || src.Kind != yaml.MappingNode {
 		return nil, false
 	}
 	key := inlineKey{src, purpose}

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -11,8 +12,10 @@ import (
 )
 
 // inlineAgree renders each use both ways, ours and the library's, and
-// fails the test where both render and the JSON differs; it returns how
-// many ours rendered and how many it left to the library.
+// fails the test where both render and the JSON differs, or where ours
+// finds a cycle and the library's rendering keeps no $ref (renderAlone
+// then leaves it unrendered); it returns how many ours rendered and how
+// many it left to the library.
 func inlineAgree(t *testing.T, uses []compileUse) (ours, left int) {
 	t.Helper()
 	in := &inliner{}
@@ -21,12 +24,15 @@ func inlineAgree(t *testing.T, uses []compileUse) (ours, left int) {
 			continue // compile never asks the inliner
 		}
 		for _, purpose := range []schema_validation.SchemaValidationPurpose{u.purpose, schema_validation.SchemaValidationPurposeGeneric} {
-			n, ok := in.render(u.schema, purpose)
+			n, ok, cyclic := in.render(u.schema, purpose)
+			lib, err := schema_validation.RenderSchemaForValidation(u.schema, purpose)
+			if cyclic && err == nil && lib != nil && !bytes.Contains(lib.RenderedJSON, []byte(`"$ref"`)) {
+				t.Errorf("the schema at line %d (purpose %d): ours found a cycle, the library's rendering has none", u.schema.GoLow().GetRootNode().Line, purpose)
+			}
 			if !ok {
 				left++
 				continue
 			}
-			lib, err := schema_validation.RenderSchemaForValidation(u.schema, purpose)
 			if err != nil || lib == nil {
 				t.Errorf("the schema at line %d (purpose %d): ours rendered, the library's failed: %v", u.schema.GoLow().GetRootNode().Line, purpose, err)
 				continue

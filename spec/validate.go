@@ -964,10 +964,14 @@ func (v *Validator) compileAlone(schema *base.Schema, purpose schema_validation.
 
 // renderAlone renders schema inline for purpose, as JSON and as the node
 // the library locates a refusal's keyword in: by the validator's inliner,
-// or where that declines (a cycle), by the library; nil JSON where
-// neither renders it.
+// or where that is not sure, by the library; nil JSON where neither
+// renders it whole (a cycle).
 func (v *Validator) renderAlone(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose) (*yaml.Node, []byte) {
-	if node, ok := v.inline.render(schema, purpose); ok {
+	node, ok, cyclic := v.inline.render(schema, purpose)
+	if cyclic {
+		return nil, nil
+	}
+	if ok {
 		var doc any
 		if node.Decode(&doc) == nil {
 			if rendered, err := json.Marshal(doc); err == nil {
