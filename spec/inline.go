@@ -20,10 +20,11 @@ import (
 // schema once per purpose (memo).
 //
 // It renders only what it is sure of and otherwise says so (ok false), for
-// the library to render: a cycle, a $ref it cannot resolve, a YAML merge
-// key, a boolean where a schema stands in a list or under a name (the
-// library writes false there as {}, which allows anything). No $ref with
-// siblings reaches it (compile checks refSiblingsReachable first).
+// the library to render: a cycle, a $ref it cannot resolve (a chain of
+// them), a YAML merge key, a boolean where a schema stands in a list or
+// under a name (the library writes false there as {}, which allows
+// anything). No $ref with siblings reaches it (compile checks
+// refSiblingsReachable first).
 type inliner struct {
 	mu sync.Mutex
 	// memo holds each schema node rendered for a purpose. Entries are
@@ -88,11 +89,24 @@ func (w *inlineWalk) schema(s *base.Schema, purpose schema_validation.SchemaVali
 		return nil, false
 	}
 	src := s.GoLow().GetRootNode()
+	if src == nil {
+		return nil, false
+	}
+	if ref, ok := schemaRef(src); ok && len(src.Content) == 2 {
+		// A file that is only a $ref to another (lago's
+		// CreditNoteMetadataObject.yaml): the model read the schema from
+		// the other; so is it rendered.
+		target, _, found := resolveRef(s.GoLow().GetIndex(), ref)
+		if !found {
+			return nil, false
+		}
+		src = target
+	}
 	if w.onPath[src] {
 		w.cyclic = true
 		return nil, false
 	}
-	if src == nil || src.Kind != yaml.MappingNode {
+	if src.Kind != yaml.MappingNode {
 		return nil, false
 	}
 	key := inlineKey{src, purpose}

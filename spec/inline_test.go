@@ -132,10 +132,11 @@ func jsonDiff(got, want any, at string) string {
 
 // inlineEdgeDoc31 and inlineEdgeDoc30 use every keyword the inliner
 // treats apart: each subschema keyword, booleans where a schema may
-// stand, lists of one type, empty lists and strings, nodes left empty,
-// required lists pruned by readOnly and writeOnly behind $refs and
-// allOf, keywords the library's model drops, extensions, a cycle and a
-// boolean schema (those two left to the library).
+// stand, lists of one type, empty lists and strings, nodes left empty, a
+// schema that is only a $ref to another (Alias), required lists pruned by
+// readOnly and writeOnly behind $refs and allOf, keywords the library's
+// model drops, extensions, a cycle and a boolean schema (those two left
+// to the library).
 const inlineEdgeDoc31 = `openapi: 3.1.0
 info: {title: edge, version: "1"}
 paths:
@@ -154,6 +155,7 @@ paths:
 components:
   schemas:
     Id: {type: [integer], readOnly: true, minimum: 1, maximum: 9007199254740991}
+    Alias: {$ref: '#/components/schemas/Id'}
     Secret: {type: string, writeOnly: true, minLength: 8, description: ""}
     Named:
       type: object
@@ -163,6 +165,7 @@ components:
         name: {type: [string, "null"], pattern: '^[a-z]+$', title: ""}
         secret: {$ref: '#/components/schemas/Secret'}
         both: {allOf: [{$ref: '#/components/schemas/Id'}, {description: d}]}
+        alias: {$ref: '#/components/schemas/Alias'}
     Empty: {type: object, required: [], properties: {}}
     Node:
       type: object
