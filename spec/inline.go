@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/pb33f/libopenapi-validator/schema_validation"
@@ -12,8 +14,8 @@ import (
 // inliner renders a schema with every $ref replaced by what it names, for
 // a purpose, as libopenapi-validator's RenderSchemaForValidation does, for
 // compileAlone (TestCorpusInlineAgrees holds the two to the same JSON on
-// every body schema of the corpus, TestInlineAgreesOnEdges on every
-// keyword). The library renders through its high-level model, by
+// up to 60 body schemas of each corpus document, TestInlineAgreesOnEdges
+// on every keyword the inliner treats apart). The library renders through its high-level model, by
 // reflection, and again for every schema that reaches a component: a third
 // of a conformance run's CPU on lago, whose 377 body schemas inline to
 // 2.7 MB. The inliner copies the document's own nodes and renders each
@@ -106,7 +108,7 @@ func (w *inlineWalk) schema(s *base.Schema, purpose schema_validation.SchemaVali
 		w.cyclic = true
 		return nil, false
 	}
-	if src.Kind != yaml.MappingNode {
+	if src = unalias(src); src.Kind != yaml.MappingNode {
 		return nil, false
 	}
 	key := inlineKey{src, purpose}
@@ -118,7 +120,7 @@ func (w *inlineWalk) schema(s *base.Schema, purpose schema_validation.SchemaVali
 
 	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: src.Line, Column: src.Column}
 	for i := 0; i+1 < len(src.Content); i += 2 {
-		k, v := src.Content[i], src.Content[i+1]
+		k, v := src.Content[i], unalias(src.Content[i+1])
 		var rendered *yaml.Node
 		ok := true
 		switch name := k.Value; {
@@ -194,16 +196,47 @@ func typeNode(v *yaml.Node) *yaml.Node {
 }
 
 // omitted reports whether the library leaves keyword out, its value
-// being v: its model's lists are omitempty (its strings and nodes, as
-// description and default, are not).
+// being v: its model's lists are omitempty, and so are its numbers and
+// booleans that are not renderZero, where zero or false (its strings and
+// nodes, as description and default, are kept as they are).
 func omitted(keyword string, v *yaml.Node) bool {
-	return v.Kind == yaml.SequenceNode && len(v.Content) == 0 && listKeywords[keyword]
+	switch {
+	case v.Kind == yaml.SequenceNode:
+		return len(v.Content) == 0 && listKeywords[keyword]
+	case v.Kind != yaml.ScalarNode:
+		return false
+	case v.Tag == "!!bool":
+		return zeroOmitted[keyword] && !yamlTrue(v)
+	case v.Tag == "!!int" || v.Tag == "!!float":
+		f, err := strconv.ParseFloat(v.Value, 64)
+		return err == nil && f == 0 && zeroOmitted[keyword]
+	}
+	return false
 }
 
-// listKeywords are the keywords the library's model holds as a list.
-var listKeywords = map[string]bool{
-	"type": true, "allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true,
-	"examples": true, "enum": true,
+// listKeywords are the keywords the library's model holds as a list, and
+// zeroOmitted those it holds as a number or a boolean it leaves out when
+// zero or false.
+var (
+	listKeywords = map[string]bool{
+		"type": true, "allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true,
+		"examples": true, "enum": true,
+	}
+	zeroOmitted = map[string]bool{"multipleOf": true, "uniqueItems": true, "nullable": true, "deprecated": true}
+)
+
+// unalias is the node an alias (*name) stands for, any other node itself.
+func unalias(n *yaml.Node) *yaml.Node {
+	if n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
+}
+
+// yamlTrue reports whether a scalar is YAML's true, in any of its spellings
+// (true, True, TRUE), as the library's model reads a boolean.
+func yamlTrue(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!bool" && strings.EqualFold(n.Value, "true")
 }
 
 // schemas renders a mapping of names to schemas (properties, ...): each
@@ -301,7 +334,7 @@ func flagged(n *yaml.Node, flag string) bool {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return false
 	}
-	if v := mappingValue(n, flag); v != nil && v.Kind == yaml.ScalarNode && (v.Tag == "!!bool" || v.Tag == "") && v.Value == "true" {
+	if v := mappingValue(n, flag); v != nil && yamlTrue(unalias(v)) {
 		return true
 	}
 	for _, k := range []string{"allOf", "anyOf", "oneOf"} {

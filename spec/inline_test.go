@@ -12,11 +12,13 @@ import (
 )
 
 // inlineAgree renders each use both ways, ours and the library's, and
-// fails the test where both render and the JSON differs, or where ours
-// finds a cycle and the library's rendering keeps no $ref (renderAlone
-// then leaves it unrendered); it returns how many ours rendered and how
-// many it left to the library.
-func inlineAgree(t *testing.T, uses []compileUse) (ours, left int) {
+// fails the test where ours finds a cycle and the library's rendering
+// keeps no $ref (compileAlone then compiles neither), or where both
+// render, the JSON differs and ours compiles (compileAlone takes the
+// library's rendering only where ours does not); it returns how many
+// renderings were ours, how many it left to the library, and how many of
+// ours did not compile where the library's did.
+func inlineAgree(t *testing.T, v *Validator, uses []compileUse) (ours, left, refused int) {
 	t.Helper()
 	in := &inliner{}
 	for _, u := range uses {
@@ -24,27 +26,32 @@ func inlineAgree(t *testing.T, uses []compileUse) (ours, left int) {
 			continue // compile never asks the inliner
 		}
 		for _, purpose := range []schema_validation.SchemaValidationPurpose{u.purpose, schema_validation.SchemaValidationPurposeGeneric} {
+			line := u.schema.GoLow().GetRootNode().Line
 			n, ok, cyclic := in.render(u.schema, purpose)
 			lib, err := schema_validation.RenderSchemaForValidation(u.schema, purpose)
 			if cyclic && err == nil && lib != nil && !bytes.Contains(lib.RenderedJSON, []byte(`"$ref"`)) {
-				t.Errorf("the schema at line %d (purpose %d): ours found a cycle, the library's rendering has none", u.schema.GoLow().GetRootNode().Line, purpose)
+				t.Errorf("the schema at line %d (purpose %d): ours found a cycle, the library's rendering has none", line, purpose)
 			}
 			if !ok {
 				left++
 				continue
 			}
 			if err != nil || lib == nil {
-				t.Errorf("the schema at line %d (purpose %d): ours rendered, the library's failed: %v", u.schema.GoLow().GetRootNode().Line, purpose, err)
+				t.Errorf("the schema at line %d (purpose %d): ours rendered, the library's failed: %v", line, purpose, err)
 				continue
 			}
 			ours++
-			got, want := nodeJSON(t, n), decodedJSON(t, lib.RenderedJSON)
-			if d := jsonDiff(got, want, ""); d != "" {
-				t.Errorf("the schema at line %d (purpose %d): %s", u.schema.GoLow().GetRootNode().Line, purpose, d)
+			d := jsonDiff(nodeJSON(t, n), decodedJSON(t, lib.RenderedJSON), "")
+			switch {
+			case d == "":
+			case v.compileRendered("ours", n, inlineJSON(n)) == nil && v.compileRendered("library", lib.RenderedNode, lib.RenderedJSON) != nil:
+				refused++
+			default:
+				t.Errorf("the schema at line %d (purpose %d): %s", line, purpose, d)
 			}
 		}
 	}
-	return ours, left
+	return ours, left, refused
 }
 
 // nodeJSON is n as JSON decodes it back (numbers as float64).
@@ -84,8 +91,8 @@ func TestCorpusInlineAgrees(t *testing.T) {
 			}
 			uses = spread
 		}
-		ours, left := inlineAgree(t, uses)
-		t.Logf("%d schemas: %d renderings ours, %d left to the library", len(uses), ours, left)
+		ours, left, refused := inlineAgree(t, v, uses)
+		t.Logf("%d schemas: %d renderings ours (%d of which do not compile), %d left to the library", len(uses), ours, refused, left)
 		if len(uses) > 0 && ours == 0 {
 			t.Errorf("none of %d body schemas rendered by the inliner", len(uses))
 		}
@@ -212,6 +219,27 @@ components:
       type: object
       properties:
         anything: true
+    Zeros:
+      type: object
+      required: [id, name]
+      properties:
+        id: {type: integer, readOnly: True}
+        name: {type: string, writeOnly: false, deprecated: false, minLength: 0}
+        tags: {type: array, uniqueItems: false, minItems: 0, items: {type: string}}
+        count: {type: number, multipleOf: 0, minimum: 0}
+        maybe: {type: string, nullable: false}
+    Coerced:
+      type: object
+      properties:
+        count: {type: number, maximum: "10", exclusiveMinimum: false}
+    Anchored:
+      type: object
+      required: &both [id, name]
+      properties:
+        id: &ro {type: integer, readOnly: true}
+        name: {type: string}
+        copy: *ro
+      x-also: *both
     Looped:
       type: object
       properties:
@@ -240,17 +268,57 @@ func TestInlineAgreesOnEdges(t *testing.T) {
 	for _, c := range []struct {
 		doc string
 		// left: Node and Looped reach a cycle, Anything has a boolean
-		// schema, each rendered for 2 uses and for none.
-		left int
-	}{{inlineEdgeDoc31, 12}, {inlineEdgeDoc30, 0}} {
-		s, _ := parseValidated(t, c.doc, "edge.yaml")
+		// schema; refused: Coerced's values, which only the library's
+		// model reads into ones that compile; each rendered for 2 uses
+		// and for none.
+		left, refused int
+	}{{inlineEdgeDoc31, 12, 4}, {inlineEdgeDoc30, 0, 0}} {
+		s, v := parseValidated(t, c.doc, "edge.yaml")
 		var uses []compileUse
 		for _, sp := range s.Model.Components.Schemas.FromOldest() {
 			uses = append(uses, compileUse{sp.Schema(), schema_validation.SchemaValidationPurposeRequestBody}, compileUse{sp.Schema(), schema_validation.SchemaValidationPurposeResponseBody})
 		}
-		ours, left := inlineAgree(t, uses)
-		if ours == 0 || left != c.left {
-			t.Errorf("%d renderings ours, %d left to the library, want %d left", ours, left, c.left)
+		ours, left, refused := inlineAgree(t, v, uses)
+		if ours == 0 || left != c.left || refused != c.refused {
+			t.Errorf("%d renderings ours, %d left to the library and %d not compiling, want %d and %d", ours, left, refused, c.left, c.refused)
 		}
+	}
+}
+
+// TestCompileAloneTakesTheLibrarysWhereOursFails: a schema whose values
+// only the library's model reads into ones that compile (Coerced) is
+// compiled from the library's rendering, and gives the verdicts of the
+// library's own compile, not refused as a schema that does not compile.
+func TestCompileAloneTakesTheLibrarysWhereOursFails(t *testing.T) {
+	s, v := parseValidated(t, inlineEdgeDoc31, "edge.yaml")
+	coerced := s.Model.Components.Schemas.GetOrZero("Coerced").Schema()
+	purpose := schema_validation.SchemaValidationPurposeRequestBody
+	if n, ok, _ := v.inline.render(coerced, purpose); !ok || v.compileRendered("ours", n, inlineJSON(n)) != nil {
+		t.Fatal("the inliner's rendering of Coerced compiles: the test no longer tests the fallback")
+	}
+	alone := v.compileAlone(coerced, purpose)
+	if alone == nil {
+		t.Fatal("Coerced did not compile alone")
+	}
+	lib, err := schema_validation.CompileSchemaForValidation(coerced, purpose, v.opts, v.version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := 0
+	for _, doc := range []string{`{"count": -1}`, `{"count": 0}`, `{"count": 5}`, `{"count": 11}`, `{"count": "x"}`} {
+		var decoded any
+		if err := json.Unmarshal([]byte(doc), &decoded); err != nil {
+			t.Fatal(err)
+		}
+		got, want := alone.CompiledSchema.Validate(decoded), lib.CompiledSchema.Validate(decoded)
+		if (got == nil) != (want == nil) {
+			t.Errorf("%s: compiled alone: %v; the library's compile: %v", doc, got, want)
+		}
+		if want != nil {
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Error("the library's compile refused none of the values: they test nothing")
 	}
 }

@@ -6,13 +6,16 @@ import (
 	"testing"
 
 	"github.com/pb33f/libopenapi-validator/cache"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
 )
 
-// TestSchemaCacheKeepsNoBodyText holds lazySchemaCache.Store to its rule:
-// after a refused body and a refused parameter, no body's or document's
-// schema in the cache keeps its YAML text (the library would parse it
-// again on every refusal), a parameter's does (its errors quote it), and
-// the refusals still name what was wrong.
+// TestSchemaCacheKeepsNoBodyText: after a refused body, a refused
+// parameter and a refused document, no body's or document's schema in the
+// cache keeps its YAML text (the library would parse it again on every
+// refusal) and the refusals still name what was wrong; lazySchemaCache.Store
+// drops the text under a body's and a document's keys and keeps it under
+// a parameter's (its errors quote it).
 func TestSchemaCacheKeepsNoBodyText(t *testing.T) {
 	s, err := Default()
 	if err != nil {
@@ -41,21 +44,37 @@ func TestSchemaCacheKeepsNoBodyText(t *testing.T) {
 			return true
 		}
 		bodies++
-		if len(e.RenderedInline) > 0 {
-			t.Errorf("a body's or document's schema (key %x) keeps its text:\n%s", key, e.RenderedInline)
+		if len(e.RenderedInline) > 0 || e.ReferenceSchema != "" {
+			t.Errorf("a body's or document's schema (key %x) keeps its text:\n%s%s", key, e.RenderedInline, e.ReferenceSchema)
 		}
 		return true
 	})
 	if bodies == 0 {
 		t.Fatal("the cache holds no body's or document's schema after validating both")
 	}
-
-	// A parameter's schema is put under its own hash (the library's
-	// parameter validation looks it up there).
+	// Store's rule, on the keys the library looks schemas up by: the
+	// library's own compile (of a body that reaches a $ref with siblings,
+	// say) stores its text, the validator's (compileAlone) has none.
 	limit := s.Operation("listPets").Params[0].Schema
-	key := limit.GoLow().Hash()
-	v.opts.SchemaCache.Store(key, &cache.SchemaCacheEntry{Schema: limit, RenderedInline: []byte("type: integer")})
-	if e, _ := v.opts.SchemaCache.Load(key); e == nil || string(e.RenderedInline) != "type: integer" {
-		t.Errorf("a parameter's schema is kept as %+v, want its text kept: its errors quote it", e)
+	body := s.Operation("createPet").Body.Schema
+	for _, c := range []struct {
+		what     string
+		key      uint64
+		schema   *base.Schema
+		keepText bool
+	}{
+		{"a parameter's schema, which its errors quote", parameterUse(limit).key, limit, true},
+		{"a request body's", v.bodyUse(body, schema_validation.SchemaValidationPurposeRequestBody).key, body, false},
+		{"a response body's", v.bodyUse(body, schema_validation.SchemaValidationPurposeResponseBody).key, body, false},
+		{"a document's", v.documentUse(body).key, body, false},
+	} {
+		v.opts.SchemaCache.Store(c.key, &cache.SchemaCacheEntry{Schema: c.schema, RenderedInline: []byte("type: x"), ReferenceSchema: "type: x"})
+		e, _ := v.opts.SchemaCache.Load(c.key)
+		if e == nil {
+			t.Fatalf("%s: nothing under its key", c.what)
+		}
+		if kept := len(e.RenderedInline) > 0 || e.ReferenceSchema != ""; kept != c.keepText {
+			t.Errorf("%s is stored with its text %q %q, want it kept %v", c.what, e.RenderedInline, e.ReferenceSchema, c.keepText)
+		}
 	}
 }

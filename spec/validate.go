@@ -210,20 +210,22 @@ func (c *lazySchemaCache) Load(key uint64) (*cache.SchemaCacheEntry, bool) {
 	return c.SchemaCache.Load(key)
 }
 
-// Store keeps entry without its YAML text (RenderedInline) unless key is
-// a parameter's (the schema's own hash, which a body's and a document's
-// keys mix with the version and the purpose). libopenapi-validator v0.14.0
-// parses that text again on every body or document its schema refuses
+// Store keeps entry without its YAML text (RenderedInline, and the same
+// as a string, ReferenceSchema) unless key is a parameter's (the schema's
+// own hash, which a body's and a document's keys mix with the version and
+// the purpose). libopenapi-validator v0.14.0 parses that text again on
+// every body or document its schema refuses
 // (schema_validation.DiagnosticLocationNodes), only to give the lines of
-// the failure within it, which petctl never reads: 145 µs of a refused
-// create's 260 on adyen (BenchmarkCorpusInvalidCreate). Without it the
-// library locates the failure in the rendered node it already holds. A
-// parameter's text is kept: the library's parameter errors quote it, and
-// render the schema again where it is missing.
+// the failure within it, and quotes it in each failure; petctl reads
+// neither. Parsing it was 145 µs of a refused create's 260 on adyen
+// (BenchmarkCorpusInvalidCreate); without it the library locates the
+// failure in the rendered node it already holds. A parameter's text is
+// kept: the library's parameter errors quote it, and render the schema
+// again where it is missing.
 func (c *lazySchemaCache) Store(key uint64, entry *cache.SchemaCacheEntry) {
-	if entry != nil && len(entry.RenderedInline) > 0 && entry.Schema != nil && entry.Schema.GoLow() != nil && key != entry.Schema.GoLow().Hash() {
+	if entry != nil && (len(entry.RenderedInline) > 0 || entry.ReferenceSchema != "") && entry.Schema != nil && entry.Schema.GoLow() != nil && key != entry.Schema.GoLow().Hash() {
 		lean := *entry
-		lean.RenderedInline = nil
+		lean.RenderedInline, lean.ReferenceSchema = nil, ""
 		entry = &lean
 	}
 	c.SchemaCache.Store(key, entry)
@@ -934,14 +936,36 @@ func (v *Validator) compile(schema *base.Schema, purpose schema_validation.Schem
 }
 
 // compileAlone compiles schema's inline rendering for purpose as one
-// document, or returns nil where the rendering keeps a $ref or does not
-// compile either.
+// document, or returns nil where the rendering keeps a $ref (a cycle) or
+// does not compile either. The validator's inliner renders it; where it
+// is not sure, or its rendering does not compile, the library's. The
+// inliner copies values as written, and the library's model reads some
+// that no compile takes into ones it does: a bound written as a string,
+// OpenAPI 3.0's boolean exclusiveMinimum in a 3.1 document.
 func (v *Validator) compileAlone(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose) *schema_validation.CompiledValidationSchema {
-	node, rendered := v.renderAlone(schema, purpose)
+	name := fmt.Sprintf("%x", schema.GoLow().Hash())
+	node, ok, cyclic := v.inline.render(schema, purpose)
+	if cyclic {
+		return nil // the library's rendering keeps a $ref too
+	}
+	if ok {
+		if c := v.compileRendered(name, node, inlineJSON(node)); c != nil {
+			return c
+		}
+	}
+	rendered, err := schema_validation.RenderSchemaForValidation(schema, purpose)
+	if err != nil || rendered == nil {
+		return nil
+	}
+	return v.compileRendered(name, rendered.RenderedNode, rendered.RenderedJSON)
+}
+
+// compileRendered compiles a schema rendered inline, as node and as JSON,
+// under name; nil where it keeps a $ref or does not compile.
+func (v *Validator) compileRendered(name string, node *yaml.Node, rendered []byte) *schema_validation.CompiledValidationSchema {
 	if rendered == nil || bytes.Contains(rendered, []byte(`"$ref"`)) {
 		return nil
 	}
-	name := fmt.Sprintf("%x", schema.GoLow().Hash())
 	compiled, err := helpers.NewCompiledSchemaWithVersion(name, rendered, v.opts, v.version)
 	if err != nil && v.version >= 3.05 && strings.Contains(err.Error(), "nullable") {
 		// OpenAPI 3.0's nullable in a 3.1 document, a common generator
@@ -962,28 +986,18 @@ func (v *Validator) compileAlone(schema *base.Schema, purpose schema_validation.
 	}
 }
 
-// renderAlone renders schema inline for purpose, as JSON and as the node
-// the library locates a refusal's keyword in: by the validator's inliner,
-// or where that is not sure, by the library; nil JSON where neither
-// renders it whole (a cycle).
-func (v *Validator) renderAlone(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose) (*yaml.Node, []byte) {
-	node, ok, cyclic := v.inline.render(schema, purpose)
-	if cyclic {
-		return nil, nil
+// inlineJSON is a rendered schema as JSON, nil where it has no JSON form
+// (a mapping key that is not a string).
+func inlineJSON(node *yaml.Node) []byte {
+	var doc any
+	if node.Decode(&doc) != nil {
+		return nil
 	}
-	if ok {
-		var doc any
-		if node.Decode(&doc) == nil {
-			if rendered, err := json.Marshal(doc); err == nil {
-				return node, rendered
-			}
-		}
+	rendered, err := json.Marshal(doc)
+	if err != nil {
+		return nil
 	}
-	rendered, err := schema_validation.RenderSchemaForValidation(schema, purpose)
-	if err != nil || rendered == nil {
-		return nil, nil
-	}
-	return rendered.RenderedNode, rendered.RenderedJSON
+	return rendered
 }
 
 // compileRequestBody puts a request body's schema, compiled as compile
