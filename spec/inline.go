@@ -15,10 +15,11 @@ import (
 // a purpose, as libopenapi-validator's RenderSchemaForValidation does, for
 // compileAlone (TestCorpusInlineAgrees holds the two to the same JSON on
 // up to 60 body schemas of each corpus document, TestInlineAgreesOnEdges
-// on every keyword the inliner treats apart). The library renders through its high-level model, by
-// reflection, and again for every schema that reaches a component: a third
-// of a conformance run's CPU on lago, whose 377 body schemas inline to
-// 2.7 MB. The inliner copies the document's own nodes and renders each
+// on every keyword the inliner treats apart). The library renders through
+// its high-level model, by reflection, and again for every schema that
+// reaches a component: a third of a conformance run's CPU on lago, whose
+// 377 body schemas inline to 2.7 MB. The inliner copies the document's
+// own nodes, reading them as the library's model does, and renders each
 // schema once per purpose (memo).
 //
 // It renders only what it is sure of and otherwise says so (ok false), for
