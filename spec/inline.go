@@ -24,9 +24,9 @@ import (
 //
 // It renders only what it is sure of and otherwise says so (ok false), for
 // the library to render: a cycle, a $ref it cannot resolve (a chain of
-// them), a YAML merge key, a boolean where a schema stands in a list or
-// under a name (the library writes false there as {}, which allows
-// anything). No $ref with siblings reaches it (compile checks
+// them), a YAML merge key, an alias in a required list, a boolean where
+// a schema stands in a list or under a name (the library writes false
+// there as {}, which allows anything). No $ref with siblings reaches it (compile checks
 // refSiblingsReachable first).
 type inliner struct {
 	mu sync.Mutex
@@ -169,6 +169,12 @@ func (w *inlineWalk) schema(s *base.Schema, purpose schema_validation.SchemaVali
 			rendered, ok = w.proxy(s.ContentSchema, schema_validation.SchemaValidationPurposeGeneric)
 		case name == "type":
 			rendered = typeNode(v)
+		case name == "required" && hasAlias(v):
+			// libopenapi reads an alias in the list as its anchor's
+			// name (required: [*idName] requires "idName"); not
+			// the inliner's to mend where the library's compile
+			// would not.
+			return nil, false
 		case inlineKeywords[name] || len(name) > 2 && name[:2] == "x-":
 			rendered = v
 		default:
@@ -225,6 +231,16 @@ var (
 	}
 	zeroOmitted = map[string]bool{"multipleOf": true, "uniqueItems": true, "nullable": true, "deprecated": true}
 )
+
+// hasAlias reports whether a list has an alias (*name) among its items.
+func hasAlias(list *yaml.Node) bool {
+	for _, item := range list.Content {
+		if item.Kind == yaml.AliasNode {
+			return true
+		}
+	}
+	return false
+}
 
 // unalias is the node an alias (*name) stands for, any other node itself.
 func unalias(n *yaml.Node) *yaml.Node {

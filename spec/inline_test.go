@@ -142,8 +142,8 @@ func jsonDiff(got, want any, at string) string {
 // stand, lists of one type, empty lists and strings, nodes left empty, a
 // schema that is only a $ref to another (Alias), required lists pruned by
 // readOnly and writeOnly behind $refs and allOf, keywords the library's
-// model drops, extensions, a cycle and a boolean schema (those two left
-// to the library).
+// model drops, extensions, a cycle, a boolean schema and an alias in a
+// required list (those three left to the library).
 const inlineEdgeDoc31 = `openapi: 3.1.0
 info: {title: edge, version: "1"}
 paths:
@@ -234,12 +234,18 @@ components:
         count: {type: number, maximum: "10", exclusiveMinimum: false}
     Anchored:
       type: object
-      required: &both [id, name]
+      required: &both [&idName id, name]
       properties:
         id: &ro {type: integer, readOnly: true}
         name: {type: string}
         copy: *ro
       x-also: *both
+    AnchoredItem:
+      type: object
+      required: [*idName, name]
+      properties:
+        id: {type: integer, readOnly: true}
+        name: {type: string}
     Looped:
       type: object
       properties:
@@ -268,11 +274,11 @@ func TestInlineAgreesOnEdges(t *testing.T) {
 	for _, c := range []struct {
 		doc string
 		// left: Node and Looped reach a cycle, Anything has a boolean
-		// schema; refused: Coerced's values, which only the library's
-		// model reads into ones that compile; each rendered for 2 uses
-		// and for none.
+		// schema, AnchoredItem an alias in its required list; refused:
+		// Coerced's values, which only the library's model reads into
+		// ones that compile; each rendered for 2 uses and for none.
 		left, refused int
-	}{{inlineEdgeDoc31, 12, 4}, {inlineEdgeDoc30, 0, 0}} {
+	}{{inlineEdgeDoc31, 16, 4}, {inlineEdgeDoc30, 0, 0}} {
 		s, v := parseValidated(t, c.doc, "edge.yaml")
 		var uses []compileUse
 		for _, sp := range s.Model.Components.Schemas.FromOldest() {
