@@ -91,8 +91,8 @@ func serveCorpusBench(b *testing.B, d harness.CorpusDoc) *corpusBench {
 	return nil
 }
 
-// serve sends rq to the server in-process and checks the status.
-func (c *corpusBench) serve(b *testing.B, rq load.Request, seq int64, want int) {
+// send sends rq, numbered seq, to the server in-process.
+func (c *corpusBench) send(rq load.Request, seq int64) *httptest.ResponseRecorder {
 	var body io.Reader
 	if rq.Body != nil {
 		body = bytes.NewReader(bytes.ReplaceAll(rq.Body, []byte(load.SeqMark), []byte(strconv.FormatInt(seq, 10))))
@@ -101,7 +101,12 @@ func (c *corpusBench) serve(b *testing.B, rq load.Request, seq int64, want int) 
 	r.Header = rq.Header.Clone()
 	w := httptest.NewRecorder()
 	c.srv.ServeHTTP(w, r)
-	if w.Code != want {
+	return w
+}
+
+// serve sends rq and checks the status.
+func (c *corpusBench) serve(b *testing.B, rq load.Request, seq int64, want int) {
+	if w := c.send(rq, seq); w.Code != want {
 		b.Fatalf("%s %s: %d %s, want %d", rq.Method, rq.Path, w.Code, truncate(w.Body.String(), 300), want)
 	}
 }
@@ -149,7 +154,7 @@ func BenchmarkCorpusInvalidCreate(b *testing.B) {
 			bad.Body = []byte(`{}`)
 			// The document says which status a refused body gets
 			// (adyen 422, lago 400).
-			want := refusedWith(b, c.srv, bad)
+			want := c.refusedWith(b, bad)
 			for b.Loop() {
 				c.serve(b, bad, 0, want)
 			}
@@ -157,13 +162,10 @@ func BenchmarkCorpusInvalidCreate(b *testing.B) {
 	}
 }
 
-// refusedWith is the status srv refuses rq with: 400 or 422.
-func refusedWith(b *testing.B, srv http.Handler, rq load.Request) int {
+// refusedWith is the status the server refuses rq with: 400 or 422.
+func (c *corpusBench) refusedWith(b *testing.B, rq load.Request) int {
 	b.Helper()
-	r := httptest.NewRequest(rq.Method, rq.Path, bytes.NewReader(rq.Body))
-	r.Header = rq.Header.Clone()
-	w := httptest.NewRecorder()
-	srv.ServeHTTP(w, r)
+	w := c.send(rq, 0)
 	if w.Code != http.StatusBadRequest && w.Code != http.StatusUnprocessableEntity {
 		b.Fatalf("%s %s with %s: %d, want 400 or 422", rq.Method, rq.Path, rq.Body, w.Code)
 	}

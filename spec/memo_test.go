@@ -143,14 +143,7 @@ paths:
 }
 
 func TestRequestMemoIsBounded(t *testing.T) {
-	s, err := Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := s.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, v := defaultValidated(t)
 	op := s.Operation("listPets")
 	for i := 0; i < memoEntries+10; i++ {
 		// Distinct query strings the validator accepts (an unknown parameter is allowed).
@@ -523,14 +516,7 @@ func TestMergePatchMemoAgreesWithValidator(t *testing.T) {
 // Plain copy; with a memo left in the copy they would compare the memo
 // with itself, and the engine's plain run would take the fast paths again.
 func TestPlainValidatorHasNoMemo(t *testing.T) {
-	s, err := Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := s.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, v := defaultValidated(t)
 	if v.memo == nil || v.bodies == nil {
 		t.Fatalf("the validator has no memo (%v) or no compiled bodies (%v): nothing for Plain to leave out", v.memo != nil, v.bodies != nil)
 	}
@@ -555,14 +541,7 @@ func TestPlainValidatorHasNoMemo(t *testing.T) {
 // past memoKeyBytes is not kept; and each is remembered per response, not
 // for another whose schema refuses it.
 func TestResponseMemo(t *testing.T) {
-	s, err := Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := s.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, v := defaultValidated(t)
 	get, list := s.Operation("getPet"), s.Operation("listPets")
 	r := httptest.NewRequest("GET", "/v1/pets/1", nil)
 	h := http.Header{"Content-Type": {JSON}}

@@ -227,14 +227,7 @@ func TestObjectPlanAgreesWithSchema(t *testing.T) {
 // TestObjectPlanPetstore makes sure the Petstore's Pet gets a plan, since
 // that is what makes a million fixture records load in time.
 func TestObjectPlanPetstore(t *testing.T) {
-	s, err := Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := s.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, v := defaultValidated(t)
 	c := s.Collections[0]
 	rs, err := v.CompileResponseSchema(c.ItemSchema)
 	if err != nil {
@@ -265,14 +258,7 @@ func TestObjectPlanPetstore(t *testing.T) {
 // that does not compile says so once, and Validate leaves the verdict to
 // the caller (ErrNotCompiled).
 func TestLazyResponseSchema(t *testing.T) {
-	s, err := Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := s.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, v := defaultValidated(t)
 	c := s.Collections[0]
 	eager, err := v.CompileResponseSchema(c.ItemSchema)
 	if err != nil {
@@ -403,6 +389,20 @@ func TestPlanEdges(t *testing.T) {
 func parseValidated(t *testing.T, doc, name string) (*Spec, *Validator) {
 	t.Helper()
 	s, err := Parse([]byte(doc), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, v
+}
+
+// defaultValidated is the embedded Petstore and a validator for it.
+func defaultValidated(t *testing.T) (*Spec, *Validator) {
+	t.Helper()
+	s, err := Default()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,14 +17,7 @@ import (
 // drops the text under a body's and a document's keys and keeps it under
 // a parameter's (its errors quote it).
 func TestSchemaCacheKeepsNoBodyText(t *testing.T) {
-	s, err := Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := s.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, v := defaultValidated(t)
 	v = v.Plain()
 	create := httptest.NewRequest("POST", "/v1/pets", strings.NewReader(`{"name":5,"categoryId":1}`))
 	create.Header.Set("Content-Type", "application/json")
