@@ -56,3 +56,15 @@ func BenchmarkKindsType(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParse: the embedded Petstore parsed and checked against the
+// OpenAPI schema of its version, as every start, reload and test server does.
+func BenchmarkParse(b *testing.B) {
+	raw := DefaultDocument()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(raw, "petstore.yaml"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -254,6 +255,34 @@ paths:
 	}
 	if _, err := lib.NewValidator(); err != nil {
 		t.Errorf("the library document was refused: %v", err)
+	}
+}
+
+// TestOpenAPISchemaCompiledOnce: the OpenAPI schema of a version is
+// compiled by the first check of a document of that version and shared by
+// the next, which names the same problems, 3.0 and 3.1 apart.
+func TestOpenAPISchemaCompiledOnce(t *testing.T) {
+	const doc = "openapi: %s\ninfo:\n  title: typo\n%spaths: {}\n"
+	var texts []string
+	for _, version := range []string{"3.0.3", "3.1.0"} {
+		raw := []byte(fmt.Sprintf(doc, version, ""))
+		_, first := Parse(raw, "typo.yaml")
+		_, second := Parse(raw, "typo.yaml")
+		if first == nil || second == nil || first.Error() != second.Error() || !strings.Contains(second.Error(), "missing property 'version'") {
+			t.Errorf("%s: checked twice, %v then %v; want the missing version named both times", version, first, second)
+		}
+		s, err := Parse([]byte(fmt.Sprintf(doc, version, "  version: '1'\n")), "ok.yaml")
+		if err != nil {
+			t.Fatalf("%s: %v", version, err)
+		}
+		text := s.Document.GetSpecInfo().APISchema
+		if c, ok := openAPISchemas.Load(text); !ok || openAPISchema(text) != c {
+			t.Errorf("%s: the OpenAPI schema is not kept compiled", version)
+		}
+		texts = append(texts, text)
+	}
+	if texts[0] == texts[1] {
+		t.Error("3.0 and 3.1 are checked against one schema")
 	}
 }
 
