@@ -223,3 +223,75 @@ func TestCacheKeyClashesBeyondTheTable(t *testing.T) {
 		}
 	}
 }
+
+// TestParametersCompiledOnFirstUse: an operation's first request puts
+// every parameter schema of it in the library's cache, those it did not
+// carry too. Else a later request carrying one has the library render its
+// schema beside the operation's other uses, writing the document's nodes
+// (an enum's tags) that a body's compile reads: under -race the requests
+// below, with and without the warm-up, report that race.
+func TestParametersCompiledOnFirstUse(t *testing.T) {
+	const doc = `openapi: 3.1.0
+info: {title: warm, version: "1"}
+paths:
+  /things:
+    get:
+      operationId: listThings
+      parameters:
+        - {name: a, in: query, schema: {type: integer, enum: [1, 2]}}
+        - {name: kind, in: query, schema: {$ref: '#/components/schemas/Kind'}}
+      responses:
+        '200': {description: ok}
+    post:
+      operationId: createThing
+      requestBody:
+        content:
+          application/json:
+            schema: {type: object, properties: {kind: {$ref: '#/components/schemas/Kind'}}}
+      responses:
+        '201': {description: created}
+components:
+  schemas:
+    Kind: {type: string, enum: [x, "5", "true"]}
+`
+	s, v := parseValidated(t, doc, "warm.yaml")
+	list, create := s.Operation("listThings"), s.Operation("createThing")
+	if ps := v.Request(httptest.NewRequest("GET", "/things?a=1", nil), list); ps != nil {
+		t.Fatalf("?a=1: %v", ps)
+	}
+	kind := list.Op.Parameters[1].Schema.Schema()
+	if e, ok := v.opts.SchemaCache.Load(parameterUse(kind).key); !ok || e == nil || e.CompiledSchema == nil || len(e.RenderedInline) == 0 {
+		t.Error("the first request left the schema of kind, a parameter it did not carry, to a later one")
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				value, valid := "x", true
+				if (g+i)%2 == 1 {
+					value, valid = "y", false
+				}
+				if ps := v.Request(httptest.NewRequest("GET", "/things?kind="+value, nil), list); (ps == nil) != valid {
+					t.Errorf("?kind=%s: valid %v, want %v (%v)", value, ps == nil, valid, ps)
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				body, valid := `{"kind": "5"}`, true
+				if (g+i)%2 == 1 {
+					body, valid = `{"kind": 5}`, false
+				}
+				r := httptest.NewRequest("POST", "/things", strings.NewReader(body))
+				r.Header.Set("Content-Type", JSON)
+				if ps := v.Request(r, create); (ps == nil) != valid {
+					t.Errorf("%s: valid %v, want %v (%v)", body, ps == nil, valid, ps)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

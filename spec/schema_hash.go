@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash"
 	"hash/fnv"
+	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"github.com/pb33f/libopenapi/index"
@@ -84,6 +85,40 @@ func (w *hashWalk) node(n *yaml.Node, idx *index.SpecIndex) {
 		}
 		w.write('}', "")
 	default:
-		w.write('s', n.Tag+"\x00"+n.Value)
+		w.write('s', scalarTag(n)+"\x00"+n.Value)
 	}
+}
+
+// scalarTag is the tag of a scalar as the document was read: yaml's tag
+// where it has one, else the one the library's renders removed. Those
+// write the document's enum and examples items (yaml's Desolve, in
+// Node.Encode) and remove a tag the value resolves to without it, or
+// quote a string's that would resolve otherwise: so 5 and '5' hash apart,
+// and alike before and after a render.
+func scalarTag(n *yaml.Node) string {
+	if n.Tag != "" && n.Tag != "!" {
+		return n.Tag
+	}
+	if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return "!!str"
+	}
+	var v any
+	if n.Decode(&v) != nil {
+		return ""
+	}
+	switch v.(type) {
+	case nil:
+		return "!!null"
+	case bool:
+		return "!!bool"
+	case int, int64, uint64:
+		return "!!int"
+	case float64:
+		return "!!float"
+	case string:
+		return "!!str"
+	case time.Time:
+		return "!!timestamp"
+	}
+	return ""
 }

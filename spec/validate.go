@@ -304,9 +304,11 @@ func (v *Validator) request(r *http.Request, op *Operation, key requestKey, kind
 	var ok bool
 	var errs []*verrors.ValidationError
 	v.renders.do(op, func(alone bool) bool {
+		warm := true
 		if alone {
 			v.placeClashing(op, bodyMediaType(op, r.Header.Get("Content-Type")))
 			v.compileRequestBody(requestSchema(op, r.Header.Get("Content-Type")))
+			warm = v.warmParameters(op)
 		}
 		ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
 		if !ok && alone && notCompiled(errs) && v.cacheCompiled(requestSchema(op, r.Header.Get("Content-Type")), schema_validation.SchemaValidationPurposeRequestBody) {
@@ -315,7 +317,7 @@ func (v *Validator) request(r *http.Request, op *Operation, key requestKey, kind
 		if !ok && alone && v.cacheParametersCompiled(errs) {
 			ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
 		}
-		return ok || !compileFailed(errs)
+		return (ok || !compileFailed(errs)) && warm
 	})
 	if ok {
 		if kind != memoNone {
@@ -770,14 +772,19 @@ func (v *Validator) compileSchema(schema *base.Schema, purpose schema_validation
 	}
 	var c *schema_validation.CompiledValidationSchema
 	var err error
-	v.renders.alone(func() { c, err = v.compile(schema, purpose) })
+	var h uint64
+	// The hash reads the document's nodes, which the library's renders
+	// write (their tags: yaml's Desolve), so it runs alone too.
+	v.renders.alone(func() {
+		c, err = v.compile(schema, purpose)
+		h, _ = contentHash(schema) // key.node is its root: it has one
+	})
 	if err != nil {
 		return nil, err
 	}
 	if c == nil || c.CompiledSchema == nil {
 		return nil, ErrNotCompiled
 	}
-	h, _ := contentHash(schema) // key.node is its root: it has one
 	rs, _ := v.compiled.LoadOrStore(key, &ResponseSchema{compiled: c.CompiledSchema, Hash: h, plan: planOf(c.CompiledSchema)})
 	return rs.(*ResponseSchema), nil
 }
@@ -1063,6 +1070,37 @@ func (v *Validator) cacheParametersCompiled(errs []*verrors.ValidationError) boo
 		cached = true
 	}
 	return cached
+}
+
+// warmParameters puts in the library's cache each parameter schema of op
+// it lacks, compiled as the library would (compileUse). The library
+// renders and compiles a parameter's schema on the first request that
+// carries the parameter, and a later request of op may carry one its
+// first did not: that render, running beside op's other uses, would
+// write the document's nodes as they are read. Called alone only. It
+// reports whether every one compiled: op's uses run alone while one does
+// not, as the library renders it again on each. A pinned op (cacheClashes)
+// always runs alone and places its own.
+func (v *Validator) warmParameters(op *Operation) bool {
+	if _, pinned := v.renders.pinned[op]; pinned || v.opts.SchemaCache == nil {
+		return true
+	}
+	all := true
+	for _, u := range v.requestUses(op) {
+		if u.kind != useParameter {
+			continue
+		}
+		if e, ok := v.opts.SchemaCache.Load(u.key); ok && e != nil && e.CompiledSchema != nil {
+			continue
+		}
+		e := v.compileUse(u)
+		if e == nil {
+			all = false
+			continue
+		}
+		v.opts.SchemaCache.Store(u.key, e)
+	}
+	return all
 }
 
 // compileParameter compiles a parameter schema the library's compile
