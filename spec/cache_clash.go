@@ -2,11 +2,11 @@ package spec
 
 import (
 	"math"
+	"slices"
 
 	"github.com/pb33f/libopenapi-validator/cache"
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
-	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -86,28 +86,23 @@ func (v *Validator) requestUses(op *Operation) []cacheUse {
 			uses = append(uses, parameterUse(schema))
 		}
 	}
-	var params []*v3.Parameter
-	if op.PathItem != nil {
-		params = append(params, op.PathItem.Parameters...)
+	addWithItems := func(schema *base.Schema) {
+		add(schema)
+		if schema != nil && schema.Items != nil && schema.Items.IsA() && schema.Items.A != nil {
+			add(schema.Items.A.Schema())
+		}
 	}
-	if op.Op != nil {
-		params = append(params, op.Op.Parameters...)
-	}
-	for _, p := range params {
+	for _, p := range libParams(op) {
 		if p == nil {
 			continue
 		}
 		if p.Schema != nil {
-			schema := p.Schema.Schema()
-			add(schema)
-			if schema != nil && schema.Items != nil && schema.Items.IsA() && schema.Items.A != nil {
-				add(schema.Items.A.Schema())
-			}
+			addWithItems(p.Schema.Schema())
 		}
 		if p.Content != nil {
 			for _, m := range p.Content.FromOldest() {
 				if m != nil && m.Schema != nil {
-					add(m.Schema.Schema())
+					addWithItems(m.Schema.Schema())
 				}
 			}
 		}
@@ -206,7 +201,30 @@ func (v *Validator) cacheClashes() map[any][]cacheUse {
 			}
 		}
 	}
+	for _, op := range v.spec.Operations {
+		if _, ok := pinned[op]; !ok && rendersEveryUse(op) {
+			pinned[op] = nil // alone every time, nothing to place
+		}
+	}
 	return pinned
+}
+
+// rendersEveryUse reports whether libopenapi-validator renders a schema
+// of op's on every request that carries a parameter, past its cache: an
+// unexploded header or cookie array whose items are a schema
+// (ValidateHeaderArray and ValidateCookieArray render the items with
+// RenderInline, which writes the shared model). Such an operation is
+// pinned: its uses run alone.
+func rendersEveryUse(op *Operation) bool {
+	for _, p := range libParams(op) {
+		if p == nil || (p.In != "header" && p.In != "cookie") || p.IsExploded() || p.Schema == nil {
+			continue
+		}
+		if schema := p.Schema.Schema(); schema != nil && slices.Contains(schema.Type, "array") && schema.Items != nil && schema.Items.IsA() {
+			return true
+		}
+	}
+	return false
 }
 
 // placeClashing puts, under each shared key owner's uses meet, the schema

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
 )
 
 // clashingDoc pairs operations whose schemas libopenapi's hash, the key of
@@ -240,6 +242,11 @@ paths:
       parameters:
         - {name: a, in: query, schema: {type: integer, enum: [1, 2]}}
         - {name: kind, in: query, schema: {$ref: '#/components/schemas/Kind'}}
+        - name: ids
+          in: query
+          content:
+            application/json:
+              schema: {type: array, items: {type: integer, exclusiveMinimum: 0}}
       responses:
         '200': {description: ok}
     post:
@@ -260,8 +267,11 @@ components:
 		t.Fatalf("?a=1: %v", ps)
 	}
 	kind := list.Op.Parameters[1].Schema.Schema()
-	if e, ok := v.opts.SchemaCache.Load(parameterUse(kind).key); !ok || e == nil || e.CompiledSchema == nil || len(e.RenderedInline) == 0 {
-		t.Error("the first request left the schema of kind, a parameter it did not carry, to a later one")
+	ids := list.Op.Parameters[2].Content.GetOrZero(JSON).Schema.Schema()
+	for name, schema := range map[string]*base.Schema{"kind": kind, "the items of ids": ids.Items.A.Schema()} {
+		if e, ok := v.opts.SchemaCache.Load(parameterUse(schema).key); !ok || e == nil || e.CompiledSchema == nil || len(e.RenderedInline) == 0 {
+			t.Errorf("the first request left the schema of %s, a parameter it did not carry, to a later one", name)
+		}
 	}
 	var wg sync.WaitGroup
 	for g := range 4 {
@@ -276,6 +286,9 @@ components:
 				if ps := v.Request(httptest.NewRequest("GET", "/things?kind="+value, nil), list); (ps == nil) != valid {
 					t.Errorf("?kind=%s: valid %v, want %v (%v)", value, ps == nil, valid, ps)
 				}
+				// The verdict is the library's (it reads the JSON as a
+				// list of commas); the render of its items is the point.
+				v.Request(httptest.NewRequest("GET", "/things?ids=%5B1%2C2%5D", nil), list)
 			}
 		}()
 		go func() {
@@ -289,6 +302,142 @@ components:
 				r.Header.Set("Content-Type", JSON)
 				if ps := v.Request(r, create); (ps == nil) != valid {
 					t.Errorf("%s: valid %v, want %v (%v)", body, ps == nil, valid, ps)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestResponseHeadersCompiledOnFirstUse: a response's first validation
+// puts its headers' schemas in the library's cache, a header it lacked
+// too (a required one: refused, yet no schema failed to compile, so the
+// use counts as made); a later response carrying it renders nothing
+// beside a body's compile, nor does the quick path's hash of a response
+// schema beside a request's first use (under -race).
+func TestResponseHeadersCompiledOnFirstUse(t *testing.T) {
+	const doc = `openapi: 3.1.0
+info: {title: warm, version: "1"}
+paths:
+  /things:
+    get:
+      operationId: listThings
+      parameters:
+        - {name: kind, in: query, schema: {$ref: '#/components/schemas/Kind'}}
+      responses:
+        '200':
+          description: ok
+          headers:
+            X-Kind: {required: true, schema: {$ref: '#/components/schemas/Kind'}}
+          content:
+            application/json:
+              schema: {type: object, properties: {kind: {$ref: '#/components/schemas/Kind'}}}
+    post:
+      operationId: createThing
+      requestBody:
+        content:
+          application/json:
+            schema: {type: object, properties: {kind: {$ref: '#/components/schemas/Kind'}}}
+      responses:
+        '201':
+          description: created
+          content:
+            application/json:
+              schema: {type: object, properties: {kind: {$ref: '#/components/schemas/Kind'}}}
+components:
+  schemas:
+    Kind: {type: string, enum: [x, "5", "true"]}
+`
+	s, v := parseValidated(t, doc, "warm.yaml")
+	list, create := s.Operation("listThings"), s.Operation("createThing")
+	get := httptest.NewRequest("GET", "/things", nil)
+	if ps := v.Response(get, list, 200, http.Header{"Content-Type": {JSON}}, []byte(`{}`)); ps == nil {
+		t.Fatal("a response without its required header was accepted")
+	}
+	header := libResponse(list, list.Responses[0]).Headers.GetOrZero("X-Kind").Schema.Schema()
+	if e, ok := v.opts.SchemaCache.Load(parameterUse(header).key); !ok || e == nil || e.CompiledSchema == nil {
+		t.Error("the first response left the schema of X-Kind, a header it lacked, to a later one")
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(3)
+		go func() {
+			defer wg.Done()
+			for range 10 {
+				h := http.Header{"Content-Type": {JSON}, "X-Kind": {"x"}}
+				if ps := v.Response(get, list, 200, h, []byte(`{"kind": "x"}`)); ps != nil {
+					t.Errorf("a response with X-Kind: %v", ps)
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for range 10 {
+				r := httptest.NewRequest("POST", "/things", strings.NewReader(`{"kind": "5"}`))
+				r.Header.Set("Content-Type", JSON)
+				if ps := v.Request(r, create); ps != nil {
+					t.Errorf("create: %v", ps)
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for range 10 {
+				if ps := v.Response(httptest.NewRequest("POST", "/things", nil), create, 201, http.Header{"Content-Type": {JSON}}, []byte(`{"kind": "true"}`)); ps != nil {
+					t.Errorf("created: %v", ps)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestHeaderArraysRunAlone: libopenapi-validator renders the items of an
+// unexploded header or cookie array on every request that carries it,
+// past its cache, so such an operation's requests run alone (under
+// -race, these would race on the model otherwise).
+func TestHeaderArraysRunAlone(t *testing.T) {
+	const doc = `openapi: 3.1.0
+info: {title: alone, version: "1"}
+paths:
+  /things:
+    get:
+      operationId: listThings
+      parameters:
+        - {name: X-Ids, in: header, schema: {type: array, items: {type: integer, exclusiveMinimum: 0, enum: [1, 2, 3]}}}
+      responses:
+        '200': {description: ok}
+  /others:
+    get:
+      operationId: listOthers
+      parameters:
+        - {name: X-Id, in: header, schema: {type: integer}}
+        - {name: ids, in: cookie, explode: true, schema: {type: array, items: {type: integer}}}
+      responses:
+        '200': {description: ok}
+`
+	s, v := parseValidated(t, doc, "alone.yaml")
+	list := s.Operation("listThings")
+	if _, ok := v.renders.pinned[list]; !ok {
+		t.Error("an operation with a header array does not run alone")
+	}
+	if _, ok := v.renders.pinned[s.Operation("listOthers")]; ok {
+		t.Error("an operation with no unexploded header or cookie array runs alone")
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				value, valid := "1,2", true
+				if (g+i)%3 == 0 {
+					value, valid = "1,x", false
+				}
+				r := httptest.NewRequest("GET", "/things", nil)
+				r.Header.Set("X-Ids", value)
+				if ps := v.Request(r, list); (ps == nil) != valid {
+					t.Errorf("X-Ids: %s: valid %v, want %v (%v)", value, ps == nil, valid, ps)
 				}
 			}
 		}()

@@ -3,6 +3,7 @@ package spec
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -113,6 +114,12 @@ func pathParamCheck(op *Operation, name string) func(string) bool {
 		}
 		return true
 	}
+}
+
+// libParams are op's parameter declarations, its path item's then its
+// own, as libopenapi-validator validates both.
+func libParams(op *Operation) []*v3.Parameter {
+	return append(slices.Clip(pathItemParams(op)), operationParams(op)...)
 }
 
 func pathItemParams(op *Operation) []*v3.Parameter {

@@ -102,6 +102,9 @@ func scalarTag(n *yaml.Node) string {
 	if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 		return "!!str"
 	}
+	if n.Value == "<<" {
+		return "!!merge" // as yaml reads it, where Decode gives nil
+	}
 	var v any
 	if n.Decode(&v) != nil {
 		return ""

@@ -103,6 +103,10 @@ type firstUses struct {
 	// and use; nil where one does not compile (the library then compiles
 	// it itself, and says why). Read and written alone only.
 	placed map[clashEntry]*cache.SchemaCacheEntry
+	// unwarmable are the keys of parameter schemas that compile neither
+	// as the library nor as the document reads them (warmParameters).
+	// Read and written alone only.
+	unwarmable map[uint64]bool
 }
 
 // do runs fn, alone among first uses unless key has been used before; fn
@@ -176,7 +180,7 @@ func (s *Spec) NewValidator() (*Validator, error) {
 	val.bodies = &sync.Map{}
 	val.answered = newAcceptances[responseKey]()
 	val.compiled = &sync.Map{}
-	val.renders.pinned, val.renders.placed = val.cacheClashes(), map[clashEntry]*cache.SchemaCacheEntry{}
+	val.renders.pinned, val.renders.placed, val.renders.unwarmable = val.cacheClashes(), map[clashEntry]*cache.SchemaCacheEntry{}, map[uint64]bool{}
 	return val, nil
 }
 
@@ -308,7 +312,7 @@ func (v *Validator) request(r *http.Request, op *Operation, key requestKey, kind
 		if alone {
 			v.placeClashing(op, bodyMediaType(op, r.Header.Get("Content-Type")))
 			v.compileRequestBody(requestSchema(op, r.Header.Get("Content-Type")))
-			warm = v.warmParameters(op)
+			warm = v.warmParameters(op, v.requestUses(op))
 		}
 		ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
 		if !ok && alone && notCompiled(errs) && v.cacheCompiled(requestSchema(op, r.Header.Get("Content-Type")), schema_validation.SchemaValidationPurposeRequestBody) {
@@ -401,14 +405,16 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 	}
 	use := responseUse{resp, declared}
 	v.renders.do(use, func(alone bool) bool {
+		warm := true
 		if alone {
 			v.placeClashing(use, "")
+			warm = v.warmParameters(use, v.responseUses(op, use))
 		}
 		validate()
 		if !ok && alone && notCompiled(errs) && v.cacheCompiled(mediaSchema(op, resp, declared), schema_validation.SchemaValidationPurposeResponseBody) {
 			validate()
 		}
-		return ok || !compileFailed(errs)
+		return (ok || !compileFailed(errs)) && warm
 	})
 	if ok {
 		return nil
@@ -726,7 +732,10 @@ func (v *Validator) LazyResponseSchema(schema *base.Schema, onError func(error))
 	if schema == nil || schema.GoLow() == nil {
 		return nil, errors.New("no schema")
 	}
-	h, ok := contentHash(schema)
+	var h uint64
+	var ok bool
+	// Alone: the library's renders write the nodes it reads (compileSchema).
+	v.renders.alone(func() { h, ok = contentHash(schema) })
 	if !ok {
 		return nil, errors.New("the schema has no node in the document")
 	}
@@ -1072,22 +1081,27 @@ func (v *Validator) cacheParametersCompiled(errs []*verrors.ValidationError) boo
 	return cached
 }
 
-// warmParameters puts in the library's cache each parameter schema of op
-// it lacks, compiled as the library would (compileUse). The library
-// renders and compiles a parameter's schema on the first request that
-// carries the parameter, and a later request of op may carry one its
-// first did not: that render, running beside op's other uses, would
-// write the document's nodes as they are read. Called alone only. It
-// reports whether every one compiled: op's uses run alone while one does
-// not, as the library renders it again on each. A pinned op (cacheClashes)
-// always runs alone and places its own.
-func (v *Validator) warmParameters(op *Operation) bool {
-	if _, pinned := v.renders.pinned[op]; pinned || v.opts.SchemaCache == nil {
+// warmParameters puts in the library's cache each parameter schema among
+// owner's uses (an operation's parameters, a response's headers) that it
+// lacks, compiled as the library would (compileUse). The library renders
+// and compiles a parameter's schema on the first request (or response)
+// that carries the parameter, and a later one may carry one the first did
+// not: that render, running beside other uses, would write the document's
+// nodes as they are read. Called alone only. It reports whether every one
+// compiled: owner's uses run alone while one does not, as the library
+// renders it again on each; it is tried once (unwarmable). A pinned owner
+// (cacheClashes) always runs alone and places its own.
+func (v *Validator) warmParameters(owner any, uses []cacheUse) bool {
+	if _, pinned := v.renders.pinned[owner]; pinned || v.opts.SchemaCache == nil {
 		return true
 	}
 	all := true
-	for _, u := range v.requestUses(op) {
+	for _, u := range uses {
 		if u.kind != useParameter {
+			continue
+		}
+		if v.renders.unwarmable[u.key] {
+			all = false
 			continue
 		}
 		if e, ok := v.opts.SchemaCache.Load(u.key); ok && e != nil && e.CompiledSchema != nil {
@@ -1095,6 +1109,7 @@ func (v *Validator) warmParameters(op *Operation) bool {
 		}
 		e := v.compileUse(u)
 		if e == nil {
+			v.renders.unwarmable[u.key] = true
 			all = false
 			continue
 		}
