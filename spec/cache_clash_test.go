@@ -230,8 +230,8 @@ func TestCacheKeyClashesBeyondTheTable(t *testing.T) {
 // every parameter schema of it in the library's cache, those it did not
 // carry too. Else a later request carrying one has the library render its
 // schema beside the operation's other uses, writing the document's nodes
-// (an enum's tags) that a body's compile reads: under -race the requests
-// below, with and without the warm-up, report that race.
+// (an enum's tags) that a body's compile reads: under -race, without the
+// warm-up, the requests below report that race.
 func TestParametersCompiledOnFirstUse(t *testing.T) {
 	const doc = `openapi: 3.1.0
 info: {title: warm, version: "1"}

@@ -59,8 +59,8 @@ func (s *Spec) checkDocument() []DocumentProblem {
 // openAPISchemas holds the OpenAPI schema of each version, compiled once
 // per process. libopenapi-validator compiles it again for every document
 // it checks, two thirds of parsing the Petstore (BenchmarkParse: 9.2 ms,
-// 2.8 ms with this), which every start, reload and test server does. A compiled schema is read-only, so
-// checks share it.
+// 2.8 ms with this), which every start, reload and test server does. A
+// compiled schema is read-only, so checks share it.
 var openAPISchemas sync.Map // the schema's text -> *jsonschema.Schema
 
 // documentCheck is the option of every check of a document: patterns
