@@ -444,3 +444,41 @@ paths:
 	}
 	wg.Wait()
 }
+
+// TestUnwarmableParameterKeepsItsOperationAlone: a parameter schema that
+// compiles in neither reading (an invalid pattern) is tried once, on the
+// operation's first request; the operation's uses then stay alone, as the
+// library renders that schema again on each, and requests are answered:
+// one carrying the parameter with the compile's failure.
+func TestUnwarmableParameterKeepsItsOperationAlone(t *testing.T) {
+	const doc = `openapi: 3.1.0
+info: {title: unwarmable, version: "1"}
+paths:
+  /things:
+    get:
+      operationId: listThings
+      parameters:
+        - {name: a, in: query, schema: {type: integer}}
+        - {name: q, in: query, schema: {type: string, pattern: '['}}
+      responses:
+        '200': {description: ok}
+`
+	s, v := parseValidated(t, doc, "unwarmable.yaml")
+	list := s.Operation("listThings")
+	if ps := v.Request(httptest.NewRequest("GET", "/things?a=1", nil), list); ps != nil {
+		t.Fatalf("?a=1: %v", ps)
+	}
+	q := parameterUse(list.Op.Parameters[1].Schema.Schema()).key
+	if !v.renders.unwarmable[q] {
+		t.Error("the schema of q, which does not compile, is not remembered as such")
+	}
+	if _, done := v.renders.done.Load(list); done {
+		t.Error("the operation's uses no longer run alone, though the library renders q's schema on each")
+	}
+	if ps := v.Request(httptest.NewRequest("GET", "/things?q=y", nil), list); ps == nil || !strings.Contains(ps.Error(), "compilation failed") {
+		t.Errorf("?q=y: %v, want the compile's failure", ps)
+	}
+	if ps := v.Request(httptest.NewRequest("GET", "/things?a=2", nil), list); ps != nil {
+		t.Errorf("?a=2: %v", ps)
+	}
+}
