@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	verrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi-validator/helpers"
 	"github.com/pb33f/libopenapi-validator/schema_validation"
+	"github.com/pb33f/libopenapi/index"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"go.yaml.in/yaml/v4"
@@ -53,7 +55,50 @@ func (s *Spec) checkDocument() []DocumentProblem {
 	if ok, errs := schema_validation.ValidateOpenAPIDocumentWithPrecompiled(s.Document, openAPISchema(info.APISchema), documentCheck); !ok {
 		problems = append(problems, s.documentProblems(errs)...)
 	}
-	return problems
+	return append(problems, s.patternProblems()...)
+}
+
+// patternProblems names each schema's pattern that neither of petctl's
+// engines reads (compilePattern), a file's own with its name. The OpenAPI
+// schema leaves patterns unchecked, and the library refuses the schema
+// holding one whenever it compiles it, so every request or response that
+// reaches it fails: served with a warning (a quirk, which --strict
+// refuses), as the rest of the API works and a document of many
+// operations should not be refused for one.
+func (s *Spec) patternProblems() []DocumentProblem {
+	indexes := []*index.SpecIndex{s.Model.Index}
+	if s.Model.Rolodex != nil {
+		indexes = append(indexes, s.Model.Rolodex.GetIndexes()...)
+	}
+	var out []DocumentProblem
+	seen := map[*yaml.Node]bool{}
+	for _, idx := range indexes {
+		if idx == nil {
+			continue
+		}
+		file := ""
+		if idx != s.Model.Index {
+			file = filepath.Base(idx.GetSpecAbsolutePath())
+		}
+		for _, ref := range idx.GetAllSchemas() {
+			n := ref.Node
+			if n == nil || n.Kind != yaml.MappingNode || seen[n] {
+				continue
+			}
+			seen[n] = true
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				key, value := n.Content[i], n.Content[i+1]
+				if key.Value != "pattern" || value.Kind != yaml.ScalarNode {
+					continue
+				}
+				if _, err := compilePattern(value.Value); err != nil {
+					out = append(out, DocumentProblem{Line: value.Line, Where: file, Quirk: true,
+						Reason: fmt.Sprintf("pattern %q is not a regular expression (%v): the schema holding it refuses every value", value.Value, err)})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // openAPISchemas holds the OpenAPI schema of each version, compiled once

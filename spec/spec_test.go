@@ -3,6 +3,8 @@ package spec
 import (
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -255,6 +257,75 @@ paths:
 	}
 	if _, err := lib.NewValidator(); err != nil {
 		t.Errorf("the library document was refused: %v", err)
+	}
+}
+
+// TestUnreadablePatternsWarned: a pattern neither engine reads, in a
+// parameter's schema or deep in a component's, is named at its line as a
+// warning (the document is served; --strict refuses it); one only the
+// backtracking engine reads (a lookbehind) is not.
+func TestUnreadablePatternsWarned(t *testing.T) {
+	const doc = `openapi: 3.1.0
+info: {title: patterns, version: "1"}
+paths:
+  /things:
+    get:
+      operationId: listThings
+      parameters:
+        - {name: q, in: query, schema: {type: string, pattern: '['}}
+        - {name: r, in: query, schema: {type: string, pattern: '(?<!x)y'}}
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Thing'}
+components:
+  schemas:
+    Thing:
+      type: object
+      properties:
+        pattern: {type: string}
+        code:
+          type: array
+          items: {type: string, pattern: 'a(b'}
+`
+	path := filepath.Join(t.TempDir(), "patterns.yaml")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warnings := strings.Join(s.Warnings, "\n")
+	for _, want := range []string{`line 8: pattern "[" is not a regular expression`, `line 24: pattern "a(b" is not a regular expression`} {
+		if !strings.Contains(warnings, want) {
+			t.Errorf("warnings do not say %q:\n%s", want, warnings)
+		}
+	}
+	if strings.Contains(warnings, "(?<!x)y") || strings.Count(warnings, "is not a regular expression") != 2 {
+		t.Errorf("want the two unreadable patterns named, once each:\n%s", warnings)
+	}
+	if _, err := LoadWith(path, LoadOptions{Strict: true}); err == nil || !strings.Contains(err.Error(), `pattern "["`) {
+		t.Errorf("strict: err = %v, want the pattern named", err)
+	}
+
+	// A file of a multi-file document is named with the line.
+	dir := t.TempDir()
+	root := "openapi: 3.1.0\ninfo: {title: files, version: '1'}\npaths:\n  /things:\n    get:\n      operationId: listThings\n" +
+		"      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {$ref: './thing.yaml'}\n"
+	for name, text := range map[string]string{"openapi.yaml": root, "thing.yaml": "type: object\nproperties:\n  code: {type: string, pattern: 'a(b'}\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err = Load(filepath.Join(dir, "openapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warnings := strings.Join(s.Warnings, "\n"); !strings.Contains(warnings, `line 3 (thing.yaml): pattern "a(b"`) {
+		t.Errorf("warnings do not name thing.yaml's line 3:\n%s", warnings)
 	}
 }
 
