@@ -3,10 +3,10 @@ package spec
 import (
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
