@@ -161,28 +161,43 @@ func TestCacheKeyClashes(t *testing.T) {
 // schema's verdict (and, under -race, no race).
 func TestCacheKeyClashesConcurrently(t *testing.T) {
 	s, v := parseValidated(t, clashingDoc, "clashes.yaml")
-	var wg sync.WaitGroup
-	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 40 {
-				n := (g*40 + i) % 11 // 0 to 10: below, at and above the bound
-				for _, c := range []struct {
-					op    string
-					valid bool
-				}{{"postMin", n >= 5}, {"postMax", n <= 5}} {
-					op := s.Operation(c.op)
-					r := httptest.NewRequest(op.Method, op.Path, strings.NewReader(fmt.Sprintf(`{"n": %d}`, n)))
-					r.Header.Set("Content-Type", JSON)
-					if ps := v.Request(r, op); (len(ps) == 0) != c.valid {
-						t.Errorf("%s n=%d: valid %v, want %v (%v)", c.op, n, len(ps) == 0, c.valid, ps)
-					}
-				}
+	concurrently(8, 40, func(g, i int) {
+		n := (g*40 + i) % 11 // 0 to 10: below, at and above the bound
+		for _, c := range []struct {
+			op    string
+			valid bool
+		}{{"postMin", n >= 5}, {"postMax", n <= 5}} {
+			op := s.Operation(c.op)
+			if ps := v.Request(jsonRequest(op.Method, op.Path, fmt.Sprintf(`{"n": %d}`, n)), op); (len(ps) == 0) != c.valid {
+				t.Errorf("%s n=%d: valid %v, want %v (%v)", c.op, n, len(ps) == 0, c.valid, ps)
 			}
-		}()
+		}
+	})
+}
+
+// concurrently calls each of fns from each of goroutines goroutines at
+// once, n times in each (fn(g, i): the goroutine, the call), and waits.
+func concurrently(goroutines, n int, fns ...func(g, i int)) {
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		for _, fn := range fns {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range n {
+					fn(g, i)
+				}
+			}()
+		}
 	}
 	wg.Wait()
+}
+
+// jsonRequest is a request with a JSON body.
+func jsonRequest(method, target, body string) *http.Request {
+	r := httptest.NewRequest(method, target, strings.NewReader(body))
+	r.Header.Set("Content-Type", JSON)
+	return r
 }
 
 // TestCacheKeyClashesBeyondTheTable: a response header's schema shares its
@@ -273,40 +288,26 @@ components:
 			t.Errorf("the first request left the schema of %s, a parameter it did not carry, to a later one", name)
 		}
 	}
-	var wg sync.WaitGroup
-	for g := range 4 {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			for i := range 20 {
-				value, valid := "x", true
-				if (g+i)%2 == 1 {
-					value, valid = "y", false
-				}
-				if ps := v.Request(httptest.NewRequest("GET", "/things?kind="+value, nil), list); (ps == nil) != valid {
-					t.Errorf("?kind=%s: valid %v, want %v (%v)", value, ps == nil, valid, ps)
-				}
-				// The verdict is the library's (it reads the JSON as a
-				// list of commas); the render of its items is the point.
-				v.Request(httptest.NewRequest("GET", "/things?ids=%5B1%2C2%5D", nil), list)
-			}
-		}()
-		go func() {
-			defer wg.Done()
-			for i := range 20 {
-				body, valid := `{"kind": "5"}`, true
-				if (g+i)%2 == 1 {
-					body, valid = `{"kind": 5}`, false
-				}
-				r := httptest.NewRequest("POST", "/things", strings.NewReader(body))
-				r.Header.Set("Content-Type", JSON)
-				if ps := v.Request(r, create); (ps == nil) != valid {
-					t.Errorf("%s: valid %v, want %v (%v)", body, ps == nil, valid, ps)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	concurrently(4, 20, func(g, i int) {
+		value, valid := "x", true
+		if (g+i)%2 == 1 {
+			value, valid = "y", false
+		}
+		if ps := v.Request(httptest.NewRequest("GET", "/things?kind="+value, nil), list); (ps == nil) != valid {
+			t.Errorf("?kind=%s: valid %v, want %v (%v)", value, ps == nil, valid, ps)
+		}
+		// The verdict is the library's (it reads the JSON as a list of
+		// commas); the render of its items is the point.
+		v.Request(httptest.NewRequest("GET", "/things?ids=%5B1%2C2%5D", nil), list)
+	}, func(g, i int) {
+		body, valid := `{"kind": "5"}`, true
+		if (g+i)%2 == 1 {
+			body, valid = `{"kind": 5}`, false
+		}
+		if ps := v.Request(jsonRequest("POST", "/things", body), create); (ps == nil) != valid {
+			t.Errorf("%s: valid %v, want %v (%v)", body, ps == nil, valid, ps)
+		}
+	})
 }
 
 // TestResponseHeadersCompiledOnFirstUse: a response's first validation
@@ -358,38 +359,20 @@ components:
 	if e, ok := v.opts.SchemaCache.Load(parameterUse(header).key); !ok || e == nil || e.CompiledSchema == nil {
 		t.Error("the first response left the schema of X-Kind, a header it lacked, to a later one")
 	}
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(3)
-		go func() {
-			defer wg.Done()
-			for range 10 {
-				h := http.Header{"Content-Type": {JSON}, "X-Kind": {"x"}}
-				if ps := v.Response(get, list, 200, h, []byte(`{"kind": "x"}`)); ps != nil {
-					t.Errorf("a response with X-Kind: %v", ps)
-				}
-			}
-		}()
-		go func() {
-			defer wg.Done()
-			for range 10 {
-				r := httptest.NewRequest("POST", "/things", strings.NewReader(`{"kind": "5"}`))
-				r.Header.Set("Content-Type", JSON)
-				if ps := v.Request(r, create); ps != nil {
-					t.Errorf("create: %v", ps)
-				}
-			}
-		}()
-		go func() {
-			defer wg.Done()
-			for range 10 {
-				if ps := v.Response(httptest.NewRequest("POST", "/things", nil), create, 201, http.Header{"Content-Type": {JSON}}, []byte(`{"kind": "true"}`)); ps != nil {
-					t.Errorf("created: %v", ps)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	concurrently(4, 10, func(_, _ int) {
+		h := http.Header{"Content-Type": {JSON}, "X-Kind": {"x"}}
+		if ps := v.Response(get, list, 200, h, []byte(`{"kind": "x"}`)); ps != nil {
+			t.Errorf("a response with X-Kind: %v", ps)
+		}
+	}, func(_, _ int) {
+		if ps := v.Request(jsonRequest("POST", "/things", `{"kind": "5"}`), create); ps != nil {
+			t.Errorf("create: %v", ps)
+		}
+	}, func(_, _ int) {
+		if ps := v.Response(httptest.NewRequest("POST", "/things", nil), create, 201, http.Header{"Content-Type": {JSON}}, []byte(`{"kind": "true"}`)); ps != nil {
+			t.Errorf("created: %v", ps)
+		}
+	})
 }
 
 // TestHeaderArraysRunAlone: libopenapi-validator renders the items of an
@@ -424,25 +407,17 @@ paths:
 	if _, ok := v.renders.pinned[s.Operation("listOthers")]; ok {
 		t.Error("an operation with no unexploded header or cookie array runs alone")
 	}
-	var wg sync.WaitGroup
-	for g := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 20 {
-				value, valid := "1,2", true
-				if (g+i)%3 == 0 {
-					value, valid = "1,x", false
-				}
-				r := httptest.NewRequest("GET", "/things", nil)
-				r.Header.Set("X-Ids", value)
-				if ps := v.Request(r, list); (ps == nil) != valid {
-					t.Errorf("X-Ids: %s: valid %v, want %v (%v)", value, ps == nil, valid, ps)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	concurrently(4, 20, func(g, i int) {
+		value, valid := "1,2", true
+		if (g+i)%3 == 0 {
+			value, valid = "1,x", false
+		}
+		r := httptest.NewRequest("GET", "/things", nil)
+		r.Header.Set("X-Ids", value)
+		if ps := v.Request(r, list); (ps == nil) != valid {
+			t.Errorf("X-Ids: %s: valid %v, want %v (%v)", value, ps == nil, valid, ps)
+		}
+	})
 }
 
 // TestUnwarmableParameterKeepsItsOperationAlone: a parameter schema that

@@ -389,20 +389,19 @@ func TestPlanEdges(t *testing.T) {
 func parseValidated(t *testing.T, doc, name string) (*Spec, *Validator) {
 	t.Helper()
 	s, err := Parse([]byte(doc), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := s.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, v
+	return validated(t, s, err)
 }
 
 // defaultValidated is the embedded Petstore and a validator for it.
 func defaultValidated(t *testing.T) (*Spec, *Validator) {
 	t.Helper()
 	s, err := Default()
+	return validated(t, s, err)
+}
+
+// validated makes the validator of a document read as s, err say.
+func validated(t *testing.T, s *Spec, err error) (*Spec, *Validator) {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}

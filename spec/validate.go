@@ -312,7 +312,7 @@ func (v *Validator) request(r *http.Request, op *Operation, key requestKey, kind
 		if alone {
 			v.placeClashing(op, bodyMediaType(op, r.Header.Get("Content-Type")))
 			v.compileRequestBody(requestSchema(op, r.Header.Get("Content-Type")))
-			warm = v.warmParameters(op, v.requestUses(op))
+			warm = v.warmParameters(op, func() []cacheUse { return v.requestUses(op) })
 		}
 		ok, errs = v.v.ValidateHttpRequestSyncWithPathItem(r, op.PathItem, op.Path)
 		if !ok && alone && notCompiled(errs) && v.cacheCompiled(requestSchema(op, r.Header.Get("Content-Type")), schema_validation.SchemaValidationPurposeRequestBody) {
@@ -408,7 +408,7 @@ func (v *Validator) Response(r *http.Request, op *Operation, status int, header 
 		warm := true
 		if alone {
 			v.placeClashing(use, "")
-			warm = v.warmParameters(use, v.responseUses(op, use))
+			warm = v.warmParameters(use, func() []cacheUse { return v.responseUses(op, use) })
 		}
 		validate()
 		if !ok && alone && notCompiled(errs) && v.cacheCompiled(mediaSchema(op, resp, declared), schema_validation.SchemaValidationPurposeResponseBody) {
@@ -1090,13 +1090,14 @@ func (v *Validator) cacheParametersCompiled(errs []*verrors.ValidationError) boo
 // nodes as they are read. Called alone only. It reports whether every one
 // compiled: owner's uses run alone while one does not, as the library
 // renders it again on each; it is tried once (unwarmable). A pinned owner
-// (cacheClashes) always runs alone and places its own.
-func (v *Validator) warmParameters(owner any, uses []cacheUse) bool {
+// (cacheClashes) always runs alone and places its own: its uses, alone
+// on every request, are not even listed.
+func (v *Validator) warmParameters(owner any, uses func() []cacheUse) bool {
 	if _, pinned := v.renders.pinned[owner]; pinned || v.opts.SchemaCache == nil {
 		return true
 	}
 	all := true
-	for _, u := range uses {
+	for _, u := range uses() {
 		if u.kind != useParameter {
 			continue
 		}
