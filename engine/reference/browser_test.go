@@ -45,7 +45,9 @@ func chromium(t *testing.T) string {
 
 // browser starts a headless Chromium with a fresh profile. The flags keep
 // it from reaching out to the network, which it would otherwise try (and
-// stall on) on a machine without one.
+// stall on) on a machine without one. Its TMPDIR is the test's own: Chromium
+// leaves a directory for its singleton socket there, and under /tmp each
+// run left eight behind.
 func browser(t *testing.T, width, height int) context.Context {
 	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
@@ -57,6 +59,7 @@ func browser(t *testing.T, width, height int) context.Context {
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Env("TMPDIR=" + t.TempDir()),
 		chromedp.WindowSize(width, height),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
