@@ -288,15 +288,14 @@ func decodeRecord(raw []byte) any {
 	return v
 }
 
-// encodeJSON writes v as JSON without HTML escaping.
+// encodeJSON writes v as JSON without HTML escaping (store.AppendJSON);
+// null where encoding/json refuses it.
 func encodeJSON(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := store.AppendJSON(make([]byte, 0, 256), v) // most answers made here fit
+	if err != nil {
 		return []byte("null")
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return b
 }
 
 // answerMediaType is the media type o's answer at status is sent as (see

@@ -117,7 +117,7 @@ func generatedAsText(s *Store, n int, seed int64) FixtureFile {
 				buf = append(buf, ',')
 			}
 			var err error
-			if buf, err = appendJSON(buf, obj); err != nil {
+			if buf, err = AppendJSON(buf, obj); err != nil {
 				panic(err)
 			}
 		}

@@ -134,7 +134,7 @@ func (c *Collection) build(v any, seq int64, mode buildMode, w Write, prev *fiel
 // buildValue builds the record of a collection whose items are not
 // objects: the value itself.
 func (c *Collection) buildValue(v any, seq int64) (built, error) {
-	raw, err := appendJSON(nil, v)
+	raw, err := AppendJSON(nil, v)
 	if err != nil {
 		return built{}, err
 	}
@@ -252,7 +252,7 @@ func (c *Collection) buildFields(sc *scratch, extra []string, seq int64, mode bu
 		}
 		first = false
 		buf = append(buf, f.key...)
-		if buf, err = appendJSON(buf, norm); err != nil {
+		if buf, err = AppendJSON(buf, norm); err != nil {
 			return built{}, fmt.Errorf("field '%s': %v", f.name, err)
 		}
 		b.view.vals[i], b.view.has[i] = norm, true
