@@ -90,6 +90,44 @@ func TestUnpagedListMeta(t *testing.T) {
 	})
 }
 
+// TestMadeValuesAreCopies: every value made from a schema is the server's
+// to change (an envelope gets its items and metadata set in it), so made
+// hands out a deep copy of what it keeps, and a change to one reaches
+// neither what it keeps nor the next.
+func TestMadeValuesAreCopies(t *testing.T) {
+	s, err := spec.Parse([]byte(unpagedEnvelope), "notes.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Options{Spec: s}) // no Logger: nothing logged
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema *spec.Schema
+	for op, o := range srv.ops {
+		if op.ID == "listNotes" {
+			schema = o.rop.Response.Schema
+		}
+	}
+	if schema == nil {
+		t.Fatal("no listNotes answer schema")
+	}
+	const want = `{"meta":{"source":"notes","total_count":0,"total_pages":0},"notes":[]}`
+	for i := range 3 {
+		v, ok := srv.made(schema).(map[string]any)
+		if !ok {
+			t.Fatalf("made %d: %#v, want an object", i, v)
+		}
+		if got := string(encodeJSON(v)); got != want {
+			t.Fatalf("made %d: %s, want %s (an earlier one's changes reached it)", i, got, want)
+		}
+		meta := v["meta"].(map[string]any)
+		meta["source"], meta["added"] = "changed", true
+		v["notes"] = append(v["notes"].([]any), "an item")
+		v["top"] = 1
+	}
+}
+
 // stampedEnvelope answers its notes in an envelope with an instant the
 // server makes (generatedAt) and no example.
 const stampedEnvelope = `openapi: 3.1.0

@@ -222,16 +222,42 @@ func (s *Server) made(schema *spec.Schema) any {
 	if schema == nil {
 		return nil
 	}
+	if v, ok := s.madeValues.Load(schema); ok {
+		return copyJSON(v) // a copy each time: callers change it
+	}
 	raw := s.validExample(schema)
 	if raw == nil {
 		raw = s.timelessValue(schema)
 	}
 	if raw != nil {
-		v, _ := store.DecodeStrict(raw) // a copy each time: callers change it
-		return v
+		v, _ := store.DecodeStrict(raw)
+		s.madeValues.Store(schema, v)
+		return copyJSON(v)
 	}
 	g := s.values(spec.InResponse)
 	return g.Value(schema, "")
+}
+
+// copyJSON is a deep copy of a decoded JSON value: its objects and arrays
+// copied, its scalars (immutable) shared. It costs about two thirds of
+// decoding the value again (a lago page's profile), and a list's envelope
+// is made on every request.
+func copyJSON(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			m[k] = copyJSON(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(t))
+		for i, e := range t {
+			l[i] = copyJSON(e)
+		}
+		return l
+	}
+	return v
 }
 
 // timelessValue is the value made for schema, as JSON, where it is the same

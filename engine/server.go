@@ -72,6 +72,9 @@ type Server struct {
 	// timeless holds each response schema's made value as JSON where the
 	// clock plays no part in it, else nil (see made).
 	timeless sync.Map
+	// madeValues holds the decoded value of each of those two that made
+	// gives out, never changed: made hands out copies of it.
+	madeValues sync.Map
 }
 
 // opKind is what the engine does for an operation.
