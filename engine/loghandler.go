@@ -142,16 +142,16 @@ func appendJSONLine(b []byte, r slog.Record) ([]byte, bool) {
 		b = append(r.Time.AppendFormat(b, time.RFC3339Nano), `",`...)
 	}
 	b = append(b, `"level":`...)
-	b = store.AppendJSONString(b, r.Level.String())
+	b = store.AppendSlogJSONString(b, r.Level.String())
 	b = append(b, `,"msg":`...)
-	b = store.AppendJSONString(b, r.Message)
+	b = store.AppendSlogJSONString(b, r.Message)
 	ok := true
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Key == "" {
 			ok = false
 			return false
 		}
-		b = store.AppendJSONString(append(b, ','), a.Key)
+		b = store.AppendSlogJSONString(append(b, ','), a.Key)
 		b, ok = appendFlatValue(append(b, ':'), a.Value, true)
 		return ok
 	})
@@ -165,7 +165,7 @@ func appendFlatValue(b []byte, v slog.Value, json bool) ([]byte, bool) {
 	switch v.Kind() {
 	case slog.KindString:
 		if json {
-			return store.AppendJSONString(b, v.String()), true
+			return store.AppendSlogJSONString(b, v.String()), true
 		}
 		return appendTextString(b, v.String()), true
 	case slog.KindInt64:

@@ -19,7 +19,7 @@ import (
 // spaces and unprintables, U+FFFD written out, and bytes that are not UTF-8.
 var textLogPieces = []string{
 	"a", "Z", "0", "/", "-", "_", ".", ":", "?", "&", "%", "é", "漢", "🐕",
-	" ", "=", `"`, `\`, "'", "\t", "\n", "\r", "\x00", "\x1f", "\x7f",
+	" ", "=", `"`, `\`, "'", "\t", "\n", "\r", "\b", "\f", "\x00", "\x1f", "\x7f",
 	"\u00a0", "\u2028", "\u2029", "\u200b", "\u0301", "\ufffd", "\xff", "\xc3", "\xe2\x82",
 }
 

@@ -114,13 +114,25 @@ func appendEncoded(buf []byte, v any) ([]byte, error) {
 	return append(buf, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...), nil
 }
 
-// AppendJSONString appends s as a JSON string, escaped as encoding/json
-// escapes it with HTML escaping off (which is also how slog's JSON handler
-// writes strings): quotes, backslashes, control characters, U+2028 and
-// U+2029; invalid UTF-8 becomes U+FFFD. TestRecordViewMatchesUnmarshal
-// holds it to encoding/json, TestLogHandlersWriteWhatSlogWrites (engine)
-// to slog.
+// AppendJSONString appends s as a JSON string, escaped byte for byte as
+// encoding/json escapes it with HTML escaping off: quotes, backslashes,
+// control characters (\b and \f in their short forms), U+2028 and U+2029;
+// invalid UTF-8 becomes U+FFFD. TestAppendJSONWritesWhatJSONWrites holds it
+// to encoding/json.
 func AppendJSONString(buf []byte, s string) []byte {
+	return appendJSONString(buf, s, true)
+}
+
+// AppendSlogJSONString appends s as slog's JSON handler writes it: as
+// AppendJSONString does, except that slog writes \b and \f as \u0008 and
+// \u000c. TestLogHandlersWriteWhatSlogWrites (engine) holds it to slog.
+func AppendSlogJSONString(buf []byte, s string) []byte {
+	return appendJSONString(buf, s, false)
+}
+
+// appendJSONString is AppendJSONString, with \b and \f short only when
+// shortBF is set.
+func appendJSONString(buf []byte, s string, shortBF bool) []byte {
 	const hex = "0123456789abcdef"
 	buf = append(buf, '"')
 	start := 0
@@ -141,6 +153,18 @@ func AppendJSONString(buf []byte, s string) []byte {
 				buf = append(buf, '\\', 'r')
 			case '\t':
 				buf = append(buf, '\\', 't')
+			case '\b':
+				if shortBF {
+					buf = append(buf, '\\', 'b')
+				} else {
+					buf = append(buf, `\u0008`...)
+				}
+			case '\f':
+				if shortBF {
+					buf = append(buf, '\\', 'f')
+				} else {
+					buf = append(buf, `\u000c`...)
+				}
 			default:
 				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 			}

@@ -99,7 +99,7 @@ func randomJSONValue(rng *rand.Rand, depth int) any {
 // randomJSONString draws on the characters encoding/json treats apart:
 // quotes, backslashes, controls, HTML's, U+2028 and U+2029, invalid UTF-8.
 func randomJSONString(rng *rand.Rand) string {
-	pieces := []string{"a", "Zz", "é", "日本", `"`, `\`, "\n", "\t", "\x00", "\x1f", "<", ">", "&", "\u2028", "\u2029", "\xff", "\xe2\x80", "🐾", " "}
+	pieces := []string{"a", "Zz", "é", "日本", `"`, `\`, "\n", "\t", "\x00", "\b", "\f", "\r", "\x1f", "<", ">", "&", "\u2028", "\u2029", "\xff", "\xe2\x80", "🐾", " "}
 	var b []byte
 	for range rng.IntN(6) {
 		b = append(b, pieces[rng.IntN(len(pieces))]...)
