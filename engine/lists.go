@@ -11,6 +11,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -631,13 +632,34 @@ func decodeCursor(c string) (int64, bool) {
 }
 
 // nextLink is the RFC 8288 link to the page where param is value; values
-// is the request's query, which it leaves as it is.
+// is the request's query, which it leaves as it is. The query is written
+// as url.Values.Encode would write values with param set to value (names
+// sorted, each pair escaped), without copying the map first: a list
+// makes its link on every page (TestNextLinkEncodesAsValues).
 func nextLink(r *http.Request, values url.Values, param, value string) string {
-	values = maps.Clone(values)
-	if values == nil {
-		values = url.Values{}
+	var small [8]string
+	names := append(small[:0], param)
+	for name := range values {
+		if name != param {
+			names = append(names, name)
+		}
 	}
-	values.Set(param, value)
-	u := url.URL{Path: r.URL.Path, RawQuery: values.Encode()}
-	return "<" + u.String() + `>; rel="next"`
+	slices.Sort(names)
+	path := (&url.URL{Path: r.URL.Path}).EscapedPath()
+	b := make([]byte, 0, len(path)+len(`<?>; rel="next"`)+len(r.URL.RawQuery)+len(param)+len(value)+8)
+	b = append(append(b, '<'), path...)
+	sep := byte('?')
+	for _, name := range names {
+		escaped := url.QueryEscape(name)
+		if name == param {
+			b = append(append(append(append(b, sep), escaped...), '='), url.QueryEscape(value)...)
+			sep = '&'
+			continue
+		}
+		for _, v := range values[name] {
+			b = append(append(append(append(b, sep), escaped...), '='), url.QueryEscape(v)...)
+			sep = '&'
+		}
+	}
+	return string(append(b, `>; rel="next"`...))
 }

@@ -97,29 +97,30 @@ func (s *Server) scrub(r *http.Request, msg string) string {
 // Pairs are split at ';' as well as '&': Go refuses ';' (the request gets a
 // 400), but what follows it is still a credential to whoever reads the log.
 func redactQuery(raw string, keys []string) string {
-	if raw == "" {
-		return ""
+	// Most queries name no secret; they are kept as they are, unsplit, and
+	// b stays nil until the first secret, when what came before is copied.
+	var b []byte
+	for at := 0; ; {
+		p, _, sep := cutPair(raw[at:])
+		if name, _, _ := strings.Cut(p, "="); secretName(name, keys) {
+			if b == nil {
+				b = append(make([]byte, 0, len(raw)+len("REDACTED")), raw[:at]...)
+			}
+			b = append(append(b, name...), "=REDACTED"...)
+		} else if b != nil {
+			b = append(b, p...)
+		}
+		if sep == 0 {
+			break
+		}
+		if b != nil {
+			b = append(b, sep)
+		}
+		at += len(p) + 1
 	}
 	q := raw
-	// Most queries name no secret; they are kept as they are, unsplit.
-	if hasSecretName(raw, keys) {
-		var b strings.Builder
-		b.Grow(len(raw))
-		for rest := raw; ; {
-			p, next, sep := cutPair(rest)
-			if name, _, _ := strings.Cut(p, "="); secretName(name, keys) {
-				b.WriteString(name)
-				b.WriteString("=REDACTED")
-			} else {
-				b.WriteString(p)
-			}
-			if sep == 0 {
-				break
-			}
-			b.WriteByte(sep)
-			rest = next
-		}
-		q = b.String()
+	if b != nil {
+		q = string(b)
 	}
 	if len(q) > 256 {
 		q = q[:256] + "…"
@@ -136,17 +137,6 @@ func cutPair(raw string) (pair, rest string, sep byte) {
 		return raw, "", 0
 	}
 	return raw[:i], raw[i+1:], raw[i]
-}
-
-func hasSecretName(raw string, keys []string) bool {
-	for rest := raw; rest != ""; {
-		var p string
-		p, rest, _ = cutPair(rest)
-		if name, _, _ := strings.Cut(p, "="); secretName(name, keys) {
-			return true
-		}
-	}
-	return false
 }
 
 // secretName reports whether a query parameter's name (as sent, possibly
