@@ -45,9 +45,11 @@ func chromium(t *testing.T) string {
 
 // browser starts a headless Chromium with a fresh profile. The flags keep
 // it from reaching out to the network, which it would otherwise try (and
-// stall on) on a machine without one. Its TMPDIR is the test's own: Chromium
-// leaves a directory for its singleton socket there, and under /tmp each
-// run left eight behind.
+// stall on) on a machine without one. Its TMPDIR is the test's own:
+// Chromium leaves a directory for its singleton socket there, and under
+// /tmp each run left eight behind. That directory is made short, beside
+// the system's, not with t.TempDir: a socket's path has at most 107 bytes,
+// Chromium aborts on a longer one, and t.TempDir's holds the test's name.
 func browser(t *testing.T, width, height int) context.Context {
 	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
@@ -59,7 +61,7 @@ func browser(t *testing.T, width, height int) context.Context {
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Env("TMPDIR=" + t.TempDir()),
+		chromedp.Env("TMPDIR=" + shortTempDir(t)),
 		chromedp.WindowSize(width, height),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -69,6 +71,17 @@ func browser(t *testing.T, width, height int) context.Context {
 	ctx, cancelTab := chromedp.NewContext(ctx)
 	t.Cleanup(cancelTab)
 	return ctx
+}
+
+// shortTempDir is a new directory under the system's temporary one, named
+// in a few bytes, and removed when the test ends.
+func shortTempDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "cr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
 // pageErrors collects what the page reports as wrong: uncaught exceptions,
