@@ -343,7 +343,9 @@ func (c *Collection) typed(s *spec.Schema, raw string) any {
 			return json.Number(strconv.FormatInt(i, 10))
 		}
 	case "number":
-		if _, err := strconv.ParseFloat(raw, 64); err == nil {
+		// Not strconv.ParseFloat, which takes "NaN", "+1" and "0x1p3": a
+		// json.Number in a record must be one JSON can hold.
+		if isJSONNumber(raw) {
 			return json.Number(raw)
 		}
 	}

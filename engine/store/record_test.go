@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -153,6 +154,82 @@ func TestRecordViewMatchesUnmarshal(t *testing.T) {
 		json.Unmarshal(want, &b)
 		if a != b || (strings.Contains(string(want), `\u2028`) && !strings.Contains(string(got), `\u2028`)) {
 			t.Errorf("AppendJSONString(%q) = %s, encoding/json %s", s, got, want)
+		}
+	}
+}
+
+// numberIDs keeps things whose ids are JSON numbers the client chooses in
+// the path (a PUT upserts).
+const numberIDs = `openapi: 3.0.3
+info: {title: Things, version: "1"}
+paths:
+  /things:
+    get:
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {type: array, items: {$ref: '#/components/schemas/Thing'}}}}}
+    post:
+      requestBody: {required: true, content: {application/json: {schema: {$ref: '#/components/schemas/Thing'}}}}
+      responses:
+        "201": {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/Thing'}}}}
+  /things/{id}:
+    parameters: [{name: id, in: path, required: true, schema: {type: number}}]
+    get:
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/Thing'}}}}
+    put:
+      requestBody: {required: true, content: {application/json: {schema: {$ref: '#/components/schemas/Thing'}}}}
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/Thing'}}}}
+components:
+  schemas:
+    Thing:
+      type: object
+      required: [name]
+      properties:
+        id: {type: number, readOnly: true}
+        name: {type: string}
+`
+
+// TestNumberPathIDs: a path id of a number type is stored as the JSON
+// number it is. What strconv.ParseFloat reads but JSON cannot hold ("NaN",
+// "+1", "1.", hexadecimal) is refused as an invalid record, and nothing
+// is stored; before, such an id became a json.Number no encoder could
+// write.
+func TestNumberPathIDs(t *testing.T) {
+	s, err := spec.Parse([]byte(numberIDs), "things.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	things := newDoc(t, s).store.colls["things"]
+	if things == nil {
+		t.Fatal("no things collection")
+	}
+	put := func(id string) (Record, error) {
+		rec, _, err := things.Put(Write{ID: id, Now: time.Now()}, true, func(*Record) (any, error) {
+			return map[string]any{"name": "a"}, nil
+		})
+		return rec, err
+	}
+	for _, id := range []string{"7", "-0.5", "1e2", "6.02E+23"} {
+		rec, err := put(id)
+		if err != nil {
+			t.Fatalf("PUT %s: %v", id, err)
+		}
+		if want := `{"id":` + id + `,"name":"a"}`; string(rec.JSON) != want {
+			t.Errorf("PUT %s stored %s, want %s", id, rec.JSON, want)
+		}
+		if got, ok := things.Get(nil, id); !ok || string(got.JSON) != string(rec.JSON) {
+			t.Errorf("GET %s after the PUT: %s, %v", id, got.JSON, ok)
+		}
+	}
+	for _, id := range []string{"NaN", "Inf", "+1", "1.", "0x10", "1_0", ".5"} {
+		_, err := put(id)
+		var invalid *InvalidRecordError
+		if !errors.As(err, &invalid) {
+			t.Errorf("PUT %s: %v, want an invalid record", id, err)
+		}
+		if _, ok := things.Get(nil, id); ok {
+			t.Errorf("PUT %s stored a record", id)
 		}
 	}
 }
