@@ -72,8 +72,9 @@ type Server struct {
 	// timeless holds each response schema's made value as JSON where the
 	// clock plays no part in it, else nil (see made).
 	timeless sync.Map
-	// madeValues holds the decoded value of each of those two that made
-	// gives out, never changed: made hands out copies of it.
+	// madeValues holds, per response schema, the decoded value of the
+	// example or timeless value that made gives out. It is never changed:
+	// made hands out copies of it.
 	madeValues sync.Map
 }
 
