@@ -648,15 +648,15 @@ func nextLink(r *http.Request, values url.Values, param, value string) string {
 	path := (&url.URL{Path: r.URL.Path}).EscapedPath()
 	b := make([]byte, 0, len(path)+len(`<?>; rel="next"`)+len(r.URL.RawQuery)+len(param)+len(value)+8)
 	b = append(append(b, '<'), path...)
+	set := [1]string{value} // param's values, in place of the request's
 	sep := byte('?')
 	for _, name := range names {
-		escaped := url.QueryEscape(name)
+		vals := values[name]
 		if name == param {
-			b = append(append(append(append(b, sep), escaped...), '='), url.QueryEscape(value)...)
-			sep = '&'
-			continue
+			vals = set[:]
 		}
-		for _, v := range values[name] {
+		escaped := url.QueryEscape(name)
+		for _, v := range vals {
 			b = append(append(append(append(b, sep), escaped...), '='), url.QueryEscape(v)...)
 			sep = '&'
 		}
