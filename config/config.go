@@ -168,7 +168,7 @@ type Fault struct {
 type CORS struct {
 	Origins       []string `yaml:"origins" doc:"Allowed origins: http://localhost:* (any port), https://*.example.com, https://app.example.com:8443, or * (any, never with credentials)."`
 	Credentials   bool     `yaml:"credentials" doc:"Let browsers send credentials (cookies) and read the answers; origins must then be named, not *."`
-	ExposeHeaders []string `yaml:"exposeHeaders" doc:"Response headers scripts may read."`
+	ExposeHeaders []string `yaml:"exposeHeaders" doc:"Response headers scripts may read; ETag and every header the document declares on a response are added."`
 	MaxAge        Duration `yaml:"maxAge" min:"1s" doc:"How long a browser may cache a preflight answer."`
 }
 

@@ -578,7 +578,7 @@ func (pr *profiler) alwaysSent(op *spec.Operation, exs []*Exchange) map[string]s
 	declared := map[string]bool{}
 	for _, r := range op.Responses {
 		for _, h := range r.Headers {
-			declared[http.CanonicalHeaderKey(h)] = true
+			declared[http.CanonicalHeaderKey(h.Name)] = true
 		}
 	}
 	out := map[string]string{}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/petctl/petctl/spec"
 )
 
 // CORSOptions decide which browser origins may call the server.
@@ -40,6 +42,45 @@ var defaultCORSOrigins = []string{
 // and the methods a 405 allows.
 var defaultExposeHeaders = []string{"Deprecation", "Sunset", "Link", "Location", "WWW-Authenticate", "Retry-After", "Allow"}
 
+// exposedHeaders are the configured headers, then the ETag petctl sends
+// (a script needs it for If-Match, which petctl enforces) and every header
+// a response of doc declares: the document says scripts are to read them.
+// A name the Fetch standard lets every script read already (the
+// CORS-safelisted response headers) or none (Set-Cookie) is left out, and
+// each name is given once.
+func exposedHeaders(configured []string, doc *spec.Spec) []string {
+	out := slices.Clone(configured)
+	seen := map[string]bool{}
+	for _, h := range out {
+		seen[http.CanonicalHeaderKey(h)] = true
+	}
+	add := func(name string) {
+		switch k := http.CanonicalHeaderKey(name); k {
+		case "Cache-Control", "Content-Language", "Content-Length", "Content-Type", "Expires", "Last-Modified", "Pragma", "Set-Cookie", "Set-Cookie2":
+		default:
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, name)
+			}
+		}
+	}
+	add("ETag")
+	if doc == nil {
+		return out
+	}
+	for _, op := range doc.Operations {
+		for _, r := range append(slices.Clip(op.Responses), op.Default) {
+			if r == nil {
+				continue
+			}
+			for _, h := range r.Headers {
+				add(h.Name)
+			}
+		}
+	}
+	return out
+}
+
 // DefaultCORSMaxAge is how long a browser may cache a preflight answer.
 const DefaultCORSMaxAge = 10 * time.Minute
 
@@ -61,8 +102,9 @@ type originPattern struct {
 
 // newCORS checks every origin and reports each bad one as an *OptionError
 // at cors.origins[i], so configuration problems can name the entry.
-// New has given o its defaults.
-func newCORS(o CORSOptions) (*cors, error) {
+// New has given o its defaults. Scripts may read the configured headers
+// and the answers' own (exposedHeaders).
+func newCORS(o CORSOptions, doc *spec.Spec) (*cors, error) {
 	c := &cors{credentials: o.Credentials}
 	var errs []error
 	for i, p := range o.Origins {
@@ -83,7 +125,7 @@ func newCORS(o CORSOptions) (*cors, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	c.expose = strings.Join(o.ExposeHeaders, ", ")
+	c.expose = strings.Join(exposedHeaders(o.ExposeHeaders, doc), ", ")
 	c.maxAge = strconv.Itoa(int(o.MaxAge.Seconds()))
 	return c, nil
 }

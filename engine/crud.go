@@ -80,11 +80,7 @@ func (s *Server) selfLink(c *call, def *spec.Resource, scope []string) func(id s
 	if def.SelfField == "" {
 		return nil
 	}
-	scheme := "http"
-	if c.r.TLS != nil {
-		scheme = "https"
-	}
-	return func(id string) string { return scheme + "://" + c.r.Host + s.itemPath(def, scope, id) }
+	return func(id string) string { return origin(c.r) + s.itemPath(def, scope, id) }
 }
 
 // requestItem is the item a write's body carries: the body, or its field
@@ -211,7 +207,7 @@ func (s *Server) create(c *call, o *operation) *response {
 	}
 	res := withETag(s.itemResponse(o, o.rop.Response.Status, rec), def, rec)
 	if def.ItemPath != "" {
-		res.set("Location", s.itemPath(def, scope, rec.ID))
+		res.set("Location", location(c, o, res.status, s.itemPath(def, scope, rec.ID)))
 	}
 	return res
 }
@@ -303,7 +299,7 @@ func (s *Server) replace(c *call, o *operation) *response {
 	}
 	res := withETag(s.itemResponse(o, writeStatus(o, created), rec), def, rec)
 	if created && !def.Singleton {
-		res.set("Location", s.itemPath(def, scope, rec.ID))
+		res.set("Location", location(c, o, res.status, s.itemPath(def, scope, rec.ID)))
 	}
 	return res
 }

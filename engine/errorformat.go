@@ -95,7 +95,7 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 			p := proof{f: f, status: status, code: e.Code}
 			declared := op != nil && op.Declares(status)
 			if declared {
-				if resp := declaredResponse(op, status); len(resp.RequiredHeaders) > 0 {
+				if resp := declaredResponse(op, status); len(resp.RequiredHeaders()) > 0 {
 					p.resp = resp
 				}
 			}
@@ -184,9 +184,9 @@ func (s *Server) proveErrorBody(op *spec.Operation, code Code, status int, f *sp
 		return ""
 	}
 	var missing []string
-	for _, h := range declaredResponse(op, status).RequiredHeaders {
-		if !sentHeader(status, h) {
-			missing = append(missing, h)
+	for _, h := range declaredResponse(op, status).RequiredHeaders() {
+		if !sentHeader(status, h.Name) && !s.canFillHeader(h) {
+			missing = append(missing, h.Name)
 		}
 	}
 	if len(missing) > 0 {

@@ -209,13 +209,18 @@ func TestErrorBodyProof(t *testing.T) {
           maxLength: 2`}, []string{
 			"spec bad-error.yaml: answers outside every operation (an unknown path, 405) and 4 more operations: answers with status 400, 401, 403, 404, 405, 406, 409, 410, 412, 413, 415, 431, 500, 501, 503, 507 cannot be written as the document declares them (application/json): field 'code': minLength: got 2, want 5",
 		}, ""},
-		{"a header petctl does not send", [2]string{`      description: The request has missing or invalid parameters or body fields.
+		{"a header petctl cannot make", [2]string{`      description: The request has missing or invalid parameters or body fields.
 `, `      description: The request has missing or invalid parameters or body fields.
       headers:
-        X-Request-Id: {required: true, schema: {type: string}}
+        X-Request-Id: {required: true, content: {application/json: {schema: {type: object}}}}
 `}, []string{
 			"spec bad-error.yaml: listPets (GET /pets) and 2 more operations: answers with status 400 cannot be written as the document declares them: it requires the header X-Request-Id, which petctl does not send",
 		}, ""},
+		{"a header made from its schema", [2]string{`      description: The request has missing or invalid parameters or body fields.
+`, `      description: The request has missing or invalid parameters or body fields.
+      headers:
+        X-Request-Id: {required: true, schema: {type: string}}
+`}, nil, `{"code":"route_not_found","message":"no operation is declared at /v1/nope; the paths are /v1/pets, /v1/pets/{petId}, /v1/store/orders","status":404}`},
 		{"the challenge of a 401", [2]string{`      description: The API key is missing or invalid.
 `, `      description: The API key is missing or invalid.
       headers:

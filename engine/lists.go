@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
@@ -31,6 +32,17 @@ type pageState struct {
 	total                        int
 	more, hasPrev                bool
 	next, prev                   string // cursor tokens, for cursor paging
+}
+
+// pages is how many pages the list holds.
+func (st pageState) pages() int {
+	switch {
+	case st.size > 0:
+		return (st.total + st.size - 1) / st.size
+	case st.total > 0:
+		return 1 // a list the document does not page is one page holding all
+	}
+	return 0 // as a paged list counts no items: no pages
 }
 
 // list answers a list or a search: a page of the collection's items, in a
@@ -113,7 +125,8 @@ func (s *Server) list(c *call, o *operation) *response {
 			}
 		}
 	}
-	q.Count = l.Total != nil || l.TotalPages != nil || q.Alive != nil
+	countHeaders, pageHeaders := totalHeaders(o.op.Response(cmp.Or(o.rop.Response.Status, http.StatusOK)))
+	q.Count = l.Total != nil || l.TotalPages != nil || q.Alive != nil || countHeaders != nil || pageHeaders != nil
 	p := coll.data.Page(q)
 	if backward && q.HasAfter {
 		reverse(p.Items)
@@ -148,6 +161,12 @@ func (s *Server) list(c *call, o *operation) *response {
 	}
 	if res.status == 0 {
 		res.status = http.StatusOK
+	}
+	for _, name := range countHeaders {
+		res.set(name, strconv.Itoa(st.total))
+	}
+	for _, name := range pageHeaders {
+		res.set(name, strconv.Itoa(st.pages()))
 	}
 	if st.next != "" || p.More && l.Paging != "none" && l.Paging != "limit" && l.Paging != "cursor" {
 		res.set("Link", nextLink(c.r, values, nextParam(l, cursor), nextValue(l, st)))
@@ -253,15 +272,9 @@ func (s *Server) fillMeta(env map[string]any, schema *spec.Schema, m *listMeta) 
 		setAt(env, at, v)
 	}
 	set(l.Total, st.total)
-	switch {
-	case st.size > 0:
-		set(l.TotalPages, (st.total+st.size-1)/st.size)
+	set(l.TotalPages, st.pages())
+	if st.size > 0 {
 		set(l.PageSize, st.size)
-	case st.total > 0:
-		// A list the document does not page is one page holding all.
-		set(l.TotalPages, 1)
-	default:
-		set(l.TotalPages, 0) // as a paged list counts no items: no pages
 	}
 	switch {
 	case l.Paging == "page":

@@ -96,6 +96,7 @@ func (s *Server) answer(c *call) (res *response) {
 	}
 	s.renameCode(res)
 	s.addHeaders(c, res)
+	s.fillRequiredHeaders(c, res)
 	if len(c.notes) > 0 {
 		res.notes = append(c.notes, res.notes...)
 	}

@@ -80,7 +80,7 @@ func TestCORSNeverReflectsArbitraryOriginsWithCredentials(t *testing.T) {
 			}
 		}
 	}
-	if _, err := newCORS(CORSOptions{Origins: []string{"*"}, Credentials: true}); err == nil {
+	if _, err := newCORS(CORSOptions{Origins: []string{"*"}, Credentials: true}, nil); err == nil {
 		t.Error("* with credentials accepted")
 	}
 }

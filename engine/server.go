@@ -190,7 +190,7 @@ func New(o Options) (*Server, error) {
 	// a document that cannot be compiled stops the checks early.
 	var errs []error
 	var err error
-	if s.cors, err = newCORS(o.CORS); err != nil {
+	if s.cors, err = newCORS(o.CORS, o.Spec); err != nil {
 		errs = append(errs, err)
 	}
 	if s.val, err = o.Spec.NewValidator(); err != nil {

@@ -500,7 +500,7 @@ func TestCORSOptions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := newCORS(tc.opts)
+			c, err := newCORS(tc.opts, nil)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one mentioning %q", err, tc.wantErr)
@@ -520,7 +520,7 @@ func TestCORSOptions(t *testing.T) {
 // TestCORSEveryProblem: every bad origin is reported at once, each with
 // its place in the list, and "*" with credentials among them.
 func TestCORSEveryProblem(t *testing.T) {
-	_, err := newCORS(CORSOptions{Origins: []string{"ftp://x", "http://localhost:*", "http://a:99999", "http://*x.com", "*"}, Credentials: true})
+	_, err := newCORS(CORSOptions{Origins: []string{"ftp://x", "http://localhost:*", "http://a:99999", "http://*x.com", "*"}, Credentials: true}, nil)
 	want := []string{
 		`cors: origins[0]: "ftp://x": want scheme://host[:port]`,
 		`cors: origins[2]: "http://a:99999": port "99999" is not a number from 1 to 65535`,

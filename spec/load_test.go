@@ -488,8 +488,8 @@ components:
 		t.Fatalf("does not load: %v", err)
 	}
 	op := s.Operation("getThing")
-	if r := op.Response(200); len(r.Headers) != 1 || r.Headers[0] != "x-request-id" {
-		t.Errorf("headers %q, want the header named x-request-id", r.Headers)
+	if r := op.Response(200); len(r.Headers) != 1 || r.Headers[0].Name != "x-request-id" || r.Headers[0].Schema == nil || r.Headers[0].Schema.Format != "uuid" {
+		t.Errorf("headers %q, want the header named x-request-id, its schema a uuid", r.HeaderNames())
 	}
 	v, err := s.NewValidator()
 	if err != nil {

@@ -89,13 +89,54 @@ type Response struct {
 	MediaTypes  []string
 	Schema      *base.Schema // of the JSON media type, nil if it declares none
 	SchemaProxy *base.SchemaProxy
-	Headers     []string
+	Headers     []*Header
 	// Example is the JSON media type's example (or the first of its
 	// examples), decoded; HasExample says whether there is one.
 	Example    any
 	HasExample bool
-	// RequiredHeaders are the headers it declares required.
-	RequiredHeaders []string
+}
+
+// Header is a header field a response declares.
+type Header struct {
+	Name     string
+	Required bool
+	// Schema is its schema, nil where it declares none (or content).
+	Schema *Schema
+	// Example is the header's own example (or the first of its examples),
+	// decoded; HasExample says whether there is one.
+	Example    any
+	HasExample bool
+}
+
+// RequiredHeaders are the headers r declares required.
+func (r *Response) RequiredHeaders() []*Header {
+	var out []*Header
+	for _, h := range r.Headers {
+		if h.Required {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// HeaderNames are the names of the headers r declares, in its order.
+func (r *Response) HeaderNames() []string {
+	names := make([]string, len(r.Headers))
+	for i, h := range r.Headers {
+		names[i] = h.Name
+	}
+	return names
+}
+
+// Header is the header named name r declares (names are
+// case-insensitive), nil when it declares none.
+func (r *Response) Header(name string) *Header {
+	for _, h := range r.Headers {
+		if strings.EqualFold(h.Name, name) {
+			return h
+		}
+	}
+	return nil
 }
 
 // Secured reports whether the operation requires any authentication.
@@ -148,8 +189,10 @@ func (s *Spec) readOperations() error {
 		if !strings.HasPrefix(path, "/") {
 			return fmt.Errorf("paths: %q does not start with /", path)
 		}
+		item.Parameters = withoutIgnoredHeaders(item.Parameters)
 		for o := item.GetOperations().First(); o != nil; o = o.Next() {
 			method := strings.ToUpper(o.Key())
+			o.Value().Parameters = withoutIgnoredHeaders(o.Value().Parameters)
 			op, err := s.readOperation(method, path, item, o.Value(), global, globalReqs)
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", method, path, err)
@@ -226,28 +269,42 @@ func (s *Spec) readOperation(method, path string, item *v3.PathItem, o *v3.Opera
 	if o.Responses != nil {
 		if o.Responses.Codes != nil {
 			for c := o.Responses.Codes.First(); c != nil; c = c.Next() {
-				op.Responses = append(op.Responses, readResponse(c.Key(), c.Value()))
+				op.Responses = append(op.Responses, s.readResponse(c.Key(), c.Value()))
 			}
 		}
 		if o.Responses.Default != nil {
-			op.Default = readResponse("default", o.Responses.Default)
+			op.Default = s.readResponse("default", o.Responses.Default)
 		}
 	}
 	return op, nil
 }
 
-func readResponse(code string, r *v3.Response) *Response {
+func (s *Spec) readResponse(code string, r *v3.Response) *Response {
 	resp := &Response{Code: code}
 	resp.Status, _ = strconv.Atoi(code)
 	resp.MediaTypes, resp.Schema, resp.SchemaProxy = mediaTypes(r.Content)
 	resp.Example, resp.HasExample = mediaExample(r.Content)
-	if r.Headers != nil {
-		for h := r.Headers.First(); h != nil; h = h.Next() {
-			resp.Headers = append(resp.Headers, h.Key())
-			if h.Value() != nil && h.Value().Required {
-				resp.RequiredHeaders = append(resp.RequiredHeaders, h.Key())
+	if r.Headers == nil {
+		return resp
+	}
+	for name, lib := range r.Headers.FromOldest() {
+		h := &Header{Name: name}
+		if lib != nil {
+			h.Required = lib.Required
+			if lib.Schema != nil {
+				h.Schema = s.schemas.getProxy(lib.Schema)
+			}
+			h.Example, h.HasExample = nodeValue(lib.Example)
+			if !h.HasExample && lib.Examples != nil {
+				for _, ex := range lib.Examples.FromOldest() {
+					if ex != nil && ex.Value != nil {
+						h.Example, h.HasExample = nodeValue(ex.Value)
+						break
+					}
+				}
 			}
 		}
+		resp.Headers = append(resp.Headers, h)
 	}
 	return resp
 }
@@ -343,6 +400,30 @@ func declaredFor(declared []string, mt string) string {
 		}
 	}
 	return best
+}
+
+// withoutIgnoredHeaders is params without the header parameters OpenAPI
+// has every tool ignore (3.0.3 §4.7.12.1, 3.1 §4.8.12.1: one named
+// Accept, Content-Type or Authorization "SHALL be ignored"): the request's
+// media types and its security scheme say those. Left in, one declared
+// with an enum of [application/json] refused a client sending
+// "application/json; charset=utf-8", and the library's model is what
+// libopenapi-validator reads, so they are taken out of it.
+func withoutIgnoredHeaders(params []*v3.Parameter) []*v3.Parameter {
+	ignored := func(p *v3.Parameter) bool {
+		if p == nil || !strings.EqualFold(p.In, "header") {
+			return false
+		}
+		switch http.CanonicalHeaderKey(p.Name) {
+		case "Accept", "Content-Type", "Authorization":
+			return true
+		}
+		return false
+	}
+	if !slices.ContainsFunc(params, ignored) {
+		return params
+	}
+	return slices.DeleteFunc(slices.Clone(params), ignored)
 }
 
 func mergeParams(pathLevel, opLevel []*v3.Parameter) []*Param {

@@ -351,7 +351,7 @@ func (s *Spec) InferResources(ov map[string]Override) ([]*Resource, error) {
 		for _, o := range r.Ops {
 			o.IfMatch = o.Op.Param("header", "If-Match") != nil
 			for _, resp := range o.Op.Responses {
-				if resp.Status >= 200 && resp.Status < 300 && slices.ContainsFunc(resp.Headers, func(h string) bool { return strings.EqualFold(h, "ETag") }) {
+				if resp.Status >= 200 && resp.Status < 300 && resp.Header("ETag") != nil {
 					o.ETag = true
 				}
 			}

@@ -277,7 +277,7 @@ func opFor(s *spec.Spec, op *spec.Operation, table *schemaTable, servers []strin
 			continue
 		}
 		sch := s.ResponseSchema(r)
-		rv := responseView{Code: r.Code, Description: op.ResponseDescription(r), MediaTypes: strings.Join(r.MediaTypes, ", "), Headers: strings.Join(r.Headers, ", "), Schema: table.add(sch)}
+		rv := responseView{Code: r.Code, Description: op.ResponseDescription(r), MediaTypes: strings.Join(r.MediaTypes, ", "), Headers: strings.Join(r.HeaderNames(), ", "), Schema: table.add(sch)}
 		if sch != nil {
 			rv.Type = table.entries[rv.Schema].Type
 		}
