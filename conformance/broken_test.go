@@ -288,6 +288,20 @@ func brokenAccess() []brokenCase {
 			},
 			want: []string{"access listStoreOrders (GET /store/orders) a valid request with the credential is let through"},
 		},
+		{
+			// Other checks call it first: each of their requests got the
+			// 500, and the access check judged none of them.
+			name: "every request to GET /store/orders with the key answered 500",
+			wrap: func(h http.Handler) http.Handler {
+				withKey := func(r *http.Request) bool {
+					return is("GET", "/v1/store/orders")(r) && r.Header.Get("Authorization") == "Bearer "+testKey
+				}
+				return editResponse(h, withKey, func(_ *http.Request, res *recorded) {
+					res.status, res.body = 500, errorBody(500, "internal")
+				})
+			},
+			want: []string{"access listStoreOrders (GET /store/orders) a valid request with the credential is let through"},
+		},
 	}
 }
 

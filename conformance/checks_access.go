@@ -12,6 +12,7 @@ package conformance
 import (
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/petctl/petctl/spec"
 )
@@ -36,6 +37,13 @@ func (s *suite) accessChecks(add func(*check)) {
 						t.failf(ex, "an answer without a server error")
 					}
 					carried = append(carried, ex)
+				} else if !slices.ContainsFunc(carried, func(ex *Exchange) bool { return ex.Status < 500 || ex.Status == http.StatusNotImplemented }) {
+					// The other checks' requests carried the credential and
+					// every one got a server error: the operation answers
+					// none, whichever request was first. 501 says the
+					// deployment does not implement it, which the coverage
+					// check weighs.
+					t.failf(carried[0], "an answer without a server error to one of the %d requests with the credential; every one got a server error", len(carried))
 				}
 				if !op.Secured() {
 					return
