@@ -76,7 +76,8 @@ func (s *suite) judge(ex *Exchange) {
 
 // errorProblems judges an error response by the format the document
 // declares for its operation and status: the media type, the schema, and
-// the field that carries the status, which must be the HTTP status.
+// the field its name (or configuration) says carries the status, which
+// must be the HTTP status.
 func (s *suite) errorProblems(ex *Exchange) []string {
 	f := s.spec.ErrorFormat(ex.Op, ex.Status)
 	if !f.Declared {
@@ -90,7 +91,7 @@ func (s *suite) errorProblems(ex *Exchange) []string {
 		return out
 	}
 	obj, _ := decodeJSON(ex.Body).(map[string]any)
-	path := f.StatusField()
+	path := f.HeldStatusField()
 	if v := at(obj, path); v != nil && scalarString(v) != strconv.Itoa(ex.Status) {
 		out = append(out, fmt.Sprintf("%s is %s, want %d (the HTTP status)", strings.Join(path, "."), jsonText(v, s.client.redact), ex.Status))
 	}

@@ -151,6 +151,36 @@ func TestErrorProblems(t *testing.T) {
 	}
 }
 
+// TestErrorProblemsApplicationCode: a number named code with nothing
+// beside it to say it is the status (OpenAPI's petstore-expanded Error,
+// fixtures/styles/default-errors.yaml) is the application's own code: a
+// deployment's 1002 on a 401 was failed as "want 401 (the HTTP status)".
+func TestErrorProblemsApplicationCode(t *testing.T) {
+	doc, err := spec.Load("../fixtures/styles/default-errors.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, err := doc.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := url.Parse("http://127.0.0.1:1/dflt")
+	s := newSuite(Config{APIKey: "k", Timeout: time.Second}, base, doc, val)
+	op := doc.Operation("listItems")
+	req, _ := http.NewRequest(op.Method, "http://127.0.0.1:1/dflt/items", nil)
+	for body, want := range map[string]string{
+		`{"code":1002,"message":"no key"}`: "",
+		`{"code":401,"message":"no key"}`:  "",
+		`{"code":"E1","message":"no key"}`: "body",
+	} {
+		ex := &Exchange{Op: op, Status: 401, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(body), httpReq: req}
+		got := strings.Join(s.errorProblems(ex), "; ")
+		if (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("401 %s: problems %q, want %q", body, got, want)
+		}
+	}
+}
+
 func TestDeprecationHeaders(t *testing.T) {
 	sunset := time.Date(2030, 12, 5, 0, 0, 0, 0, time.UTC)
 	op := &spec.Operation{ID: "getPet", Deprecated: true, Sunset: sunset}

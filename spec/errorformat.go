@@ -199,6 +199,8 @@ func writeJSON(buf *bytes.Buffer, enc *json.Encoder, v any) error {
 // error, a fixed value, or an object or array of plans.
 type fieldPlan struct {
 	meaning string // "", or one of the FieldMap meanings
+	// mapped is set when the FieldMap gave the meaning, not the field's name.
+	mapped  bool
 	schema  *Schema
 	pattern jsonschema.Regexp // the schema's pattern, compiled; nil without one
 	fixed   any
@@ -372,13 +374,21 @@ func meaningsOf(name string, s *Schema, problem bool) []string {
 	return []string{m}
 }
 
-// meaningOf reads a field's likeliest meaning from its name and type.
+// statusName reports whether a field's normalized name says it holds the
+// HTTP status.
+func statusName(n string) bool {
+	return slices.Contains([]string{"status", "statuscode", "httpstatus", "httpstatuscode", "httpcode"}, n)
+}
+
+// meaningOf reads a field's likeliest meaning from its name and type. A
+// number named code or errorCode is taken for the status: it is what
+// petctl writes there, for want of anything better.
 func meaningOf(name string, s *Schema, problem bool) string {
 	n := normName(name)
 	t := s.Type()
 	numeric := t == "integer" || t == "number"
 	switch {
-	case numeric && slices.Contains([]string{"status", "statuscode", "httpstatus", "httpstatuscode", "httpcode", "code", "errorcode"}, n):
+	case numeric && (statusName(n) || n == "code" || n == "errorcode"):
 		return "status"
 	case t != "string" && t != "":
 		return ""
@@ -417,7 +427,7 @@ func buildPlan(s *Schema, problem bool, fields FieldMap, path string, depth int)
 	}
 	for meaning, at := range fields {
 		if at == path && path != "" {
-			p.meaning = meaning
+			p.meaning, p.mapped = meaning, true
 			return p
 		}
 	}
@@ -661,6 +671,51 @@ func (f *ErrorFormat) StatusField() []string {
 		return []string{"status"}
 	}
 	return f.plan.find("status", nil)
+}
+
+// HeldStatusField is StatusField where the error must carry the HTTP status
+// there: the document's field says so by its name (status, statusCode,
+// httpStatus), configuration mapped it, or it is a number named code
+// beside a text named status (Google's {"error": {"code": 404, "status":
+// "NOT_FOUND"}}). A number named code or errorCode alone is as often the
+// application's own code (OpenAPI's petstore-expanded Error: code int32
+// beside message), which a deployment may fill as it likes: nil for it.
+func (f *ErrorFormat) HeldStatusField() []string {
+	path := f.StatusField()
+	if len(path) == 0 || f.Schema == nil {
+		return path
+	}
+	p, parent := f.plan.at(path), f.plan.at(path[:len(path)-1])
+	switch {
+	case p == nil:
+		return nil
+	case p.mapped || statusName(normName(path[len(path)-1])):
+		return path
+	}
+	for _, np := range parent.props {
+		if normName(np.name) == "status" && np.plan != nil && np.plan.schema != nil && np.plan.schema.Type() == "string" {
+			return path
+		}
+	}
+	return nil
+}
+
+// at is the plan of the field at path.
+func (p *fieldPlan) at(path []string) *fieldPlan {
+	for _, name := range path {
+		if p == nil {
+			return nil
+		}
+		var next *fieldPlan
+		for _, np := range p.props {
+			if np.name == name {
+				next = np.plan
+				break
+			}
+		}
+		p = next
+	}
+	return p
 }
 
 // CodeField is the path of the field that carries the machine code in an
