@@ -150,18 +150,19 @@ func (t *T) checkCreate(r *spec.Resource, ro *spec.ResourceOp) {
 // conform's values are conservative, but a deployment may be stricter than
 // its document, and that is recorded, not blamed.
 func (t *T) refused(ex *Exchange, ro *spec.ResourceOp) {
-	if why := refusal(ex); why != "" {
+	if why := t.s.refusal(ex); why != "" {
 		t.observe(fmt.Sprintf("refusal of a body the document accepts by %s", ro.Op.ID), why)
 		t.skipf("%s refused a body its document accepts (%s): a deployment stricter than its document; no record could be created", ro.Op.ID, why)
 	}
 }
 
 // refusal describes a 4xx answer to a valid request that refuses its
-// values; "" for any other answer.
-func refusal(ex *Exchange) string {
+// values, its body's start redacted and visible (shortExcerpt); "" for any
+// other answer.
+func (s *suite) refusal(ex *Exchange) string {
 	switch ex.Status {
 	case http.StatusBadRequest, http.StatusConflict, http.StatusUnprocessableEntity:
-		return fmt.Sprintf("%d %s", ex.Status, shortBody(ex))
+		return fmt.Sprintf("%d %s", ex.Status, shortExcerpt(s, ex))
 	}
 	return ""
 }
@@ -411,11 +412,3 @@ func badRequestStatuses(op *spec.Operation) []int {
 	return out
 }
 
-// shortBody is the start of an answer's body, on one line.
-func shortBody(ex *Exchange) string {
-	b := strings.Join(strings.Fields(string(ex.Body)), " ")
-	if len(b) > 120 {
-		b = b[:120] + "…"
-	}
-	return b
-}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/petctl/petctl/spec"
 )
@@ -61,7 +62,11 @@ func (s *suite) observeChecks(add func(*check)) {
 func shortExcerpt(s *suite, ex *Exchange) string {
 	e := s.excerpt(ex)
 	if len(e) > 120 {
-		e = e[:120] + "…"
+		n := 120
+		for n > 0 && !utf8.RuneStart(e[n]) {
+			n-- // never through a character
+		}
+		e = e[:n] + "…"
 	}
 	return e
 }

@@ -380,8 +380,8 @@ func (t *T) sendCreate(r *spec.Resource, ro *spec.ResourceOp, req *request, id s
 	switch {
 	case err != nil:
 		c.err = fmt.Sprintf("the request failed: %v", err)
-	case refusal(ex) != "":
-		c.err = fmt.Sprintf("%s refused a body its document accepts (%s)", ro.Op.ID, refusal(ex))
+	case t.s.refusal(ex) != "":
+		c.err = fmt.Sprintf("%s refused a body its document accepts (%s)", ro.Op.ID, t.s.refusal(ex))
 	case !slices.Contains(successStatuses(ro.Op), ex.Status):
 		c.err = fmt.Sprintf("%s answered %d", ro.Op.ID, ex.Status)
 	default:

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/petctl/petctl/conformance"
@@ -483,5 +484,30 @@ func TestDeadline(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(readFile(t, jsonReport)), &reports); err != nil || len(reports) != 1 || reports[0].SuiteSucceeded || len(reports[0].SpecReports) < 50 {
 		t.Errorf("JSON report: %v; want one failed suite with every check", err)
+	}
+}
+
+// TestControlCharactersShownEscaped: what a deployment writes reaches the
+// console with its control characters escaped, so its escape sequences
+// cannot erase or recolour the run's FAIL lines: the body of a failed
+// check's answer, and that of a refused create (409) the run records.
+func TestControlCharactersShownEscaped(t *testing.T) {
+	t.Parallel()
+	const sequence = "\x1b[2K\x1b[1AFAKE\x7f\u0085\x00"
+	h := hostileItem(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusConflict)
+		w.Write([]byte(`{"code":"conflict","message":"` + sequence + `","status":409}`))
+	})
+	o := conform(t, serve(t, h))
+	if o.res.OK() {
+		t.Fatalf("the run passed:\n%s", o.out)
+	}
+	if i := strings.IndexFunc(o.out, func(r rune) bool { return r != '\n' && unicode.IsControl(r) }); i >= 0 {
+		t.Errorf("the console shows the control character %q at byte %d: %q", o.out[i], i, o.out[max(0, i-80):min(len(o.out), i+80)])
+	}
+	// U+0085 is a line break, which an excerpt writes as a space.
+	if !strings.Contains(o.out, `\x1b[2K\x1b[1AFAKE\x7f \x00`) {
+		t.Errorf("the console does not show the body's characters escaped:\n%s", o.out)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -46,7 +47,7 @@ func headerLine(h http.Header) string {
 	var parts []string
 	for _, k := range relevantHeaders {
 		if vs := h.Values(k); len(vs) > 0 {
-			parts = append(parts, k+": "+strings.Join(vs, ", "))
+			parts = append(parts, k+": "+visible(strings.Join(vs, ", ")))
 		}
 	}
 	if len(parts) == 0 {
@@ -79,7 +80,7 @@ func (s *suite) excerpt(ex *Exchange) string {
 		}
 		text = text[:n]
 	}
-	text = strings.Join(strings.Fields(text), " ")
+	text = visible(strings.Join(strings.Fields(text), " "))
 	size := fmt.Sprintf("%d bytes", len(ex.Body))
 	if ex.Truncated {
 		size = fmt.Sprintf("more than %d bytes", MaxBodyBytes)
@@ -88,6 +89,28 @@ func (s *suite) excerpt(ex *Exchange) string {
 		return fmt.Sprintf("%s… (%s)", text, size)
 	}
 	return fmt.Sprintf("%s (%s)", text, size)
+}
+
+// visible writes the control characters of a deployment's text as Go
+// escapes (\x1b, \u0085): printed as they are, an answer's escape
+// sequences could erase or recolour the console's FAIL lines, in a
+// terminal or a CI log that renders them.
+func visible(text string) string {
+	if !strings.ContainsFunc(text, unicode.IsControl) {
+		return text
+	}
+	var b strings.Builder
+	for _, r := range text {
+		switch {
+		case !unicode.IsControl(r):
+			b.WriteRune(r)
+		case r < 0x80:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.String()
 }
 
 // curl renders the request as a command a person can paste: each secret is
