@@ -58,3 +58,81 @@ func TestDeclaredHeadOperation(t *testing.T) {
 		t.Errorf("HEAD Content-Type %q, GET's %q", got, want)
 	}
 }
+
+// declaredItemHead declares HEAD beside a read, as open-zaak's
+// besluit_head does ("the headers a GET would get"), with no body.
+const declaredItemHead = `openapi: 3.0.3
+info: {title: Decisions, version: "1"}
+paths:
+  /decisions:
+    post:
+      operationId: createDecision
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/Decision'}
+      responses:
+        '201':
+          description: Created.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Decision'}
+  /decisions/{id}:
+    parameters:
+      - {name: id, in: path, required: true, schema: {type: integer}}
+    get:
+      operationId: getDecision
+      responses:
+        '200':
+          description: The decision.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Decision'}
+        '404': {description: No such decision.}
+    head:
+      operationId: headDecision
+      responses:
+        '200': {description: The headers a GET would get.}
+    delete:
+      operationId: deleteDecision
+      responses:
+        '204': {description: Deleted.}
+components:
+  schemas:
+    Decision:
+      type: object
+      required: [id, text]
+      properties:
+        id: {type: integer, readOnly: true}
+        text: {type: string}
+`
+
+// TestDeclaredHeadOfAnItem: a HEAD declared beside a read the store
+// serves answers as the read does, without the body: 404 for an item
+// never created or deleted. Answered from the document, it was 200 for
+// any id.
+func TestDeclaredHeadOfAnItem(t *testing.T) {
+	s, err := spec.Parse([]byte(declaredItemHead), "decisions.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := start(t, Options{Spec: s}, "X-Key", "")
+	if r := env.do(request{method: "HEAD", path: "/decisions/1"}); r.status != 404 {
+		t.Errorf("HEAD of a decision never created: %d, want 404", r.status)
+	}
+	if r := env.post("/decisions", `{"text":"yes"}`); r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	get := env.get("/decisions/1")
+	head := env.do(request{method: "HEAD", path: "/decisions/1"})
+	if head.status != 200 || len(head.body) != 0 || head.header.Get("Content-Length") != get.header.Get("Content-Length") {
+		t.Errorf("HEAD of the decision: %d, body %q, Content-Length %q; want 200, none, the GET's %q", head.status, head.body, head.header.Get("Content-Length"), get.header.Get("Content-Length"))
+	}
+	if r := env.do(request{method: "DELETE", path: "/decisions/1"}); r.status != 204 {
+		t.Fatalf("delete: %d %s", r.status, r.body)
+	}
+	if r := env.do(request{method: "HEAD", path: "/decisions/1"}); r.status != 404 {
+		t.Errorf("HEAD of the deleted decision: %d, want 404", r.status)
+	}
+}

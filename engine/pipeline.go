@@ -124,7 +124,7 @@ func (s *Server) route(c *call) *response {
 		return errorResponse(Errorf(CodeRouteNotFound, "no operation is declared at %s; the paths are %s", truncate(c.r.URL.EscapedPath(), 200), s.pathList()))
 	}
 	c.route, c.params = rt, params
-	if c.r.Method == http.MethodHead && rt.headAsGet() {
+	if c.r.Method == http.MethodHead && (rt.headAsGet() || s.headAsStoredGet(rt)) {
 		c.r = c.r.WithContext(c.r.Context())
 		c.r.Method = http.MethodGet
 	}
@@ -144,6 +144,13 @@ func (s *Server) route(c *call) *response {
 	}
 	c.o = s.ops[op]
 	return nil
+}
+
+// headAsStoredGet reports whether the route's HEAD is answered as its GET
+// (PlannedOperation.AsGet).
+func (s *Server) headAsStoredGet(rt *route) bool {
+	head := s.ops[rt.ops[http.MethodHead]]
+	return head != nil && head.asGet
 }
 
 // decodeQuery parses the query once, for every step that reads it. A pair

@@ -27,6 +27,8 @@ type PlannedOperation struct {
 	// nil for an action.
 	Resource *spec.Resource
 	Role     *spec.ResourceOp
+	// AsGet is set for a HEAD answered as its path's GET (headsAsGets).
+	AsGet bool
 	// Stateful is set when the store answers it; Why says why not, for an
 	// operation that looks like a CRUD operation or belongs to a resource.
 	Stateful bool
@@ -100,7 +102,32 @@ func NewPlan(s *spec.Spec, overrides map[string]spec.Override) (*Plan, error) {
 		}
 		p.Operations = append(p.Operations, po)
 	}
+	headsAsGets(p, overrides)
 	return p, errors.Join(errs...)
+}
+
+// headsAsGets marks the HEAD operations answered as their path's GET: a
+// HEAD the document declares beside a read or a list the store answers,
+// petctl inferring no kind for it and configuration giving it none. RFC
+// 9110 §9.3.2: HEAD is GET without the content; answered from the
+// document, a HEAD of an item never created, or deleted, answered 200
+// (open-zaak's besluit_head, "the headers a GET would get").
+func headsAsGets(p *Plan, overrides map[string]spec.Override) {
+	gets := map[string]*PlannedOperation{}
+	for _, po := range p.Operations {
+		if po.Op.Method == http.MethodGet && po.Stateful && (po.Kind == spec.KindRead || po.Kind == spec.KindList) {
+			gets[po.Op.Path] = po
+		}
+	}
+	for _, po := range p.Operations {
+		if _, set := overrides[po.Op.ID]; set || po.Op.Method != http.MethodHead || po.Kind != spec.KindAction {
+			continue
+		}
+		if get := gets[po.Op.Path]; get != nil {
+			po.AsGet = true
+			po.Why = fmt.Sprintf("answered as %s, without its content (RFC 9110 §9.3.2)", get.Op)
+		}
+	}
 }
 
 // Operation returns the plan of op, or nil.

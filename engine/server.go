@@ -139,6 +139,8 @@ type operation struct {
 	// fit is set when the write's body schema gives a field a type the
 	// item schema does not take: its bodies are fitted (see itemfit.go).
 	fit bool
+	// asGet is set for a HEAD answered as its path's GET (PlannedOperation.AsGet).
+	asGet bool
 }
 
 // New prepares a Server: it compiles the validator, infers the collections
@@ -308,6 +310,7 @@ func (s *Server) prepareOperations(overrides map[string]spec.Override) error {
 	for _, po := range plan.Operations {
 		op := po.Op
 		o := &operation{op: op, kind: kinds[po.Kind], rop: po.Role, made: &madeAnswer{}}
+		o.asGet = po.AsGet
 		if po.Resource != nil {
 			if c := byDef[po.Resource]; c != nil && c.served {
 				o.coll = c
