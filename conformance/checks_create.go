@@ -411,4 +411,3 @@ func badRequestStatuses(op *spec.Operation) []int {
 	slices.Sort(out)
 	return out
 }
-
