@@ -67,7 +67,12 @@ type Param struct {
 	Name     string
 	In       string // path, query, header, cookie
 	Required bool
-	Schema   *base.Schema
+	// Deprecated is set where the document deprecates the parameter:
+	// deprecated: true, or a description that says so first
+	// ("Deprecated Items per Page", "DEPRECATED: use page_token"), as
+	// generated documents (ory-kratos's) write it.
+	Deprecated bool
+	Schema     *base.Schema
 }
 
 // Body is an operation's request body.
@@ -426,6 +431,13 @@ func withoutIgnoredHeaders(params []*v3.Parameter) []*v3.Parameter {
 	return slices.DeleteFunc(slices.Clone(params), ignored)
 }
 
+// saysDeprecated reports whether a description begins by calling what it
+// describes deprecated, or says DEPRECATED: in capitals.
+func saysDeprecated(description string) bool {
+	d := strings.TrimSpace(description)
+	return strings.HasPrefix(strings.ToLower(d), "deprecated") || strings.Contains(d, "DEPRECATED:")
+}
+
 func mergeParams(pathLevel, opLevel []*v3.Parameter) []*Param {
 	var out []*Param
 	seen := map[string]int{}
@@ -433,7 +445,7 @@ func mergeParams(pathLevel, opLevel []*v3.Parameter) []*Param {
 		if p == nil {
 			return
 		}
-		param := &Param{Name: p.Name, In: p.In}
+		param := &Param{Name: p.Name, In: p.In, Deprecated: p.Deprecated || saysDeprecated(p.Description)}
 		if p.Required != nil {
 			param.Required = *p.Required
 		}

@@ -985,7 +985,19 @@ func (s *Spec) inferList(r *Resource, lo *ResourceOp) *ListShape {
 			l.findEnvelope(resp, nil, 0)
 		}
 	}
-	for _, p := range lo.Op.Params {
+	// A parameter the document deprecates is read after the others: where
+	// ory-kratos deprecates per_page and page for page_size and page_token,
+	// the page size is page_size, whatever the order they are declared in.
+	params := slices.SortedStableFunc(slices.Values(lo.Op.Params), func(a, b *Param) int {
+		switch {
+		case a.Deprecated == b.Deprecated:
+			return 0
+		case b.Deprecated:
+			return -1
+		}
+		return 1
+	})
+	for _, p := range params {
 		if p.In != "query" {
 			continue
 		}

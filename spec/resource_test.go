@@ -346,3 +346,54 @@ components:
 		}
 	}
 }
+
+// TestDeprecatedPageSizeReadLast: where a list keeps a deprecated page
+// size beside its current one (ory-kratos's per_page, deprecated in its
+// description, before page_size), the current one is the page size,
+// whichever is declared first; deprecated: true says so too.
+func TestDeprecatedPageSizeReadLast(t *testing.T) {
+	const doc = `openapi: 3.0.3
+info: {title: T, version: "1"}
+paths:
+  /a:
+    get:
+      operationId: listA
+      parameters:
+        - {name: per_page, in: query, description: "Deprecated Items per Page\n\nDEPRECATED: Please use page_token.", schema: {type: integer}}
+        - {name: page_size, in: query, schema: {type: integer}}
+        - {name: page_token, in: query, schema: {type: string}}
+      responses:
+        '200': {description: A., content: {application/json: {schema: {type: array, items: {$ref: '#/components/schemas/T'}}}}}
+  /b:
+    get:
+      operationId: listB
+      parameters:
+        - {name: limit, in: query, deprecated: true, schema: {type: integer}}
+        - {name: size, in: query, schema: {type: integer}}
+      responses:
+        '200': {description: B., content: {application/json: {schema: {type: array, items: {$ref: '#/components/schemas/T'}}}}}
+components:
+  schemas:
+    T:
+      type: object
+      properties:
+        id: {type: integer, readOnly: true}
+`
+	s, err := Parse([]byte(doc), "deprecated.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"/a": "page_size", "/b": "size"} {
+		var got string
+		for _, r := range s.Resources {
+			if r.Path == path {
+				if lo := r.Op(KindList); lo != nil && lo.List != nil {
+					got = lo.List.LimitParam
+				}
+			}
+		}
+		if got != want {
+			t.Errorf("%s: page size %q, want %q", path, got, want)
+		}
+	}
+}
