@@ -171,7 +171,7 @@ func (c *Collection) buildFields(sc *scratch, extra []string, seq int64, mode bu
 		}
 	case w.ID != "":
 		id, b.chosen = c.typed(c.idSchema, w.ID), true
-	case c.def.ClientIDs && c.idPos >= 0 && sc.in.has[c.idPos]:
+	case c.def.ClientIDs && c.idPos >= 0 && sc.in.has[c.idPos] && !unsetID(c.def.ID, sc.in.vals[c.idPos]):
 		id, b.chosen = sc.in.vals[c.idPos], true
 	default:
 		id = c.newID(seq)
@@ -355,6 +355,16 @@ func (c *Collection) typed(s *spec.Schema, raw string) any {
 // newID is the id the server gives the record at seq: the seq itself for
 // numbers, else a string the id's schema accepts (a UUID, a pattern's
 // match) that carries seq, so that ids stay unique.
+// unsetID reports whether an integer id a create carries is 0: what a
+// generated client sends for an id it leaves to the server (sonarr's C#
+// and Java clients send "id": 0 on every create). The server assigns one,
+// as for a create without an id; taken as chosen, the second such create
+// was 409.
+func unsetID(id spec.IDSpec, v any) bool {
+	n, ok := v.(json.Number)
+	return ok && id.Type == "integer" && n == "0"
+}
+
 func (c *Collection) newID(seq int64) any {
 	s := c.idSchema
 	switch {

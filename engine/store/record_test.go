@@ -233,3 +233,69 @@ func TestNumberPathIDs(t *testing.T) {
 		}
 	}
 }
+
+// chosenIDs keeps tags whose integer ids the create's body may carry
+// (sonarr's TagResource: id not readOnly).
+const chosenIDs = `openapi: 3.0.3
+info: {title: Tags, version: "1"}
+paths:
+  /tags:
+    get:
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {type: array, items: {$ref: '#/components/schemas/Tag'}}}}}
+    post:
+      requestBody: {required: true, content: {application/json: {schema: {$ref: '#/components/schemas/Tag'}}}}
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/Tag'}}}}
+  /tags/{id}:
+    parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+    get:
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/Tag'}}}}
+components:
+  schemas:
+    Tag:
+      type: object
+      properties:
+        id: {type: integer, format: int32}
+        label: {type: string}
+`
+
+// TestZeroIDIsUnset: a create carrying "id": 0, as generated clients send
+// for an id they leave to the server, gets an id assigned, as one without
+// an id does; a nonzero id is the client's choice, and a taken one a
+// conflict. Before, the second create with id 0 was refused as taken.
+func TestZeroIDIsUnset(t *testing.T) {
+	s, err := spec.Parse([]byte(chosenIDs), "tags.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags := newDoc(t, s).store.colls["tags"]
+	if tags == nil || !tags.def.ClientIDs {
+		t.Fatalf("no tags collection whose ids the client chooses: %v", tags)
+	}
+	create := func(body string) (Record, error) {
+		v, err := DecodeStrict([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tags.Create(v, Write{Now: time.Now()})
+	}
+	seen := map[string]bool{}
+	for _, body := range []string{`{"id":0,"label":"4k"}`, `{"id":0,"label":"8k"}`, `{"label":"hd"}`} {
+		rec, err := create(body)
+		if err != nil {
+			t.Fatalf("create %s: %v", body, err)
+		}
+		if rec.ID == "0" || seen[rec.ID] {
+			t.Errorf("create %s: id %s, want a new one assigned", body, rec.ID)
+		}
+		seen[rec.ID] = true
+	}
+	if rec, err := create(`{"id":40,"label":"x"}`); err != nil || rec.ID != "40" {
+		t.Fatalf("create with id 40: %s, %v; want the id kept", rec.ID, err)
+	}
+	if _, err := create(`{"id":40,"label":"y"}`); err == nil {
+		t.Error("a second create with id 40 was stored; want a conflict")
+	}
+}
