@@ -189,6 +189,11 @@ func validate(cfg Config) (*prepared, error) {
 		problems = append(problems, fmt.Sprintf("--url %q: want an http or https URL such as https://staging.example.com/v1", redactURL(cfg.BaseURL)))
 	} else if u.RawQuery != "" || u.Fragment != "" {
 		problems = append(problems, fmt.Sprintf("--url %q: a base URL has no query or fragment", redactURL(cfg.BaseURL)))
+	} else if u.User != nil {
+		// Go's client sends a URL's user info as Basic credentials on
+		// every request: the checks' requests without credentials too,
+		// which could then never be refused.
+		problems = append(problems, fmt.Sprintf("--url %q: give the credentials with --basic USER:PASSWORD, not in the URL, so that the refusal checks can leave them out", redactURL(cfg.BaseURL)))
 	} else {
 		u.Path = strings.TrimRight(u.Path, "/")
 		u.RawPath = ""
