@@ -114,7 +114,7 @@ func (t *T) try(r *request) (*Exchange, error) {
 	s.waited += ex.Waited
 	s.mu.Unlock()
 	ex.Check = t.name()
-	ex.Auth = r.auth
+	ex.Auth, ex.formatProbe = r.auth, r.formatProbe
 	if err != nil {
 		return ex, err
 	}

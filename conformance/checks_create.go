@@ -31,6 +31,10 @@ func (s *suite) createChecks(r *spec.Resource, add func(*check)) {
 		fn:   func(t *T) { t.checkCreate(r, ro) }})
 	bad := badRequestStatuses(op)
 	for _, m := range s.mutations(op, ro) {
+		if m.format {
+			add(s.formatCheck(op, ro, m, ok, bad))
+			continue
+		}
 		add(&check{group: groupCreate, op: op, writes: true, text: m.text + " gives " + statusList(bad), fn: func(t *T) {
 			req := s.brokenRequest(op, ro, m)
 			if req == nil {
@@ -67,6 +71,29 @@ func (s *suite) createChecks(r *spec.Resource, add func(*check)) {
 				}
 			}})
 	}
+}
+
+// formatCheck sends a body that breaks only a format (mutation.format):
+// whether the deployment refuses it or takes it is its choice, observed;
+// any other answer than a success or a refusal of the body fails.
+func (s *suite) formatCheck(op *spec.Operation, ro *spec.ResourceOp, m mutation, ok, bad []int) *check {
+	either := append(slices.Clone(ok), bad...)
+	return &check{group: groupCreate, op: op, writes: true, labels: []string{labelObserve},
+		text: fmt.Sprintf("%s is taken (%s) or refused (%s), as the deployment chooses (a format is no assertion); observed", m.text, statusList(ok), statusList(bad)),
+		fn: func(t *T) {
+			req := s.brokenRequest(op, ro, m)
+			if req == nil {
+				t.skipf("no body conform made is one %s breaks", m.text)
+			}
+			req.formatProbe = true
+			ex := t.send(req)
+			verdict := "refused"
+			if ex.Status < 300 {
+				verdict = "taken"
+			}
+			t.observe(fmt.Sprintf("%s by %s", m.text, op.ID), fmt.Sprintf("%s (%d)", verdict, ex.Status))
+			t.expectStatus(ex, either, fmt.Sprintf("%s or %s: the body taken or refused (%s)", statusList(ok), statusList(bad), m.text))
+		}}
 }
 
 // brokenRequest is a valid request with m applied to its body, drawn

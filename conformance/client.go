@@ -60,6 +60,9 @@ type request struct {
 	// broken says why no request to the operation can be made as the
 	// document describes it: every check that sends one is skipped.
 	broken string
+	// formatProbe marks a body that breaks only a format (mutation.format):
+	// a success that echoes the value is not judged against the schema.
+	formatProbe bool
 }
 
 // Exchange is one request of the run and the response it got, as the
@@ -88,6 +91,8 @@ type Exchange struct {
 
 	// Auth is the credential the request carried.
 	Auth authMode
+	// formatProbe is its request's (request.formatProbe).
+	formatProbe bool
 
 	// schemaProblems and shapeProblems are the response checks' verdicts,
 	// computed when the response arrived; notes are what they record of

@@ -271,6 +271,10 @@ type mutation struct {
 	text  string
 	apply func(obj map[string]any)
 	raw   func([]byte) []byte
+	// format is set where the change breaks only a string's format: an
+	// annotation, which neither OpenAPI 3.0 nor JSON Schema 2020-12 (3.1)
+	// has a server assert, so a deployment may take the value.
+	format bool
 }
 
 // mutations are the ways to break op's body one constraint at a time, at
@@ -313,7 +317,7 @@ func (s *suite) mutations(op *spec.Operation, ro *spec.ResourceOp) []mutation {
 				out = append(out, mutation{text: fmt.Sprintf("%s shorter than %d characters", p.Name, *ps.MinLength), apply: set(p.Name, strings.Repeat("x", int(*ps.MinLength)-1))})
 			}
 			if ps.Format != "" && ps.Pattern == "" {
-				out = append(out, mutation{text: fmt.Sprintf("%s not a %s", p.Name, ps.Format), apply: set(p.Name, "petctl conform not a "+ps.Format)})
+				out = append(out, mutation{text: fmt.Sprintf("%s not a %s", p.Name, ps.Format), apply: set(p.Name, "petctl conform not a "+ps.Format), format: true})
 			}
 			if ps.Pattern != "" {
 				out = append(out, mutation{text: fmt.Sprintf("%s not matching its pattern", p.Name), apply: set(p.Name, "!")})
