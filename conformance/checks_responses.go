@@ -58,7 +58,7 @@ func (s *suite) judge(ex *Exchange) {
 	op := ex.Op
 	switch {
 	case ex.Truncated:
-		ex.schemaProblems = []string{fmt.Sprintf("body: larger than %d bytes; not read in full", MaxBodyBytes)}
+		ex.schemaProblems = []string{fmt.Sprintf("body: larger than %d bytes; not read in full (--max-response-bytes raises the bound)", s.client.maxBody)}
 	case s.removed(op):
 		// The operation is gone; the deprecation check expects 404 or 410.
 	case !op.Declares(ex.Status) && ex.Status >= 400:

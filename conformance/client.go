@@ -21,8 +21,9 @@ import (
 // Bounds of the client. A deployment under test is not trusted: every read
 // is capped and every wait is bounded.
 const (
-	// MaxBodyBytes is the most of a response body the suite reads; a larger
-	// body is a failure of the response checks.
+	// MaxBodyBytes is the most of a response body the suite reads unless
+	// Config.MaxResponseBytes says otherwise; a larger body is a failure
+	// of the response checks.
 	MaxBodyBytes = 4 << 20
 	// maxRedirects is how many same-origin GET redirects are followed.
 	maxRedirects = 3
@@ -78,7 +79,7 @@ type Exchange struct {
 	Status    int
 	Header    http.Header
 	Body      []byte
-	Truncated bool // the body was larger than MaxBodyBytes
+	Truncated bool // the body was larger than the client reads (client.maxBody)
 	Duration  time.Duration
 	// Waited is the time spent waiting out 429 responses for this request.
 	Waited time.Duration
@@ -117,6 +118,8 @@ type client struct {
 	extras        []place
 	timeout       time.Duration
 	retryAfterMax time.Duration
+	// maxBody is the most of a response body it reads (MaxBodyBytes by default).
+	maxBody int64
 	// budget is what is left of the run's time for waiting out 429s.
 	budgetMu sync.Mutex
 	budget   time.Duration
@@ -134,6 +137,7 @@ func newClient(base *url.URL, creds *credentials, timeout, retryAfterMax, budget
 		creds:         creds,
 		tokens:        &tokens{byKey: map[tokenKey]string{}, granted: map[tokenKey][]string{}},
 		timeout:       timeout,
+		maxBody:       MaxBodyBytes,
 		retryAfterMax: retryAfterMax,
 		budget:        budget,
 		sleep:         sleepCtx,
@@ -250,7 +254,7 @@ func (c *client) do(ctx context.Context, r *request) (*Exchange, error) {
 		ex.httpReq = req
 		ex.Status = res.StatusCode
 		ex.Header = res.Header
-		ex.Body, ex.Truncated, err = readCapped(res.Body, MaxBodyBytes)
+		ex.Body, ex.Truncated, err = readCapped(res.Body, c.maxBody)
 		res.Body.Close()
 		ex.Duration = time.Since(start) - ex.Waited
 		if err != nil {

@@ -511,3 +511,20 @@ func TestControlCharactersShownEscaped(t *testing.T) {
 		t.Errorf("the console does not show the body's characters escaped:\n%s", o.out)
 	}
 }
+
+// TestMaxResponseBytes: the most of a body the run reads is a setting
+// (--max-response-bytes): a page of 20 animals, about 1.2 kB, is more than
+// a bound of 512 bytes, and the response check says which bound.
+func TestMaxResponseBytes(t *testing.T) {
+	t.Parallel()
+	o := conform(t, serve(t, petstore(t)), func(c *conformance.Config) {
+		c.MaxResponseBytes = 512
+		c.LabelFilter = "listPets"
+	})
+	if o.res.OK() {
+		t.Fatalf("the run passed:\n%s", o.out)
+	}
+	if !strings.Contains(o.out, "larger than 512 bytes") {
+		t.Errorf("no failure names the bound of 512 bytes:\n%s", o.out)
+	}
+}

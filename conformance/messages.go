@@ -83,7 +83,7 @@ func (s *suite) excerpt(ex *Exchange) string {
 	text = visible(strings.Join(strings.Fields(text), " "))
 	size := fmt.Sprintf("%d bytes", len(ex.Body))
 	if ex.Truncated {
-		size = fmt.Sprintf("more than %d bytes", MaxBodyBytes)
+		size = fmt.Sprintf("more than %d bytes", s.client.maxBody)
 	}
 	if cut {
 		return fmt.Sprintf("%s… (%s)", text, size)

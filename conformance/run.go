@@ -90,6 +90,9 @@ type Config struct {
 	Profile bool
 	// RunID names the records the run creates; empty means a random one.
 	RunID string
+	// MaxResponseBytes is the most of a response body the run reads; 0
+	// means MaxBodyBytes. A larger body fails the response checks.
+	MaxResponseBytes int64
 	// JUnitReport and JSONReport are files to write the report to.
 	JUnitReport, JSONReport string
 	// Verbose prints every check and every request, not only failures.
@@ -251,6 +254,9 @@ func validate(cfg Config) (*prepared, error) {
 	}
 	if cfg.RetryBudget < 0 {
 		problems = append(problems, fmt.Sprintf("--retry-budget %s: want a positive duration", cfg.RetryBudget))
+	}
+	if cfg.MaxResponseBytes < 0 {
+		problems = append(problems, fmt.Sprintf("--max-response-bytes %d: want a positive number of bytes", cfg.MaxResponseBytes))
 	}
 	if cfg.RunID != "" && !runIDPattern.MatchString(cfg.RunID) {
 		problems = append(problems, fmt.Sprintf("--run-id %q: want 1 to 40 letters, digits, '-' or '_'", cfg.RunID))

@@ -106,12 +106,16 @@ func newSuite(cfg Config, base *url.URL, doc *spec.Spec, val *spec.Validator) *s
 		now = time.Now()
 	}
 	creds := newCredentials(cfg)
+	client := newClient(base, creds, cfg.Timeout, cfg.RetryAfterMax, cfg.RetryBudget)
+	if cfg.MaxResponseBytes > 0 {
+		client.maxBody = cfg.MaxResponseBytes
+	}
 	s := &suite{
 		cfg:          cfg,
 		base:         base,
 		spec:         doc,
 		val:          val,
-		client:       newClient(base, creds, cfg.Timeout, cfg.RetryAfterMax, cfg.RetryBudget),
+		client:       client,
 		now:          now.UTC(),
 		access:       map[*spec.Operation]access{},
 		resources:    map[*spec.Operation]resourceRef{},

@@ -16,36 +16,37 @@ import (
 )
 
 type conformOptions struct {
-	url             string
-	apiKey          string
-	apiKeySet       bool
-	bearer          string
-	basic           string
-	headers         []string
-	cookies         []string
-	query           []string
-	clientID        string
-	clientSecret    string
-	tokenURL        string
-	recordPrefix    string
-	specPath        string
-	strict          bool
-	serverVars      []string
-	refFolders      []string
-	junitReport     string
-	jsonReport      string
-	labelFilter     string
-	readOnly        bool
-	failFast        bool
-	timeout         time.Duration
-	deadline        time.Duration
-	retryAfterMax   time.Duration
-	retryBudget     time.Duration
-	verbose         bool
-	now             string
-	sunsets         []string
-	requireCoverage bool
-	runID           string
+	url              string
+	apiKey           string
+	apiKeySet        bool
+	bearer           string
+	basic            string
+	headers          []string
+	cookies          []string
+	query            []string
+	clientID         string
+	clientSecret     string
+	tokenURL         string
+	recordPrefix     string
+	specPath         string
+	strict           bool
+	serverVars       []string
+	refFolders       []string
+	junitReport      string
+	jsonReport       string
+	labelFilter      string
+	readOnly         bool
+	failFast         bool
+	timeout          time.Duration
+	maxResponseBytes int64
+	deadline         time.Duration
+	retryAfterMax    time.Duration
+	retryBudget      time.Duration
+	verbose          bool
+	now              string
+	sunsets          []string
+	requireCoverage  bool
+	runID            string
 	// profileOut, compare, apiKeyB and latencyTolerance are the profile
 	// and drift flags (drift.go).
 	profileOut       string
@@ -119,12 +120,16 @@ target could not be reached at all.`,
 	f.StringArrayVar(&opts.sunsets, "sunset", nil, "OPERATION_ID=DATE: the removal date of an operation the document deprecates without one (x-sunset), so its deprecation headers are checked, not only recorded (repeatable)")
 	f.BoolVar(&opts.requireCoverage, "require-coverage", false, "fail when an operation of the spec was not exercised")
 	f.StringVar(&opts.runID, "run-id", "", "the run's id, written in letters in the records it creates (default: random)")
+	f.Int64Var(&opts.maxResponseBytes, "max-response-bytes", conformance.MaxBodyBytes, "most of a response body read; a larger one fails the response checks (an unpaginated list of a large deployment may need more)")
 	addProfileFlags(f, opts)
 	return cmd
 }
 
 func conformRun(a *app, opts *conformOptions) error {
 	var problems []error
+	if opts.maxResponseBytes <= 0 {
+		problems = append(problems, fmt.Errorf("--max-response-bytes %d: want a positive number of bytes", opts.maxResponseBytes))
+	}
 	cfg := conformance.Config{
 		BaseURL:            opts.url,
 		APIKey:             opts.apiKey,
@@ -137,6 +142,7 @@ func conformRun(a *app, opts *conformOptions) error {
 		RetryBudget:        opts.retryBudget,
 		RequireCoverage:    opts.requireCoverage,
 		RunID:              opts.runID,
+		MaxResponseBytes:   opts.maxResponseBytes,
 		Bearer:             opts.bearer,
 		Basic:              opts.basic,
 		OAuth2ClientID:     opts.clientID,
