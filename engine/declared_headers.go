@@ -9,6 +9,7 @@ package engine
 import (
 	"encoding/json"
 	"maps"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,7 +24,7 @@ import (
 // example, else the generator's). A header whose value cannot be made or
 // written is left out, and the response check names it.
 func (s *Server) fillRequiredHeaders(c *call, res *response) {
-	if c.o == nil {
+	if c.o == nil || !c.o.requiresHeaders {
 		return
 	}
 	resp := declaredResponse(c.o.op, res.status)
@@ -40,6 +41,16 @@ func (s *Server) fillRequiredHeaders(c *call, res *response) {
 	}
 }
 
+// requiresHeaders reports whether a response of op declares a required header.
+func requiresHeaders(op *spec.Operation) bool {
+	for _, r := range append(slices.Clip(op.Responses), op.Default) {
+		if r != nil && len(r.RequiredHeaders()) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // canFillHeader reports whether fillRequiredHeaders sends h.
 func (s *Server) canFillHeader(h *spec.Header) bool {
 	_, ok := s.headerValue(h)
@@ -48,8 +59,14 @@ func (s *Server) canFillHeader(h *spec.Header) bool {
 
 // headerValue is the value made for h, written in the simple style every
 // header takes (OpenAPI's style table: an array's items and an object's
-// names and values joined by commas).
+// names and values joined by commas). A header that is no document's to
+// give, as a configured one is not (refusedHeader: the framing, the
+// connection, CORS) or Set-Cookie, is never made up.
 func (s *Server) headerValue(h *spec.Header) (string, bool) {
+	switch canon := http.CanonicalHeaderKey(h.Name); {
+	case refusedHeader(canon) != "", canon == "Content-Type", canon == "Set-Cookie":
+		return "", false
+	}
 	var v any
 	switch {
 	case h.HasExample:
@@ -115,22 +132,23 @@ func scalarText(v any) (string, bool) {
 }
 
 // totalHeaders are the integer headers a list's response declares for its
-// totals, by the name the style gives them: one naming pages
-// (X-Total-Pages, X-Pagination-Page-Count) the number of pages, any other
-// naming a total or count (X-Total-Count, X-Total, Total-Count,
-// X-Result-Count) the number of items the list holds.
+// totals, by the words of their names: one with the word total or count
+// and page(s) (X-Total-Pages, X-Pagination-Page-Count) the number of
+// pages, any other with total or count (X-Total-Count, X-Total,
+// Total-Count, X-Result-Count) the number of items the list holds; not
+// X-Account-Id, whose count is no word of it.
 func totalHeaders(resp *spec.Response) (items, pages []string) {
 	if resp == nil {
 		return nil, nil
 	}
 	for _, h := range resp.Headers {
-		if h.Schema == nil || h.Schema.Type() != "integer" && h.Schema.Type() != "number" {
+		if h.Schema == nil || h.Schema.Type() != "integer" {
 			continue
 		}
-		name := strings.ToLower(h.Name)
+		words := strings.FieldsFunc(strings.ToLower(h.Name), func(r rune) bool { return r == '-' || r == '_' })
 		switch {
-		case !strings.Contains(name, "total") && !strings.Contains(name, "count"):
-		case strings.Contains(name, "page"):
+		case !slices.Contains(words, "total") && !slices.Contains(words, "count"):
+		case slices.Contains(words, "page") || slices.Contains(words, "pages"):
 			pages = append(pages, h.Name)
 		default:
 			items = append(items, h.Name)

@@ -169,3 +169,58 @@ func TestIgnoredHeaderParameters(t *testing.T) {
 		t.Errorf("list with Accept text/html: %d, want 406 (the answer's media types still decide)", r.status)
 	}
 }
+
+// headersNotMadeDocument declares headers on a list that are no
+// document's to give (CORS, the media type), and an integer one whose
+// name holds "count" inside a word.
+const headersNotMadeDocument = `openapi: 3.0.3
+info: {title: Notes, version: "1"}
+paths:
+  /notes:
+    get:
+      operationId: listNotes
+      responses:
+        '200':
+          description: The notes.
+          headers:
+            Content-Type: {required: true, schema: {type: string}}
+            X-Account-Id: {required: true, schema: {type: integer}, example: 77}
+          content:
+            application/json:
+              schema: {type: array, items: {type: object, properties: {text: {type: string}}}}
+  /open:
+    get:
+      operationId: getOpen
+      responses:
+        '200':
+          description: Open to every origin, the document says.
+          headers:
+            Access-Control-Allow-Origin: {required: true, schema: {type: string}, example: "*"}
+`
+
+// TestHeadersNotMadeUp: a declared required header the cors settings,
+// net/http or the body decide is never made up (an example's "*" let any
+// origin read the answers; a made-up Content-Type failed every list), and
+// an integer header is a total only where total or count is a word of
+// its name.
+func TestHeadersNotMadeUp(t *testing.T) {
+	s, err := spec.Parse([]byte(headersNotMadeDocument), "notes.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := start(t, Options{Spec: s}, "X-Unused", "")
+	r := env.do(request{path: "/open", key: "-", headers: map[string]string{"Origin": "https://evil.example"}})
+	if got := r.header.Get("Access-Control-Allow-Origin"); got != "" {
+		t.Errorf("an origin cors does not allow got Access-Control-Allow-Origin %q", got)
+	}
+	r = env.do(request{path: "/notes", key: "-"})
+	if r.status != http.StatusOK {
+		t.Fatalf("list: %d %s", r.status, r.body)
+	}
+	if got := r.header.Get("Content-Type"); !strings.HasPrefix(got, "application/json") {
+		t.Errorf("Content-Type %q, want the body's application/json", got)
+	}
+	if got := r.header.Get("X-Account-Id"); got != "77" {
+		t.Errorf("X-Account-Id %q, want its example 77, not the list's total", got)
+	}
+}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"cmp"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
@@ -125,8 +124,7 @@ func (s *Server) list(c *call, o *operation) *response {
 			}
 		}
 	}
-	countHeaders, pageHeaders := totalHeaders(o.op.Response(cmp.Or(o.rop.Response.Status, http.StatusOK)))
-	q.Count = l.Total != nil || l.TotalPages != nil || q.Alive != nil || countHeaders != nil || pageHeaders != nil
+	q.Count = l.Total != nil || l.TotalPages != nil || q.Alive != nil || o.countHeaders != nil || o.pageHeaders != nil
 	p := coll.data.Page(q)
 	if backward && q.HasAfter {
 		reverse(p.Items)
@@ -162,10 +160,10 @@ func (s *Server) list(c *call, o *operation) *response {
 	if res.status == 0 {
 		res.status = http.StatusOK
 	}
-	for _, name := range countHeaders {
+	for _, name := range o.countHeaders {
 		res.set(name, strconv.Itoa(st.total))
 	}
-	for _, name := range pageHeaders {
+	for _, name := range o.pageHeaders {
 		res.set(name, strconv.Itoa(st.pages()))
 	}
 	if st.next != "" || p.More && l.Paging != "none" && l.Paging != "limit" && l.Paging != "cursor" {

@@ -6,6 +6,7 @@
 package engine
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -141,6 +143,27 @@ type operation struct {
 	fit bool
 	// asGet is set for a HEAD answered as its path's GET (PlannedOperation.AsGet).
 	asGet bool
+	// requiresHeaders is set when a response of it declares a required
+	// header (fillRequiredHeaders); countHeaders and pageHeaders are the
+	// totals a list's answer declares (totalHeaders).
+	requiresHeaders           bool
+	countHeaders, pageHeaders []string
+}
+
+// keepConfiguredHeads leaves a HEAD that a setting names by its
+// operationId (responses, latency, faults, headers) answered as itself,
+// not as its GET (PlannedOperation.AsGet): the setting is for it.
+func (s *Server) keepConfiguredHeads(o Options) {
+	for op, so := range s.ops {
+		if !so.asGet {
+			continue
+		}
+		_, answer := o.Responses[op.ID]
+		_, latency := o.Latency[op.ID]
+		_, fault := o.Faults[op.ID]
+		_, headers := o.Headers[op.ID]
+		so.asGet = !answer && !latency && !fault && !headers
+	}
 }
 
 // New prepares a Server: it compiles the validator, infers the collections
@@ -228,6 +251,7 @@ func New(o Options) (*Server, error) {
 		errs = append(errs, err)
 	}
 	s.assignInjections(o.Latency, o.Faults)
+	s.keepConfiguredHeads(o)
 	if err := s.prepareErrors(o.ErrorFields); err != nil {
 		errs = append(errs, err)
 	}
@@ -311,6 +335,10 @@ func (s *Server) prepareOperations(overrides map[string]spec.Override) error {
 		op := po.Op
 		o := &operation{op: op, kind: kinds[po.Kind], rop: po.Role, made: &madeAnswer{}}
 		o.asGet = po.AsGet
+		o.requiresHeaders = requiresHeaders(op)
+		if o.kind == kindList || o.kind == kindSearch {
+			o.countHeaders, o.pageHeaders = totalHeaders(op.Response(cmp.Or(o.rop.Response.Status, http.StatusOK)))
+		}
 		if po.Resource != nil {
 			if c := byDef[po.Resource]; c != nil && c.served {
 				o.coll = c
