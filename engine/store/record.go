@@ -352,19 +352,23 @@ func (c *Collection) typed(s *spec.Schema, raw string) any {
 	return raw
 }
 
+// unsetID reports whether an integer id a create carries is 0 (written 0,
+// -0 or 0.0): what a generated client sends for an id it leaves to the
+// server (sonarr's C# and Java clients send "id": 0 on every create). The
+// server assigns one, as for a create without an id; taken as chosen, the
+// second such create was 409.
+func unsetID(id spec.IDSpec, v any) bool {
+	n, ok := v.(json.Number)
+	if !ok || id.Type != "integer" {
+		return false
+	}
+	i, err := exactInt(n)
+	return err == nil && i == 0
+}
+
 // newID is the id the server gives the record at seq: the seq itself for
 // numbers, else a string the id's schema accepts (a UUID, a pattern's
 // match) that carries seq, so that ids stay unique.
-// unsetID reports whether an integer id a create carries is 0: what a
-// generated client sends for an id it leaves to the server (sonarr's C#
-// and Java clients send "id": 0 on every create). The server assigns one,
-// as for a create without an id; taken as chosen, the second such create
-// was 409.
-func unsetID(id spec.IDSpec, v any) bool {
-	n, ok := v.(json.Number)
-	return ok && id.Type == "integer" && n == "0"
-}
-
 func (c *Collection) newID(seq int64) any {
 	s := c.idSchema
 	switch {

@@ -282,7 +282,7 @@ func TestZeroIDIsUnset(t *testing.T) {
 		return tags.Create(v, Write{Now: time.Now()})
 	}
 	seen := map[string]bool{}
-	for _, body := range []string{`{"id":0,"label":"4k"}`, `{"id":0,"label":"8k"}`, `{"label":"hd"}`} {
+	for _, body := range []string{`{"id":0,"label":"4k"}`, `{"id":0,"label":"8k"}`, `{"label":"hd"}`, `{"id":-0,"label":"sd"}`, `{"id":0.0,"label":"uhd"}`} {
 		rec, err := create(body)
 		if err != nil {
 			t.Fatalf("create %s: %v", body, err)
