@@ -136,3 +136,17 @@ func TestDeclaredHeadOfAnItem(t *testing.T) {
 		t.Errorf("HEAD of the deleted decision: %d, want 404", r.status)
 	}
 }
+
+// TestConfiguredHeadAnswersItself: a HEAD a setting names (here a fault
+// that always fails it) is answered as itself, not as its GET: the
+// setting is for it.
+func TestConfiguredHeadAnswersItself(t *testing.T) {
+	s, err := spec.Parse([]byte(declaredItemHead), "decisions.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := start(t, Options{Spec: s, Faults: map[string]Fault{"headDecision": {Rate: 1, Status: 503}}}, "X-Key", "")
+	if r := env.do(request{method: "HEAD", path: "/decisions/1"}); r.status != 503 {
+		t.Errorf("HEAD with a fault configured for it: %d, want its 503", r.status)
+	}
+}
