@@ -114,7 +114,7 @@ func (t *T) try(r *request) (*Exchange, error) {
 	s.waited += ex.Waited
 	s.mu.Unlock()
 	ex.Check = t.name()
-	ex.Auth, ex.formatProbe = r.auth, r.formatProbe
+	ex.Auth = r.auth
 	if err != nil {
 		return ex, err
 	}

@@ -85,7 +85,6 @@ func (s *suite) formatCheck(op *spec.Operation, ro *spec.ResourceOp, m mutation,
 			if req == nil {
 				t.skipf("no body conform made is one %s breaks", m.text)
 			}
-			req.formatProbe = true
 			ex := t.send(req)
 			verdict := "refused"
 			if ex.Status < 300 {

@@ -25,6 +25,9 @@ const (
 	// Config.MaxResponseBytes says otherwise; a larger body is a failure
 	// of the response checks.
 	MaxBodyBytes = 4 << 20
+	// maxResponseBytesLimit bounds Config.MaxResponseBytes: each body read
+	// is held in memory whole.
+	maxResponseBytesLimit = 1 << 30
 	// maxRedirects is how many same-origin GET redirects are followed.
 	maxRedirects = 3
 	// maxRetries is how many times a 429 is waited out for one request.
@@ -61,9 +64,6 @@ type request struct {
 	// broken says why no request to the operation can be made as the
 	// document describes it: every check that sends one is skipped.
 	broken string
-	// formatProbe marks a body that breaks only a format (mutation.format):
-	// a success that echoes the value is not judged against the schema.
-	formatProbe bool
 }
 
 // Exchange is one request of the run and the response it got, as the
@@ -92,8 +92,6 @@ type Exchange struct {
 
 	// Auth is the credential the request carried.
 	Auth authMode
-	// formatProbe is its request's (request.formatProbe).
-	formatProbe bool
 
 	// schemaProblems and shapeProblems are the response checks' verdicts,
 	// computed when the response arrived; notes are what they record of
@@ -106,7 +104,7 @@ type Exchange struct {
 }
 
 // client sends the checks' requests. It reuses connections, bounds every
-// request by a time-out, reads at most MaxBodyBytes, follows only GET
+// request by a time-out, reads at most maxBody of a body, follows only GET
 // redirects that stay on --url's origin and waits out 429 responses that
 // say how long.
 type client struct {
@@ -210,9 +208,10 @@ func (c *client) do(ctx context.Context, r *request) (*Exchange, error) {
 	headers := c.credentials(r)
 	for _, h := range r.header {
 		// OpenAPI ignores a header parameter named Accept, Content-Type or
-		// Authorization: what the client sets for them governs (a generated
-		// value would replace the credential).
-		if !slices.ContainsFunc([]string{"Accept", "Content-Type", "Authorization"}, func(n string) bool { return strings.EqualFold(n, h[0]) }) {
+		// Authorization (spec leaves them out of a document it loads):
+		// what the client sets for them governs, and a generated value
+		// never replaces the credential.
+		if !spec.IgnoredHeaderParam(h[0]) {
 			headers = append(headers, sentHeader{h[0], h[1], ""})
 		}
 	}

@@ -239,7 +239,8 @@ func TestUsageAndReach(t *testing.T) {
 	}{
 		{"no url", conformance.Config{APIKey: testKey}, true, "--url is required"},
 		{"ftp url", conformance.Config{BaseURL: "ftp://x/v1", APIKey: testKey}, true, "want an http or https URL"},
-		{"credentials in the url", conformance.Config{BaseURL: "http://u:secret@127.0.0.1:1/v1", APIKey: testKey}, true, "give the credentials with --basic"},
+		{"credentials in the url", conformance.Config{BaseURL: "http://u:secret@127.0.0.1:1/v1", APIKey: testKey}, true, `--url "http://127.0.0.1:1/v1": give the credentials with --basic`},
+		{"a token in the url", conformance.Config{BaseURL: "https://ghp_token@127.0.0.1:1/v1", APIKey: testKey}, true, `--url "https://127.0.0.1:1/v1": give the credentials`},
 		{"no key", conformance.Config{BaseURL: base}, true, "no API key or other credential"},
 		{"bad label filter", conformance.Config{BaseURL: base, APIKey: testKey, LabelFilter: "auth &&"}, true, `--label-filter "auth &&": Unexpected EOF.`},
 		{"filter selects nothing", conformance.Config{BaseURL: base, APIKey: testKey, LabelFilter: "auht"}, true, "selects none of the"},

@@ -84,10 +84,11 @@ func TestFormatIsNoAssertion(t *testing.T) {
 		}
 		return s
 	}
-	// taking stores any text: the engine gets a valid email in its place,
-	// and the answer shows the text sent.
+	// taking keeps any text: the engine gets a valid email in its place,
+	// and every answer, the create's, the list's and the read's, shows the
+	// text sent.
 	taking := func(h http.Handler) http.Handler {
-		h = editResponse(h, is(http.MethodPost, "/v1/notes"), func(_ *http.Request, res *recorded) {
+		h = editResponse(h, isPrefix("", "/v1/notes"), func(_ *http.Request, res *recorded) {
 			res.body = bytes.ReplaceAll(res.body, []byte(stand), []byte(probe))
 			res.header.Set("Content-Length", strconv.Itoa(len(res.body)))
 		})

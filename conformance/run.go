@@ -192,11 +192,13 @@ func validate(cfg Config) (*prepared, error) {
 		problems = append(problems, fmt.Sprintf("--url %q: want an http or https URL such as https://staging.example.com/v1", redactURL(cfg.BaseURL)))
 	} else if u.RawQuery != "" || u.Fragment != "" {
 		problems = append(problems, fmt.Sprintf("--url %q: a base URL has no query or fragment", redactURL(cfg.BaseURL)))
-	} else if u.User != nil {
+	} else if u.User.String() != "" {
 		// Go's client sends a URL's user info as Basic credentials on
 		// every request: the checks' requests without credentials too,
-		// which could then never be refused.
-		problems = append(problems, fmt.Sprintf("--url %q: give the credentials with --basic USER:PASSWORD, not in the URL, so that the refusal checks can leave them out", redactURL(cfg.BaseURL)))
+		// which could then never be refused. The URL is shown without
+		// it: a token is often written as the user name.
+		u.User = nil
+		problems = append(problems, fmt.Sprintf("--url %q: give the credentials with --basic USER:PASSWORD, not in the URL, so that the refusal checks can leave them out", u.Redacted()))
 	} else {
 		u.Path = strings.TrimRight(u.Path, "/")
 		u.RawPath = ""
@@ -255,8 +257,8 @@ func validate(cfg Config) (*prepared, error) {
 	if cfg.RetryBudget < 0 {
 		problems = append(problems, fmt.Sprintf("--retry-budget %s: want a positive duration", cfg.RetryBudget))
 	}
-	if cfg.MaxResponseBytes < 0 {
-		problems = append(problems, fmt.Sprintf("--max-response-bytes %d: want a positive number of bytes", cfg.MaxResponseBytes))
+	if cfg.MaxResponseBytes < 0 || cfg.MaxResponseBytes > maxResponseBytesLimit {
+		problems = append(problems, fmt.Sprintf("--max-response-bytes %d: want a positive number of bytes, at most %d (1 GiB: a body is held in memory whole)", cfg.MaxResponseBytes, maxResponseBytesLimit))
 	}
 	if cfg.RunID != "" && !runIDPattern.MatchString(cfg.RunID) {
 		problems = append(problems, fmt.Sprintf("--run-id %q: want 1 to 40 letters, digits, '-' or '_'", cfg.RunID))

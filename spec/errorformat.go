@@ -675,9 +675,9 @@ func (f *ErrorFormat) StatusField() []string {
 
 // HeldStatusField is StatusField where the error must carry the HTTP status
 // there: the document's field says so by its name (status, statusCode,
-// httpStatus), configuration mapped it, or it is a number named code
-// beside a text named status (Google's {"error": {"code": 404, "status":
-// "NOT_FOUND"}}). A number named code or errorCode alone is as often the
+// httpStatus), configuration mapped it, or it is a number named code or
+// errorCode beside a text named status (Google's {"error": {"code": 404,
+// "status": "NOT_FOUND"}}; TestErrorProblems' nestedError). A number named code or errorCode alone is as often the
 // application's own code (OpenAPI's petstore-expanded Error: code int32
 // beside message), which a deployment may fill as it likes: nil for it.
 func (f *ErrorFormat) HeldStatusField() []string {

@@ -414,16 +414,19 @@ func declaredFor(declared []string, mt string) string {
 // with an enum of [application/json] refused a client sending
 // "application/json; charset=utf-8", and the library's model is what
 // libopenapi-validator reads, so they are taken out of it.
+// IgnoredHeaderParam reports whether OpenAPI has a header parameter of
+// this name ignored: Accept, Content-Type or Authorization.
+func IgnoredHeaderParam(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Accept", "Content-Type", "Authorization":
+		return true
+	}
+	return false
+}
+
 func withoutIgnoredHeaders(params []*v3.Parameter) []*v3.Parameter {
 	ignored := func(p *v3.Parameter) bool {
-		if p == nil || !strings.EqualFold(p.In, "header") {
-			return false
-		}
-		switch http.CanonicalHeaderKey(p.Name) {
-		case "Accept", "Content-Type", "Authorization":
-			return true
-		}
-		return false
+		return p != nil && strings.EqualFold(p.In, "header") && IgnoredHeaderParam(p.Name)
 	}
 	if !slices.ContainsFunc(params, ignored) {
 		return params

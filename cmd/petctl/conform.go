@@ -127,8 +127,9 @@ target could not be reached at all.`,
 
 func conformRun(a *app, opts *conformOptions) error {
 	var problems []error
-	if opts.maxResponseBytes <= 0 {
-		problems = append(problems, fmt.Errorf("--max-response-bytes %d: want a positive number of bytes", opts.maxResponseBytes))
+	if opts.maxResponseBytes == 0 {
+		// Config's 0 is the default; given on the command line, it is a mistake.
+		problems = append(problems, errors.New("--max-response-bytes 0: want a positive number of bytes"))
 	}
 	cfg := conformance.Config{
 		BaseURL:            opts.url,
