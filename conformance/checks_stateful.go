@@ -377,11 +377,15 @@ func (t *T) sendCreate(r *spec.Resource, ro *spec.ResourceOp, req *request, id s
 	}
 	ex, err := t.try(req)
 	c := &creation{ex: ex, sent: sent, req: req}
+	var refused string
+	if err == nil {
+		refused = t.s.refusal(ex)
+	}
 	switch {
 	case err != nil:
 		c.err = fmt.Sprintf("the request failed: %v", err)
-	case t.s.refusal(ex) != "":
-		c.err = fmt.Sprintf("%s refused a body its document accepts (%s)", ro.Op.ID, t.s.refusal(ex))
+	case refused != "":
+		c.err = fmt.Sprintf("%s refused a body its document accepts (%s)", ro.Op.ID, refused)
 	case !slices.Contains(successStatuses(ro.Op), ex.Status):
 		c.err = fmt.Sprintf("%s answered %d", ro.Op.ID, ex.Status)
 	default:

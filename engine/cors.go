@@ -69,10 +69,7 @@ func exposedHeaders(configured []string, doc *spec.Spec) []string {
 		return out
 	}
 	for _, op := range doc.Operations {
-		for _, r := range append(slices.Clip(op.Responses), op.Default) {
-			if r == nil {
-				continue
-			}
+		for _, r := range op.DeclaredResponses() {
 			for _, h := range r.Headers {
 				add(h.Name)
 			}

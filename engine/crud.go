@@ -207,7 +207,7 @@ func (s *Server) create(c *call, o *operation) *response {
 	}
 	res := withETag(s.itemResponse(o, o.rop.Response.Status, rec), def, rec)
 	if def.ItemPath != "" {
-		res.set("Location", location(c, o, res.status, s.itemPath(def, scope, rec.ID)))
+		res.set("Location", location(c, o, s.itemPath(def, scope, rec.ID)))
 	}
 	return res
 }
@@ -299,7 +299,7 @@ func (s *Server) replace(c *call, o *operation) *response {
 	}
 	res := withETag(s.itemResponse(o, writeStatus(o, created), rec), def, rec)
 	if created && !def.Singleton {
-		res.set("Location", location(c, o, res.status, s.itemPath(def, scope, rec.ID)))
+		res.set("Location", location(c, o, s.itemPath(def, scope, rec.ID)))
 	}
 	return res
 }

@@ -43,8 +43,8 @@ func (s *Server) fillRequiredHeaders(c *call, res *response) {
 
 // requiresHeaders reports whether a response of op declares a required header.
 func requiresHeaders(op *spec.Operation) bool {
-	for _, r := range append(slices.Clip(op.Responses), op.Default) {
-		if r != nil && len(r.RequiredHeaders()) > 0 {
+	for _, r := range op.DeclaredResponses() {
+		if len(r.RequiredHeaders()) > 0 {
 			return true
 		}
 	}
@@ -159,15 +159,22 @@ func totalHeaders(resp *spec.Response) (items, pages []string) {
 
 // location is the Location of the item at path: the path alone (RFC 9110
 // §10.2.2 takes a relative reference), or the absolute URI where the
-// document declares the header's format uri, which a relative reference
-// does not meet.
-func location(c *call, o *operation, status int, path string) string {
-	resp := declaredResponse(o.op, status)
-	if resp == nil {
-		return path
-	}
-	if h := resp.Header("Location"); h != nil && h.Schema != nil && (h.Schema.Format == "uri" || h.Schema.Format == "url") {
+// operation declares the header's format uri (absoluteLocation), which a
+// relative reference does not meet.
+func location(c *call, o *operation, path string) string {
+	if o.absoluteLocation {
 		return origin(c.r) + path
 	}
 	return path
+}
+
+// absoluteLocation reports whether a 2xx response of op declares a
+// Location of format uri.
+func absoluteLocation(op *spec.Operation) bool {
+	for _, r := range op.Responses {
+		if h := r.Header("Location"); r.Status/100 == 2 && h != nil && h.Schema != nil && (h.Schema.Format == "uri" || h.Schema.Format == "url") {
+			return true
+		}
+	}
+	return false
 }

@@ -2,15 +2,12 @@ package engine
 
 import (
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/petctl/petctl/spec"
 )
-
-var uuidText = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // declaredHeadersDocument declares the headers its answers carry: a
 // required request id on a list and on a read's 404, a total count, a
@@ -110,7 +107,7 @@ func TestDeclaredResponseHeaders(t *testing.T) {
 	if r.status != http.StatusOK {
 		t.Fatalf("list: %d %s", r.status, r.body)
 	}
-	if !uuidText.MatchString(r.header.Get("X-Request-Id")) {
+	if !uuidRE.MatchString(r.header.Get("X-Request-Id")) {
 		t.Errorf("list: X-Request-Id %q is not a uuid", r.header.Get("X-Request-Id"))
 	}
 	if got := r.header.Get("X-Total-Count"); got != "3" {

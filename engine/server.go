@@ -148,6 +148,9 @@ type operation struct {
 	// totals a list's answer declares (totalHeaders).
 	requiresHeaders           bool
 	countHeaders, pageHeaders []string
+	// absoluteLocation is set where a 2xx response declares a Location of
+	// format uri: a created item's Location is then absolute (location).
+	absoluteLocation bool
 }
 
 // keepConfiguredHeads leaves a HEAD that a setting names by its
@@ -335,7 +338,7 @@ func (s *Server) prepareOperations(overrides map[string]spec.Override) error {
 		op := po.Op
 		o := &operation{op: op, kind: kinds[po.Kind], rop: po.Role, made: &madeAnswer{}}
 		o.asGet = po.AsGet
-		o.requiresHeaders = requiresHeaders(op)
+		o.requiresHeaders, o.absoluteLocation = requiresHeaders(op), absoluteLocation(op)
 		if o.kind == kindList || o.kind == kindSearch {
 			o.countHeaders, o.pageHeaders = totalHeaders(op.Response(cmp.Or(o.rop.Response.Status, http.StatusOK)))
 		}

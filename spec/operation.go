@@ -173,6 +173,14 @@ func (o *Operation) Response(status int) *Response {
 	return nil
 }
 
+// DeclaredResponses are the responses op declares, the default last.
+func (o *Operation) DeclaredResponses() []*Response {
+	if o.Default == nil {
+		return o.Responses
+	}
+	return append(slices.Clip(o.Responses), o.Default)
+}
+
 // Declares reports whether status is a declared response (exact, range or default).
 func (o *Operation) Declares(status int) bool {
 	return o.Response(status) != nil || o.Default != nil

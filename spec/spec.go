@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/pb33f/libopenapi"
@@ -376,8 +375,8 @@ func (s *Spec) commonError() (*base.Schema, string) {
 		byKey := map[string]*seen{}
 		var best *seen
 		for _, op := range s.Operations {
-			for _, r := range append(slices.Clip(op.Responses), op.Default) {
-				if r == nil || r.Schema == nil || errorTier(r) != tier {
+			for _, r := range op.DeclaredResponses() {
+				if r.Schema == nil || errorTier(r) != tier {
 					continue
 				}
 				key := fmt.Sprintf("%p", r.Schema)
