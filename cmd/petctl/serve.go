@@ -341,7 +341,7 @@ func fixtureFiles(c *config.Config, s *spec.Spec) ([]engine.FixtureFile, []error
 	var files []engine.FixtureFile
 	var errs []error
 	for _, p := range c.Fixtures.Files {
-		data, err := os.ReadFile(p)
+		data, err := store.ReadFixtureFile(p)
 		if err != nil {
 			errs = append(errs, &engine.OptionError{Key: "fixtures.files", Err: fmt.Errorf("fixtures %s: %v", p, unwrapPathErr(err))})
 			continue

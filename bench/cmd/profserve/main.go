@@ -166,7 +166,7 @@ func document(specPath, fixturesPath string) (*spec.Spec, []engine.FixtureFile, 
 	}
 	switch {
 	case fixturesPath != "":
-		data, err := os.ReadFile(fixturesPath)
+		data, err := store.ReadFixtureFile(fixturesPath) // as serve reads it
 		return s, []engine.FixtureFile{{Name: fixturesPath, Data: data}}, err
 	case specPath != "":
 		return s, nil, nil
