@@ -529,18 +529,23 @@ func (p *parser) atEnd() bool {
 }
 
 // skipValue moves past one JSON value, tracking only strings and nesting;
-// mismatched brackets are left for DecodeStrict to report.
+// mismatched brackets are left for DecodeStrict to report. It is the
+// serial part of loading a fixtures file (splitRecords), so it works on
+// locals: kept in registers, not read back through p on every byte.
 func (p *parser) skipValue() error {
-	if p.pos >= len(p.data) {
+	data, i := p.data, p.pos
+	if i >= len(data) {
 		return p.fail("")
 	}
-	switch p.data[p.pos] {
+	switch data[i] {
 	case '{', '[':
 		depth := 0
-		for p.pos < len(p.data) {
-			switch p.data[p.pos] {
+		for i < len(data) {
+			switch data[i] {
 			case '"':
-				if !p.skipString() {
+				var ok bool
+				if i, ok = skipString(data, i); !ok {
+					p.pos = i
 					return p.fail("")
 				}
 				continue
@@ -549,42 +554,45 @@ func (p *parser) skipValue() error {
 			case '}', ']':
 				depth--
 				if depth == 0 {
-					p.pos++
+					p.pos = i + 1
 					return nil
 				}
 			}
-			p.pos++
+			i++
 		}
+		p.pos = i
 		return p.fail("")
 	case '"':
-		if !p.skipString() {
+		var ok bool
+		i, ok = skipString(data, i)
+		p.pos = i
+		if !ok {
 			return p.fail("")
 		}
 		return nil
 	}
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
+	for i < len(data) {
+		switch data[i] {
 		case ',', ']', '}', ' ', '\t', '\n', '\r':
+			p.pos = i
 			return nil
 		}
-		p.pos++
+		i++
 	}
+	p.pos = i
 	return nil
 }
 
-// skipString moves past a string at p.pos; false when it does not end.
-func (p *parser) skipString() bool {
-	p.pos++
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
+// skipString is the index after the string that starts at data[i]; false
+// when it does not end.
+func skipString(data []byte, i int) (int, bool) {
+	for i++; i < len(data); i++ {
+		switch data[i] {
 		case '\\':
-			p.pos += 2
-			continue
+			i++
 		case '"':
-			p.pos++
-			return true
+			return i + 1, true
 		}
-		p.pos++
 	}
-	return false
+	return len(data), false
 }
