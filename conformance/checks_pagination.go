@@ -2,12 +2,15 @@ package conformance
 
 // The pagination checks: the default, the minimum and the maximum of the
 // page size hold, with enough items to tell; a value outside the bounds
-// gets no 5xx, and the answer is observed.
+// gets no 5xx, and the answer is observed; the page after the first, by
+// the offset, page number or cursor the document declares, is another.
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/petctl/petctl/spec"
 )
@@ -90,6 +93,12 @@ func (s *suite) paginationChecks(r *spec.Resource, add func(*check)) {
 			}
 		}})
 	}
+	if how := pagedBy(r.List); how != "" {
+		add(&check{group: groupPagination, op: op, labels: populates, text: fmt.Sprintf("the page after the first %s=%d (%s) holds other items", l.Param, least, how), fn: func(t *T) {
+			t.population(r)
+			t.nextPage(r, lo, least)
+		}})
+	}
 	var outside []string
 	seen := map[string]bool{}
 	for _, v := range []string{strconv.FormatInt(l.Min-1, 10), maxPlusOne(l), "-1", "abc"} {
@@ -118,6 +127,127 @@ func (s *suite) paginationChecks(r *spec.Resource, add func(*check)) {
 			}
 		}})
 	}
+}
+
+// pagedBy names how a list goes from one page to the next: its offset,
+// page number or cursor parameter; "" for a list of a page size alone.
+func pagedBy(l *spec.ListShape) string {
+	switch l.Paging {
+	case "offset", "page":
+		return "by " + pagingParam(l)
+	case "cursor":
+		if l.CursorBackward() {
+			return ""
+		}
+		return "by the cursor " + pagingParam(l)
+	}
+	return ""
+}
+
+// pagingParam is the parameter that names a list's page after the first.
+func pagingParam(l *spec.ListShape) string {
+	switch l.Paging {
+	case "offset":
+		return l.OffsetParam
+	case "page":
+		return l.PageParam
+	case "cursor":
+		return l.Cursor
+	}
+	return ""
+}
+
+// nextPage asks for the first page of size items and then for the page
+// after it, the way the document pages, and fails when the second answer
+// holds the first's items again: the deployment ignored the offset, the
+// page number or the cursor, and a client paging through it would loop
+// on the first page or stop at it. An empty second page fails only where
+// the first said more follow.
+//
+// A repeat is asked again once before it fails, one step further on: an
+// offset or page number may count from 1 where the document declares no
+// minimum (startIndex), so that the first step names the first page
+// again; and another client's create can move a page's window by one.
+func (t *T) nextPage(r *spec.Resource, lo *spec.ResourceOp, size int64) {
+	ok := successStatuses(lo.Op)
+	l := r.List
+	var first, second *Exchange
+	for step := int64(1); step <= 2; step++ {
+		req := t.s.pageRequest(r, lo, size)
+		first = t.send(req)
+		t.expectStatus(first, ok, statusList(ok)+" with the first page")
+		got, found := listItems(r, first)
+		if !found {
+			t.failf(first, "%s with %s", statusList(ok), itemsPath(r))
+		}
+		if int64(len(got)) < size {
+			t.skipf("the first page holds %d items, fewer than %s=%d: there is no page after it to ask for", len(got), l.Limit.Param, size)
+		}
+		req = t.s.pageRequest(r, lo, size)
+		switch l.Paging {
+		case "offset":
+			req.query.Set(l.OffsetParam, strconv.FormatInt(t.s.paramStart(lo, l.OffsetParam, 0)+step*int64(len(got)), 10))
+		case "page":
+			req.query.Set(l.PageParam, strconv.FormatInt(t.s.paramStart(lo, l.PageParam, 1)+step, 10))
+		case "cursor":
+			next := nextCursor(r, first)
+			if next == "" {
+				t.skipf("the first page gives no cursor to the next (no next field the document declares, no Link rel=\"next\"): the cursor cannot be followed")
+			}
+			req.query.Set(l.Cursor, next)
+		}
+		second = t.send(req)
+		t.expectStatus(second, ok, statusList(ok)+" with the page after the first")
+		again, found := listItems(r, second)
+		if !found {
+			t.failf(second, "%s with %s", statusList(ok), itemsPath(r))
+		}
+		if len(again) == 0 {
+			if more := claimsMore(r, first, len(got)); more != "" {
+				t.failf(second, "the items after the first page, which says %s; got none", more)
+			}
+			return
+		}
+		// Whole items, not their ids: a deployment that gives two records
+		// one id has not ignored the paging.
+		if !reflect.DeepEqual(got, again) {
+			return
+		}
+	}
+	asked := "asked one and two pages on"
+	if l.Paging == "cursor" {
+		asked = "asked twice"
+	}
+	t.failf(second, "other items than the first page's (%s); %s, the page after it answered the same items again: a client that follows %s gets them twice, and never the rest", first.URL, asked, pagingParam(l))
+}
+
+// pageRequest is lo's list request for the first page of size items.
+func (s *suite) pageRequest(r *spec.Resource, lo *spec.ResourceOp, size int64) *request {
+	req := s.validRequest(lo.Op, authKey)
+	s.firstPage(r, lo, req)
+	req.query.Set(r.List.Limit.Param, strconv.FormatInt(size, 10))
+	return req
+}
+
+// claimsMore is what a list answer of n items says of the items after
+// it: a has-more flag that is true, a total past n, a cursor or link to
+// the next page; "" when it says none of these.
+func claimsMore(r *spec.Resource, ex *Exchange, n int) string {
+	obj, _ := decodeJSON(ex.Body).(map[string]any)
+	l := r.List
+	if b, ok := at(obj, l.HasMore).(bool); ok && b {
+		return strings.Join(l.HasMore, ".") + " is true"
+	}
+	if total, err := strconv.ParseFloat(scalarString(at(obj, l.Total)), 64); err == nil && total > float64(n) {
+		return fmt.Sprintf("%s is %s", strings.Join(l.Total, "."), scalarString(at(obj, l.Total)))
+	}
+	if total, err := strconv.ParseFloat(ex.Header.Get("X-Total-Count"), 64); err == nil && total > float64(n) {
+		return "X-Total-Count is " + ex.Header.Get("X-Total-Count")
+	}
+	if next := nextCursor(r, ex); next != "" {
+		return "a next page follows (" + next + ")"
+	}
+	return ""
 }
 
 // bounds shows a page size's range: 1..100, or 1.. without a maximum.

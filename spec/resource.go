@@ -164,7 +164,16 @@ var (
 	cursorParams = []string{"cursor", "after", "before", "pagetoken", "startingafter", "endingbefore", "continuation", "continuationtoken", "marker", "next", "nexttoken", "starttoken"}
 	sortParams   = []string{"sort", "sortby", "orderby", "ordering", "sortkey", "sortfield", "order"}
 	orderParams  = []string{"sortdirection", "sortorder", "direction", "order", "sortdir"}
+	// backwardCursors are the cursor parameters that page back, toward
+	// the first page: a next page's cursor given to them goes nowhere new.
+	backwardCursors = []string{"before", "endingbefore"}
 )
+
+// CursorBackward reports whether the list's cursor parameter pages back
+// (before, ending_before): the cursor of the next page is not for it.
+func (l *ListShape) CursorBackward() bool {
+	return l.Cursor != "" && isOneOf(l.Cursor, backwardCursors)
+}
 
 // separators are what norm drops. Built once: a Replacer builds its
 // tables on first use, and norm runs for every property of every schema

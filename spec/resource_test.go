@@ -397,3 +397,13 @@ components:
 		}
 	}
 }
+
+// TestCursorBackward: a cursor parameter that pages back takes no next
+// page's cursor (conform's next-page check leaves such lists out).
+func TestCursorBackward(t *testing.T) {
+	for cursor, want := range map[string]bool{"before": true, "ending_before": true, "endingBefore": true, "after": false, "starting_after": false, "page_token": false, "": false} {
+		if got := (&ListShape{Cursor: cursor}).CursorBackward(); got != want {
+			t.Errorf("%q: %v, want %v", cursor, got, want)
+		}
+	}
+}

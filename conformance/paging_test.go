@@ -1,0 +1,83 @@
+package conformance_test
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"testing"
+
+	"github.com/onsi/ginkgo/v2/types"
+	"github.com/petctl/petctl/conformance"
+	"github.com/petctl/petctl/engine"
+	"github.com/petctl/petctl/spec"
+)
+
+// TestNextPageChecked: fixtures/styles/crud.yaml pages its owners by a
+// page number, its plans by an offset and its labels by a cursor. A
+// deployment that ignores the one parameter answers the first page
+// again for the second: only the check of that list's next page fails.
+// Served whole, or with offsets counted from 1 (which the document does
+// not rule out: it declares no minimum), every one passes.
+func TestNextPageChecked(t *testing.T) {
+	t.Parallel()
+	load := func() *spec.Spec {
+		s, err := spec.Load("../fixtures/styles/crud.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	// run conforms the document served whole, its lists' queries at path
+	// changed by edit first.
+	run := func(t *testing.T, path string, edit func(url.Values)) outcome {
+		srv, err := engine.New(engine.Options{Spec: load(), Keys: []string{testKey}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == path && r.Method == http.MethodGet {
+				q := r.URL.Query()
+				edit(q)
+				r.URL.RawQuery = q.Encode()
+			}
+			srv.ServeHTTP(w, r)
+		})
+		return conform(t, serveRaw(t, h)+"/crud", func(c *conformance.Config) { c.Spec, c.Validator = load(), nil })
+	}
+	cases := []struct {
+		path, param, check string
+	}{
+		{"/crud/owners", "page", "pagination listOwners (GET /owners) the page after the first per_page=1 (by page)"},
+		{"/crud/plans", "offset", "pagination listPlans (GET /plans) the page after the first limit=1 (by offset)"},
+		{"/crud/labels", "page_token", "pagination listLabels (GET /labels) the page after the first limit=1 (by the cursor page_token)"},
+	}
+	passes := func(t *testing.T, o outcome) {
+		t.Helper()
+		if f := o.failed(); len(f) > 0 || !o.res.OK() {
+			t.Fatalf("failed checks %q\n%s", f, o.out)
+		}
+		for _, tc := range cases {
+			if state, msg := o.state(t, tc.check); state != types.SpecStatePassed {
+				t.Errorf("%s: %v %s", tc.check, state, msg)
+			}
+		}
+	}
+	t.Run("served whole", func(t *testing.T) {
+		t.Parallel()
+		passes(t, run(t, "", nil))
+	})
+	t.Run("offsets counted from 1", func(t *testing.T) {
+		t.Parallel()
+		passes(t, run(t, "/crud/plans", func(q url.Values) {
+			if n, err := strconv.Atoi(q.Get("offset")); err == nil && n > 0 {
+				q.Set("offset", strconv.Itoa(n-1))
+			}
+		}))
+	})
+	for _, tc := range cases {
+		t.Run(tc.param+" ignored", func(t *testing.T) {
+			t.Parallel()
+			onlyFailed(t, run(t, tc.path, func(q url.Values) { q.Del(tc.param) }), []string{tc.check})
+		})
+	}
+}
