@@ -288,3 +288,50 @@ func TestErrorsDeclaredOnlyAsDefault(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorCodesFromExamples: where no member of an error schema's enum is
+// petctl's code or the status (Meilisearch's codes), the answer takes the
+// member the operation's example for that status holds, and the example's
+// values for the fields no meaning fills (the type, the link), not the
+// enum's first member and a made-up text ("0"). A code outside the enum
+// is not taken; a member that names the status still comes first; where
+// the answer's code is not the example's, the example's texts name the
+// answer's (the link). Every answer is valid against the document.
+func TestErrorCodesFromExamples(t *testing.T) {
+	env, s := serveStyle(t, "error-examples.yaml")
+	v, err := s.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bearer := map[string]string{"Authorization": "Bearer " + testKey}
+	tests := []struct {
+		name, op, path string
+		header         map[string]string
+		status         int
+		want           string // the body after its message
+	}{
+		{"401 from its example", "getIndex", "/indexes/movies", nil, 401,
+			`"code":"missing_authorization_header","type":"auth","link":"https://docs.example.com/errors#missing_authorization_header"}`},
+		{"404 from its examples", "getIndex", "/indexes/movies", bearer, 404,
+			`"code":"index_not_found","type":"invalid_request","link":"https://docs.example.com/errors#index_not_found"}`},
+		// no_such_code is outside the enum: the code is picked as
+		// without an example; the example's type is taken, and its link
+		// with the code the answer has.
+		{"an example outside the enum", "getKey", "/keys/k", nil, 401,
+			`"code":"api_key_already_exists","type":"auth","link":"https://docs.example.com/errors#api_key_already_exists"}`},
+		{"no example", "getKey", "/keys/k", bearer, 404, `"code":"api_key_not_found","type":"internal","link":"0"}`},
+		{"a member that names the status first", "getKey", "/keys/k?limit=x", bearer, 400,
+			`"code":"bad_request","type":"invalid_request","link":"https://docs.example.com/errors#bad_request"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			url := env.base + tc.path
+			r := rawDo(t, "GET", url, "", tc.header)
+			_, after, _ := strings.Cut(string(r.body), `",`)
+			if r.status != tc.status || after != tc.want {
+				t.Errorf("%d %s, want %d {\"message\":…,%s", r.status, r.body, tc.status, tc.want)
+			}
+			validError(t, s, v, s.Operation(tc.op), "GET", url, r)
+		})
+	}
+}

@@ -40,7 +40,23 @@ type ErrorFormat struct {
 	// common one, or petctl's.
 	Declared bool
 	plan     *fieldPlan
+	// example is the example of the response declared for the status
+	// exactly, decoded, or nil: where the error decides nothing (a text
+	// field no meaning fills, an enum member no code or status names), the
+	// body takes the document's own value for that status (Meilisearch's
+	// 401 says code missing_authorization_header, type auth).
+	example any
+	// exampleCode is the example's text at the code field (codePath), ""
+	// for none or one shorter than minExampleCode: where the answer's code
+	// is another, the example's other texts say the answer's code in its
+	// place (a link to the code's page).
+	exampleCode string
+	codePath    []string
 }
+
+// minExampleCode is the shortest example code swapped in texts: a code
+// of a letter or two ("E1") is as likely a part of another word.
+const minExampleCode = 4
 
 // FieldMap names, by meaning (one of ErrorMeanings), the fields of an
 // error schema whose names petctl cannot read, each mapped to a
@@ -60,7 +76,7 @@ func (f *ErrorFormat) Body(e ErrorFields) []byte {
 		}
 		v = orderedObject{{"code", e.Code}, {"message", e.Message}, {"status", json.Number(strconv.Itoa(e.Status))}}
 	} else {
-		v = f.plan.value(e)
+		v = f.plan.value(f.filling(e), f.example)
 	}
 	if !isJSON(f.MediaType) {
 		if s, ok := v.(string); ok {
@@ -213,29 +229,88 @@ type namedPlan struct {
 	plan *fieldPlan
 }
 
-func (p *fieldPlan) value(e ErrorFields) any {
+// filling is what a body is made from: the error, and the text that
+// stands for the example's code in the example's texts.
+type filling struct {
+	ErrorFields
+	exampleCode, code string
+}
+
+// filling is the filling of e: where the body's code is not the
+// example's, the example's texts carry the body's code in its place.
+func (f *ErrorFormat) filling(e ErrorFields) filling {
+	fl := filling{ErrorFields: e}
+	if f.exampleCode == "" {
+		return fl
+	}
+	if code, ok := f.plan.at(f.codePath).slot(fl, f.exampleCode).(string); ok && code != f.exampleCode {
+		fl.exampleCode, fl.code = f.exampleCode, code
+	}
+	return fl
+}
+
+// value makes the plan's value for e; ex is the example's value at the
+// same place, nil where there is none.
+func (p *fieldPlan) value(e filling, ex any) any {
 	switch {
 	case p == nil:
 		return nil
 	case p.props != nil:
+		fields, _ := ex.(map[string]any)
 		obj := make(orderedObject, len(p.props))
 		for i, np := range p.props {
-			obj[i] = namedValue{np.name, np.plan.value(e)}
+			obj[i] = namedValue{np.name, np.plan.value(e, fields[np.name])}
 		}
 		return obj
 	case p.items != nil:
-		return []any{p.items.value(e)}
+		var first any
+		if arr, ok := ex.([]any); ok && len(arr) > 0 {
+			first = arr[0]
+		}
+		return []any{p.items.value(e, first)}
 	case p.meaning != "":
-		return p.slot(e)
+		return p.slot(e, ex)
+	}
+	if text, ok := ex.(string); ok && e.exampleCode != "" && strings.Contains(text, e.exampleCode) {
+		// An enum member that holds the code (a type "auth" beside the
+		// code "auth") is no text about it: kept where the swap leaves
+		// the enum.
+		if swapped, ok := p.takes(strings.ReplaceAll(text, e.exampleCode, e.code)); ok {
+			return swapped
+		}
+	}
+	if text, ok := p.takes(ex); ok {
+		return text
 	}
 	return p.fixed
 }
 
+// takes returns an example's value for the plan's field where it is a
+// text the field's schema surely accepts: a string schema without a
+// const or a combination of schemas, whose enum holds it, or whose
+// length, pattern and format it keeps. Anything else is left to the plan,
+// whose values are proved at start-up.
+func (p *fieldPlan) takes(ex any) (string, bool) {
+	text, ok := ex.(string)
+	s := p.schema
+	if !ok || s == nil || s.HasConst || s.Type() != "string" || len(s.AllOf)+len(s.OneOf)+len(s.AnyOf) > 0 || s.Not != nil {
+		return "", false
+	}
+	if len(s.Enum) > 0 && !slices.Contains(s.Enum, any(text)) {
+		return "", false
+	}
+	if fitLength(text, s.MinLength, s.MaxLength) != text || (p.pattern != nil && !p.pattern.MatchString(text)) || !fitsFormat(s.Format, text) {
+		return "", false
+	}
+	return text, true
+}
+
 // slot gives the error's value for the field's meaning, fitted to the
-// field's schema: an enum picks its nearest member, a length is cut; a
+// field's schema: an enum picks its nearest member (ex, the example's
+// value, where no member is the code or the status), a length is cut; a
 // const, a bound, a pattern or a format that refuses the value falls back
 // to the field's fixed value, which the schema accepts.
-func (p *fieldPlan) slot(e ErrorFields) any {
+func (p *fieldPlan) slot(e filling, ex any) any {
 	s := p.schema
 	if s.HasConst {
 		return p.fixed
@@ -245,7 +320,7 @@ func (p *fieldPlan) slot(e ErrorFields) any {
 	case "status":
 		if t := s.Type(); t == "integer" || t == "number" {
 			if len(s.Enum) > 0 {
-				return nearestEnum(s.Enum, "", e.Status)
+				return nearestEnum(s.Enum, "", e.Status, "")
 			}
 			if !fitsNumber(s, float64(e.Status)) {
 				return p.fixed
@@ -267,7 +342,8 @@ func (p *fieldPlan) slot(e ErrorFields) any {
 		text = e.Now.UTC().Format(time.RFC3339)
 	}
 	if len(s.Enum) > 0 {
-		return nearestEnum(s.Enum, text, e.Status)
+		example, _ := p.takes(ex)
+		return nearestEnum(s.Enum, text, e.Status, example)
 	}
 	text = fitLength(text, s.MinLength, s.MaxLength)
 	if (p.pattern != nil && !p.pattern.MatchString(text)) || !fitsFormat(s.Format, text) {
@@ -320,9 +396,10 @@ func fitsFormat(format, text string) bool {
 }
 
 // nearestEnum picks the enum member that names the error best: one equal
-// to the code or the status without regard to case and separators, one
-// that shares a word with them, else the first.
-func nearestEnum(enum []any, text string, status int) any {
+// to the code or the status without regard to case and separators, else
+// example (a member the document's example for the status holds, "" for
+// none), else one that shares a word with them, else the first.
+func nearestEnum(enum []any, text string, status int, example string) any {
 	norm := func(s string) string {
 		return strings.Map(func(r rune) rune {
 			if r == '_' || r == '-' || r == ' ' || r == '.' {
@@ -336,6 +413,9 @@ func nearestEnum(enum []any, text string, status int) any {
 		if slices.Contains(want, norm(toText(e))) {
 			return numbers(e)
 		}
+	}
+	if example != "" {
+		return example
 	}
 	words := strings.FieldsFunc(strings.ToLower(text+" "+http.StatusText(status)), func(r rune) bool { return r == '_' || r == ' ' || r == '-' })
 	for _, e := range enum {
@@ -514,6 +594,13 @@ type errorFormats struct {
 	fields FieldMap
 	byKey  map[errorFormatKey]*ErrorFormat
 	common *ErrorFormat
+	// byExample are the formats with a response's example (withExample).
+	byExample map[exampleKey]*ErrorFormat
+}
+
+type exampleKey struct {
+	format  *ErrorFormat
+	example string // JSON
 }
 
 type errorFormatKey struct {
@@ -531,6 +618,7 @@ func (s *Spec) SetErrorFields(m FieldMap) {
 	s.errors.fields = m
 	s.errors.byKey = nil
 	s.errors.common = nil
+	s.errors.byExample = nil
 }
 
 // ErrorFormat returns how op answers an error of status: the response op
@@ -549,10 +637,57 @@ func (s *Spec) ErrorFormat(op *Operation, status int) *ErrorFormat {
 			if !isJSON(mt) {
 				lib = mediaSchema(op, r, mt)
 			}
-			return s.errorFormat(s.schema(lib), mt, true)
+			f := s.errorFormat(s.schema(lib), mt, true)
+			if r.HasExample && r.Status == status && f.Schema != nil && isJSON(mt) {
+				return s.withExample(f, r.Example)
+			}
+			return f
 		}
 	}
 	return s.commonErrorFormat()
+}
+
+// withExample is f filling from example what the error does not decide.
+// Formats are shared by the example's text: a document repeats one
+// example for a status on every operation, and every format is proved
+// at start-up.
+func (s *Spec) withExample(f *ErrorFormat, example any) *ErrorFormat {
+	text, err := json.Marshal(example)
+	if err != nil {
+		return f
+	}
+	s.errors.mu.Lock()
+	defer s.errors.mu.Unlock()
+	key := exampleKey{f, string(text)}
+	if g, ok := s.errors.byExample[key]; ok {
+		return g
+	}
+	if s.errors.byExample == nil {
+		s.errors.byExample = map[exampleKey]*ErrorFormat{}
+	}
+	g := *f
+	g.example = example
+	g.codePath = f.plan.find("code", nil)
+	if code, _ := exampleAt(example, g.codePath).(string); len(code) >= minExampleCode {
+		g.exampleCode = code
+	}
+	s.errors.byExample[key] = &g
+	return &g
+}
+
+// exampleAt is the example's value at a path of fields; nil when absent.
+func exampleAt(example any, path []string) any {
+	if path == nil {
+		return nil
+	}
+	for _, name := range path {
+		obj, ok := example.(map[string]any)
+		if !ok {
+			return nil
+		}
+		example = obj[name]
+	}
+	return example
 }
 
 // mediaSchema is the schema r declares for a media type other than JSON
