@@ -136,7 +136,7 @@ func pagedBy(l *spec.ListShape) string {
 	case "offset", "page":
 		return "by " + pagingParam(l)
 	case "cursor":
-		if l.CursorBackward() {
+		if spec.BackwardCursor(l.Cursor) {
 			return ""
 		}
 		return "by the cursor " + pagingParam(l)
@@ -190,9 +190,9 @@ func (t *T) nextPage(r *spec.Resource, lo *spec.ResourceOp, size int64) {
 		case "page":
 			req.query.Set(l.PageParam, strconv.FormatInt(t.s.paramStart(lo, l.PageParam, 1)+step, 10))
 		case "cursor":
-			next := nextCursor(r, first)
+			next := cursorAfter(r, first, got)
 			if next == "" {
-				t.skipf("the first page gives no cursor to the next (no next field the document declares, no Link rel=\"next\"): the cursor cannot be followed")
+				t.skipf("the first page gives no cursor to the next (no next field the document declares, no Link rel=\"next\", and %s takes no item's id): the cursor cannot be followed", l.Cursor)
 			}
 			req.query.Set(l.Cursor, next)
 		}

@@ -531,7 +531,7 @@ func (t *T) find(r *spec.Resource, lc *lifecycle) (bool, *Exchange, string) {
 		case "page":
 			req.query.Set(r.List.PageParam, strconv.FormatInt(start+int64(page)+1, 10))
 		case "cursor":
-			next := nextCursor(r, ex)
+			next := cursorAfter(r, ex, items)
 			if next == "" {
 				return false, ex, fmt.Sprintf("the item is not on the first page of %d items, and the answer gives no cursor to the next", len(items))
 			}
@@ -603,6 +603,20 @@ func nextCursor(r *spec.Resource, ex *Exchange) string {
 		return ""
 	}
 	return next
+}
+
+// cursorAfter is the cursor of the page after ex, whose items are items:
+// the one the answer gives (nextCursor), else, for a cursor parameter that
+// takes an item's id going forward (after, starting_after: Stripe's and
+// Resend's lists give only has_more), the last item's id.
+func cursorAfter(r *spec.Resource, ex *Exchange, items []map[string]any) string {
+	if next := nextCursor(r, ex); next != "" {
+		return next
+	}
+	if c := r.List.Cursor; len(items) > 0 && spec.CursorTakesID(c) && !spec.BackwardCursor(c) {
+		return idOfItem(r, items[len(items)-1])
+	}
+	return ""
 }
 
 // at reads a path of fields in a decoded object; nil when absent.

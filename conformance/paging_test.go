@@ -81,3 +81,116 @@ func TestNextPageChecked(t *testing.T) {
 		})
 	}
 }
+
+// stripeListDocument pages its charges as Stripe does: a page size, and
+// starting_after, the id of the last item of the page before; the answer
+// says has_more and gives no cursor.
+const stripeListDocument = `openapi: 3.0.3
+info: {title: Charges, version: "1"}
+servers: [{url: /v1}]
+security: [{key: []}]
+paths:
+  /charges:
+    get:
+      operationId: listCharges
+      parameters:
+        - {name: limit, in: query, schema: {type: integer, minimum: 1, maximum: 100, default: 10}}
+        - {name: starting_after, in: query, schema: {type: string}}
+      responses:
+        '200':
+          description: A page of charges.
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [object, data, has_more]
+                properties:
+                  object: {type: string, enum: [list]}
+                  data: {type: array, items: {$ref: '#/components/schemas/Charge'}}
+                  has_more: {type: boolean}
+    post:
+      operationId: createCharge
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [amount]
+              properties:
+                amount: {type: integer, minimum: 1}
+      responses:
+        '201':
+          description: Created.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Charge'}
+components:
+  securitySchemes:
+    key: {type: apiKey, in: header, name: X-Key}
+  schemas:
+    Charge:
+      type: object
+      required: [id, amount]
+      properties:
+        id: {type: string, readOnly: true}
+        amount: {type: integer, minimum: 1}
+`
+
+// TestNextPageByLastID: where the answer gives no cursor (petctl serve's
+// Link rel=next is taken off, as Stripe sends none) and the cursor
+// parameter takes an item's id (starting_after), the page after the first
+// is asked for after its last item's id; the check passes, and fails
+// where starting_after is ignored.
+func TestNextPageByLastID(t *testing.T) {
+	t.Parallel()
+	load := func() *spec.Spec {
+		s, err := spec.Parse([]byte(stripeListDocument), "charges.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	const check = "pagination listCharges (GET /charges) the page after the first limit=1 (by the cursor starting_after) holds other items"
+	for _, ignored := range []bool{false, true} {
+		t.Run(map[bool]string{false: "served whole", true: "starting_after ignored"}[ignored], func(t *testing.T) {
+			t.Parallel()
+			srv, err := engine.New(engine.Options{Spec: load(), Keys: []string{testKey}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if ignored {
+					q := r.URL.Query()
+					q.Del("starting_after")
+					r.URL.RawQuery = q.Encode()
+				}
+				srv.ServeHTTP(withoutLink{w}, r)
+			})
+			o := conform(t, serveRaw(t, h)+"/v1", func(c *conformance.Config) { c.Spec, c.Validator = load(), nil })
+			if ignored {
+				onlyFailed(t, o, []string{check})
+				return
+			}
+			if f := o.failed(); len(f) > 0 || !o.res.OK() {
+				t.Fatalf("failed checks %q\n%s", f, o.out)
+			}
+			if state, msg := o.state(t, check); state != types.SpecStatePassed {
+				t.Errorf("%s: %v %s", check, state, msg)
+			}
+		})
+	}
+}
+
+// withoutLink answers without the Link header.
+type withoutLink struct{ http.ResponseWriter }
+
+func (w withoutLink) WriteHeader(status int) {
+	w.Header().Del("Link")
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w withoutLink) Write(b []byte) (int, error) {
+	w.Header().Del("Link") // a Write without WriteHeader sends the headers too
+	return w.ResponseWriter.Write(b)
+}

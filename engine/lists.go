@@ -107,7 +107,7 @@ func (s *Server) list(c *call, o *operation) *response {
 	if cursor == "" && l.Paging != "cursor" {
 		cursor = s.lists.CursorParam // configured cursor pagination (lists.pagination)
 	}
-	backward := l.Paging == "cursor" && isOneOfNames(cursor, "before", "endingbefore", "prev", "previous")
+	backward := l.Paging == "cursor" && spec.BackwardCursor(cursor)
 	if cursor != "" {
 		if v := values[cursor]; len(v) > 0 {
 			if len(v) > 1 {
@@ -132,7 +132,7 @@ func (s *Server) list(c *call, o *operation) *response {
 	st.total, st.more = p.Total, p.More
 	st.hasPrev = st.hasPrev || st.offset > 0
 	if cursor != "" && p.More && len(p.Items) > 0 {
-		st.next = cursorToken(cursor == l.Cursor, cursor, p)
+		st.next = cursorToken(cursor == l.Cursor && spec.CursorTakesID(cursor), p)
 	}
 	respSchema := o.rop.Response.Schema
 	var res *response
@@ -478,9 +478,9 @@ func sortQuery(q *store.Query, def *spec.Resource, l *spec.ListShape, values url
 
 // cursorToken is the value of the cursor parameter that continues after
 // the page: the last item's id, for a document's parameter that takes one
-// (after, starting_after), else an opaque cursor.
-func cursorToken(documents bool, param string, p store.Page) string {
-	if documents && isOneOfNames(param, "after", "startingafter", "before", "endingbefore") {
+// (after, starting_after: spec.CursorTakesID), else an opaque cursor.
+func cursorToken(takesID bool, p store.Page) string {
+	if takesID {
 		if p.LastID != "" {
 			return p.LastID
 		}
@@ -503,24 +503,6 @@ func (s *Server) decodeListCursor(coll *collection, scope *string, v string) (in
 		return rec.Place(), true
 	}
 	return 0, false
-}
-
-// isOneOfNames compares a parameter name with names, without case, '_' or '-'.
-func isOneOfNames(name string, names ...string) bool {
-	// strings.Map, not a strings.Replacer: a Replacer built per call costs
-	// more than the list answer around it (a list asks for every request).
-	n := strings.ToLower(strings.Map(func(r rune) rune {
-		if r == '_' || r == '-' {
-			return -1
-		}
-		return r
-	}, name))
-	for _, x := range names {
-		if n == x {
-			return true
-		}
-	}
-	return false
 }
 
 func reverse(items [][]byte) {

@@ -166,14 +166,20 @@ var (
 	orderParams  = []string{"sortdirection", "sortorder", "direction", "order", "sortdir"}
 	// backwardCursors are the cursor parameters that page back, toward
 	// the first page: a next page's cursor given to them goes nowhere new.
-	backwardCursors = []string{"before", "endingbefore"}
+	backwardCursors = []string{"before", "endingbefore", "prev", "previous"}
+	// idCursors take the id of an item, as Stripe's starting_after does:
+	// the page continues after (or before) it.
+	idCursors = []string{"after", "startingafter", "before", "endingbefore"}
 )
 
-// CursorBackward reports whether the list's cursor parameter pages back
-// (before, ending_before): the cursor of the next page is not for it.
-func (l *ListShape) CursorBackward() bool {
-	return l.Cursor != "" && isOneOf(l.Cursor, backwardCursors)
-}
+// BackwardCursor reports whether a cursor parameter pages back (before,
+// ending_before): the cursor of the next page is not for it.
+func BackwardCursor(name string) bool { return isOneOf(name, backwardCursors) }
+
+// CursorTakesID reports whether a cursor parameter takes the id of an
+// item (after, starting_after), so that the last item of a page names the
+// next page where the answer gives no cursor.
+func CursorTakesID(name string) bool { return isOneOf(name, idCursors) }
 
 // separators are what norm drops. Built once: a Replacer builds its
 // tables on first use, and norm runs for every property of every schema

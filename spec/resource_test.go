@@ -398,12 +398,16 @@ components:
 	}
 }
 
-// TestCursorBackward: a cursor parameter that pages back takes no next
-// page's cursor (conform's next-page check leaves such lists out).
-func TestCursorBackward(t *testing.T) {
-	for cursor, want := range map[string]bool{"before": true, "ending_before": true, "endingBefore": true, "after": false, "starting_after": false, "page_token": false, "": false} {
-		if got := (&ListShape{Cursor: cursor}).CursorBackward(); got != want {
-			t.Errorf("%q: %v, want %v", cursor, got, want)
+// TestCursorNames: a cursor parameter that pages back takes no next
+// page's cursor (conform's next-page check leaves such lists out); one
+// named for an item takes its id (Stripe's starting_after).
+func TestCursorNames(t *testing.T) {
+	for name, want := range map[string][2]bool{
+		"before": {true, true}, "ending_before": {true, true}, "endingBefore": {true, true}, "prev": {true, false},
+		"after": {false, true}, "starting_after": {false, true}, "page_token": {false, false}, "": {false, false},
+	} {
+		if got := [2]bool{BackwardCursor(name), CursorTakesID(name)}; got != want {
+			t.Errorf("%q: backward, takes an id %v, want %v", name, got, want)
 		}
 	}
 }
