@@ -17,15 +17,14 @@ import (
 
 func (s *suite) paginationChecks(r *spec.Resource, add func(*check)) {
 	lo := r.Op(spec.KindList)
-	if lo == nil || r.List.Limit == nil || len(r.ParentParams) > 0 {
+	if lo == nil || r.List.Limit == nil {
 		return
 	}
 	l := r.List.Limit
 	op := lo.Op
 	ok := successStatuses(op)
 	list := func(t *T, value string) *Exchange {
-		req := s.validRequest(op, authKey)
-		s.firstPage(r, lo, req)
+		req := t.listRequest(r, lo)
 		if value != "" {
 			req.query.Set(l.Param, value)
 		}
@@ -173,7 +172,7 @@ func (t *T) nextPage(r *spec.Resource, lo *spec.ResourceOp, size int64) {
 	l := r.List
 	var first, second *Exchange
 	for step := int64(1); step <= 2; step++ {
-		req := t.s.pageRequest(r, lo, size)
+		req := t.pageRequest(r, lo, size)
 		first = t.send(req)
 		t.expectStatus(first, ok, statusList(ok)+" with the first page")
 		got, found := listItems(r, first)
@@ -183,7 +182,7 @@ func (t *T) nextPage(r *spec.Resource, lo *spec.ResourceOp, size int64) {
 		if int64(len(got)) < size {
 			t.skipf("the first page holds %d items, fewer than %s=%d: there is no page after it to ask for", len(got), l.Limit.Param, size)
 		}
-		req = t.s.pageRequest(r, lo, size)
+		req = t.pageRequest(r, lo, size)
 		switch l.Paging {
 		case "offset":
 			req.query.Set(l.OffsetParam, strconv.FormatInt(t.s.paramStart(lo, l.OffsetParam, 0)+step*int64(len(got)), 10))
@@ -221,10 +220,21 @@ func (t *T) nextPage(r *spec.Resource, lo *spec.ResourceOp, size int64) {
 	t.failf(second, "other items than the first page's (%s); %s, the page after it answered the same items again: a client that follows %s gets them twice, and never the rest", first.URL, asked, pagingParam(l))
 }
 
+// listRequest is lo's request for the first page of r's items, under the
+// parents the run lists r's items under (T.parents); the check is skipped
+// where there are none.
+func (t *T) listRequest(r *spec.Resource, lo *spec.ResourceOp) *request {
+	req := t.s.validRequest(lo.Op, authKey)
+	if why := t.parents(r, req); why != "" {
+		t.skipf("%s", why)
+	}
+	t.s.firstPage(r, lo, req)
+	return req
+}
+
 // pageRequest is lo's list request for the first page of size items.
-func (s *suite) pageRequest(r *spec.Resource, lo *spec.ResourceOp, size int64) *request {
-	req := s.validRequest(lo.Op, authKey)
-	s.firstPage(r, lo, req)
+func (t *T) pageRequest(r *spec.Resource, lo *spec.ResourceOp, size int64) *request {
+	req := t.listRequest(r, lo)
 	req.query.Set(r.List.Limit.Param, strconv.FormatInt(size, 10))
 	return req
 }

@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"testing"
 
@@ -13,7 +14,8 @@ import (
 )
 
 // TestNextPageChecked: fixtures/styles/crud.yaml pages its owners by a
-// page number, its plans by an offset and its labels by a cursor. A
+// page number, its plans by an offset, its labels by a cursor and each
+// owner's pets (a list under another) by the id after which to go on. A
 // deployment that ignores the one parameter answers the first page
 // again for the second: only the check of that list's next page fails.
 // Served whole, or with offsets counted from 1 (which the document does
@@ -27,15 +29,15 @@ func TestNextPageChecked(t *testing.T) {
 		}
 		return s
 	}
-	// run conforms the document served whole, its lists' queries at path
-	// changed by edit first.
-	run := func(t *testing.T, path string, edit func(url.Values)) outcome {
+	// run conforms the document served whole, its lists' queries at the
+	// paths that match pattern (path.Match) changed by edit first.
+	run := func(t *testing.T, pattern string, edit func(url.Values)) outcome {
 		srv, err := engine.New(engine.Options{Spec: load(), Keys: []string{testKey}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == path && r.Method == http.MethodGet {
+			if ok, _ := path.Match(pattern, r.URL.Path); ok && r.Method == http.MethodGet {
 				q := r.URL.Query()
 				edit(q)
 				r.URL.RawQuery = q.Encode()
@@ -50,6 +52,7 @@ func TestNextPageChecked(t *testing.T) {
 		{"/crud/owners", "page", "pagination listOwners (GET /owners) the page after the first per_page=1 (by page)"},
 		{"/crud/plans", "offset", "pagination listPlans (GET /plans) the page after the first limit=1 (by offset)"},
 		{"/crud/labels", "page_token", "pagination listLabels (GET /labels) the page after the first limit=1 (by the cursor page_token)"},
+		{"/crud/owners/*/pets", "after", "pagination listOwnerPets (GET /owners/{ownerId}/pets) the page after the first limit=1 (by the cursor after)"},
 	}
 	passes := func(t *testing.T, o outcome) {
 		t.Helper()
