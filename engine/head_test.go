@@ -149,4 +149,19 @@ func TestConfiguredHeadAnswersItself(t *testing.T) {
 	if r := env.do(request{method: "HEAD", path: "/decisions/1"}); r.status != 503 {
 		t.Errorf("HEAD with a fault configured for it: %d, want its 503", r.status)
 	}
+	// The plan, which inspect reports, says the same: one home for the
+	// rule, not a second pass after the plan.
+	head := s.Operation("headDecision")
+	for _, configured := range []map[string]bool{nil, {"headDecision": true}} {
+		p, err := NewPlan(s, nil, configured)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := p.Operation(head).AsGet, configured == nil; got != want {
+			t.Errorf("configured %v: AsGet %v, want %v (%s)", configured, got, want, p.Operation(head).Why)
+		}
+	}
+	if env.srv.plan.Operation(head).AsGet {
+		t.Errorf("the server's plan answers the fault's HEAD as its GET")
+	}
 }

@@ -182,6 +182,20 @@ func DefaultOptions() Options {
 	}
 }
 
+// ConfiguredOperations are the operationIds a setting names for what it
+// answers: responses, latency, faults, headers ("*" is no operation's
+// name). A HEAD among them is answered as itself, not as its GET
+// (NewPlan).
+func (o Options) ConfiguredOperations() map[string]bool {
+	out := map[string]bool{}
+	for _, ids := range [][]string{slices.Collect(maps.Keys(o.Responses)), slices.Collect(maps.Keys(o.Latency)), slices.Collect(maps.Keys(o.Faults)), slices.Collect(maps.Keys(o.Headers))} {
+		for _, id := range ids {
+			out[id] = true
+		}
+	}
+	return out
+}
+
 // withDefaults gives every field that has a default and is left zero (or
 // below zero, which no limit can be) its value from DefaultOptions.
 func (o Options) withDefaults() Options {

@@ -50,9 +50,11 @@ const (
 )
 
 // NewPlan plans the document with the configuration's overrides by
-// operationId. A problem with an override is an *OptionError at its key
-// (crud.operations.<operationId>.<field>); the plan is made with the others.
-func NewPlan(s *spec.Spec, overrides map[string]spec.Override) (*Plan, error) {
+// operationId, and configured, the operations another setting names
+// (Options.ConfiguredOperations). A problem with an override is an
+// *OptionError at its key (crud.operations.<operationId>.<field>); the
+// plan is made with the others.
+func NewPlan(s *spec.Spec, overrides map[string]spec.Override, configured map[string]bool) (*Plan, error) {
 	resources, err := s.InferResources(overrides)
 	var errs []error
 	for _, e := range joinedErrors(err) {
@@ -102,17 +104,18 @@ func NewPlan(s *spec.Spec, overrides map[string]spec.Override) (*Plan, error) {
 		}
 		p.Operations = append(p.Operations, po)
 	}
-	headsAsGets(p, overrides)
+	headsAsGets(p, overrides, configured)
 	return p, errors.Join(errs...)
 }
 
 // headsAsGets marks the HEAD operations answered as their path's GET: a
 // HEAD the document declares beside a read or a list the store answers,
-// petctl inferring no kind for it and configuration giving it none. RFC
-// 9110 §9.3.2: HEAD is GET without the content; answered from the
-// document, a HEAD of an item never created, or deleted, answered 200
-// (open-zaak's besluit_head, "the headers a GET would get").
-func headsAsGets(p *Plan, overrides map[string]spec.Override) {
+// petctl inferring no kind for it and no setting naming it (a kind, an
+// answer, a latency, a fault, headers: the setting is for the HEAD
+// itself). RFC 9110 §9.3.2: HEAD is GET without the content; answered
+// from the document, a HEAD of an item never created, or deleted,
+// answered 200 (open-zaak's besluit_head, "the headers a GET would get").
+func headsAsGets(p *Plan, overrides map[string]spec.Override, configured map[string]bool) {
 	gets := map[string]*PlannedOperation{}
 	for _, po := range p.Operations {
 		if po.Op.Method == http.MethodGet && po.Stateful && (po.Kind == spec.KindRead || po.Kind == spec.KindList) {
@@ -120,7 +123,7 @@ func headsAsGets(p *Plan, overrides map[string]spec.Override) {
 		}
 	}
 	for _, po := range p.Operations {
-		if _, set := overrides[po.Op.ID]; set || po.Op.Method != http.MethodHead || po.Kind != spec.KindAction {
+		if _, set := overrides[po.Op.ID]; set || configured[po.Op.ID] || po.Op.Method != http.MethodHead || po.Kind != spec.KindAction {
 			continue
 		}
 		if get := gets[po.Op.Path]; get != nil {

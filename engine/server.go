@@ -153,22 +153,6 @@ type operation struct {
 	absoluteLocation bool
 }
 
-// keepConfiguredHeads leaves a HEAD that a setting names by its
-// operationId (responses, latency, faults, headers) answered as itself,
-// not as its GET (PlannedOperation.AsGet): the setting is for it.
-func (s *Server) keepConfiguredHeads(o Options) {
-	for op, so := range s.ops {
-		if !so.asGet {
-			continue
-		}
-		_, answer := o.Responses[op.ID]
-		_, latency := o.Latency[op.ID]
-		_, fault := o.Faults[op.ID]
-		_, headers := o.Headers[op.ID]
-		so.asGet = !answer && !latency && !fault && !headers
-	}
-}
-
 // New prepares a Server: it compiles the validator, infers the collections
 // and loads the fixtures. Every problem is reported before anything listens.
 func New(o Options) (*Server, error) {
@@ -235,7 +219,7 @@ func New(o Options) (*Server, error) {
 			errs = append(errs, wholeError("spec", fmt.Errorf("spec %s: path %s%s is under %s, which petctl reserves for its admin endpoints", s.spec.Source, s.spec.BasePath, r.template, AdminPrefix)))
 		}
 	}
-	if err := s.prepareOperations(o.Overrides); err != nil {
+	if err := s.prepareOperations(o.Overrides, o.ConfiguredOperations()); err != nil {
 		errs = append(errs, err)
 	}
 	if err := s.checkOptions(o); err != nil {
@@ -254,7 +238,6 @@ func New(o Options) (*Server, error) {
 		errs = append(errs, err)
 	}
 	s.assignInjections(o.Latency, o.Faults)
-	s.keepConfiguredHeads(o)
 	if err := s.prepareErrors(o.ErrorFields); err != nil {
 		errs = append(errs, err)
 	}
@@ -294,8 +277,8 @@ func (s *Server) takeRecords(o Options) error {
 
 // prepareOperations plans the document and prepares the store's
 // collections and each operation's runtime.
-func (s *Server) prepareOperations(overrides map[string]spec.Override) error {
-	plan, err := NewPlan(s.spec, overrides)
+func (s *Server) prepareOperations(overrides map[string]spec.Override, configured map[string]bool) error {
+	plan, err := NewPlan(s.spec, overrides, configured)
 	s.plan = plan
 	var data []*store.Collection
 	byDef := map[*spec.Resource]*collection{}

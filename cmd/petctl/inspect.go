@@ -4,6 +4,7 @@ import (
 	"github.com/petctl/petctl/engine"
 	"github.com/petctl/petctl/spec"
 	"github.com/spf13/cobra"
+	"time"
 )
 
 type inspectOptions struct {
@@ -51,7 +52,11 @@ func inspectRun(a *app, opts *inspectOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	plan, err := engine.NewPlan(s, c.Overrides())
+	o, err := c.EngineOptions(time.Now())
+	if err != nil {
+		return usageError(cfg.Combine(nil, err))
+	}
+	plan, err := engine.NewPlan(s, o.Overrides, o.ConfiguredOperations())
 	if err != nil {
 		return usageError(cfg.Combine(nil, err))
 	}
