@@ -34,6 +34,13 @@ type check struct {
 	t *T // set while and after it runs, for the console report
 }
 
+// mayCreate reports whether the check may create records: it writes, or
+// it creates what it needs to tell (the pagination and filter checks that
+// populate, which --read-only still runs, creating nothing).
+func (c *check) mayCreate() bool {
+	return c.writes || slices.Contains(c.labels, labelWrite)
+}
+
 func (c *check) fullText() string {
 	return "conform " + c.group + " " + c.subject() + " " + c.text
 }

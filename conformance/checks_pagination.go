@@ -171,6 +171,7 @@ func (t *T) nextPage(r *spec.Resource, lo *spec.ResourceOp, size int64) {
 	ok := successStatuses(lo.Op)
 	l := r.List
 	var first, second *Exchange
+	guessed := false // the cursor sent is the last item's id (cursorAfter)
 	for step := int64(1); step <= 2; step++ {
 		req := t.pageRequest(r, lo, size)
 		first = t.send(req)
@@ -189,13 +190,17 @@ func (t *T) nextPage(r *spec.Resource, lo *spec.ResourceOp, size int64) {
 		case "page":
 			req.query.Set(l.PageParam, strconv.FormatInt(t.s.paramStart(lo, l.PageParam, 1)+step, 10))
 		case "cursor":
-			next := cursorAfter(r, first, got)
+			var next string
+			next, guessed = cursorAfter(r, first, got)
 			if next == "" {
 				t.skipf("the first page gives no cursor to the next (no next field the document declares, no Link rel=\"next\", and %s takes no item's id): the cursor cannot be followed", l.Cursor)
 			}
 			req.query.Set(l.Cursor, next)
 		}
 		second = t.send(req)
+		if guessed && second.Status >= 400 && second.Status < 500 {
+			t.skipf("the first page gives no cursor, and %s refused its last item's id (%d): it takes another cursor, which the answer does not show", l.Cursor, second.Status)
+		}
 		t.expectStatus(second, ok, statusList(ok)+" with the page after the first")
 		again, found := listItems(r, second)
 		if !found {
@@ -207,9 +212,7 @@ func (t *T) nextPage(r *spec.Resource, lo *spec.ResourceOp, size int64) {
 			}
 			return
 		}
-		// Whole items, not their ids: a deployment that gives two records
-		// one id has not ignored the paging.
-		if !reflect.DeepEqual(got, again) {
+		if !samePage(r, got, again) {
 			return
 		}
 	}
@@ -232,6 +235,28 @@ func (t *T) listRequest(r *spec.Resource, lo *spec.ResourceOp) *request {
 	return req
 }
 
+// samePage reports whether two pages hold the same items: by their ids
+// where every item holds one (a field computed per request, a timestamp
+// or a signed URL, does not tell a repeat from another page), else whole.
+func samePage(r *spec.Resource, a, b []map[string]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	ids := func(items []map[string]any) []string {
+		out := make([]string, len(items))
+		for i, it := range items {
+			if out[i] = idOfItem(r, it); out[i] == "" {
+				return nil
+			}
+		}
+		return out
+	}
+	if x, y := ids(a), ids(b); x != nil && y != nil {
+		return slices.Equal(x, y)
+	}
+	return reflect.DeepEqual(a, b)
+}
+
 // pageRequest is lo's list request for the first page of size items.
 func (t *T) pageRequest(r *spec.Resource, lo *spec.ResourceOp, size int64) *request {
 	req := t.listRequest(r, lo)
@@ -240,8 +265,9 @@ func (t *T) pageRequest(r *spec.Resource, lo *spec.ResourceOp, size int64) *requ
 }
 
 // claimsMore is what a list answer of n items says of the items after
-// it: a has-more flag that is true, a total past n, a cursor or link to
-// the next page; "" when it says none of these.
+// it: a has-more flag that is true, a total past n (in the envelope, or
+// in a total header the list declares: spec.Response.TotalHeaders), a
+// cursor or link to the next page; "" when it says none of these.
 func claimsMore(r *spec.Resource, ex *Exchange, n int) string {
 	obj, _ := decodeJSON(ex.Body).(map[string]any)
 	l := r.List
@@ -251,8 +277,13 @@ func claimsMore(r *spec.Resource, ex *Exchange, n int) string {
 	if total, err := strconv.ParseFloat(scalarString(at(obj, l.Total)), 64); err == nil && total > float64(n) {
 		return fmt.Sprintf("%s is %s", strings.Join(l.Total, "."), scalarString(at(obj, l.Total)))
 	}
-	if total, err := strconv.ParseFloat(ex.Header.Get("X-Total-Count"), 64); err == nil && total > float64(n) {
-		return "X-Total-Count is " + ex.Header.Get("X-Total-Count")
+	if ex.Op != nil {
+		items, _ := ex.Op.Response(ex.Status).TotalHeaders()
+		for _, h := range items {
+			if total, err := strconv.ParseFloat(ex.Header.Get(h), 64); err == nil && total > float64(n) {
+				return h + " is " + ex.Header.Get(h)
+			}
+		}
 	}
 	if next := nextCursor(r, ex); next != "" {
 		return "a next page follows (" + next + ")"

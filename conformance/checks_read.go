@@ -341,7 +341,7 @@ func (t *T) nest(p *spec.Resource) *nest {
 		return n
 	}
 	cr := creator(p)
-	if cr == nil || p.Singleton || p.IDParam == "" || s.cfg.ReadOnly || !t.c.writes {
+	if cr == nil || p.Singleton || p.IDParam == "" || s.cfg.ReadOnly || !t.c.mayCreate() {
 		return nil
 	}
 	c := t.createOne(p, cr, nil)

@@ -509,8 +509,12 @@ func (t *T) find(r *spec.Resource, lc *lifecycle) (bool, *Exchange, string) {
 	start := s.paramStart(lo, r.List.PageParam, 1)
 	offset := s.paramStart(lo, r.List.OffsetParam, 0)
 	var ex *Exchange
+	guessed := false // the cursor sent is an item's id (cursorAfter)
 	for page := 0; page < maxListPages; page++ {
 		ex = t.send(req)
+		if guessed && ex.Status >= 400 && ex.Status < 500 {
+			return false, ex, fmt.Sprintf("the item is not on the first page, and %s refused the last item's id as a cursor (%d): the answer gives no cursor petctl can read", r.List.Cursor, ex.Status)
+		}
 		t.expectStatus(ex, successStatuses(lo.Op), "a 2xx with the items")
 		items, ok := listItems(r, ex)
 		if !ok {
@@ -531,7 +535,8 @@ func (t *T) find(r *spec.Resource, lc *lifecycle) (bool, *Exchange, string) {
 		case "page":
 			req.query.Set(r.List.PageParam, strconv.FormatInt(start+int64(page)+1, 10))
 		case "cursor":
-			next := cursorAfter(r, ex, items)
+			var next string
+			next, guessed = cursorAfter(r, ex, items)
 			if next == "" {
 				return false, ex, fmt.Sprintf("the item is not on the first page of %d items, and the answer gives no cursor to the next", len(items))
 			}
@@ -567,17 +572,17 @@ func (s *suite) recordFields(r *spec.Resource, lc *lifecycle) (fields map[string
 	return fields, own, ""
 }
 
-// morePages reports whether a list answer says more pages follow: a full
-// page, a has-more flag, a next cursor or link.
+// morePages reports whether more pages may follow a list answer of n
+// items: a full page, or the answer says so (claimsMore). An empty page
+// has none to follow.
 func (s *suite) morePages(r *spec.Resource, ex *Exchange, n int, size int64) bool {
-	if size > 0 && int64(n) >= size {
+	switch {
+	case n == 0:
+		return false
+	case size > 0 && int64(n) >= size:
 		return true
 	}
-	obj, _ := decodeJSON(ex.Body).(map[string]any)
-	if b, ok := at(obj, r.List.HasMore).(bool); ok && b {
-		return true
-	}
-	return nextCursor(r, ex) != "" && n > 0
+	return claimsMore(r, ex, n) != ""
 }
 
 // nextCursor is the cursor of the page after ex: the envelope's next
@@ -606,17 +611,26 @@ func nextCursor(r *spec.Resource, ex *Exchange) string {
 }
 
 // cursorAfter is the cursor of the page after ex, whose items are items:
-// the one the answer gives (nextCursor), else, for a cursor parameter that
-// takes an item's id going forward (after, starting_after: Stripe's and
-// Resend's lists give only has_more), the last item's id.
-func cursorAfter(r *spec.Resource, ex *Exchange, items []map[string]any) string {
+// the one the answer gives (nextCursor), else the last item's id, guessed,
+// as Stripe's and Resend's lists want it: where the cursor parameter takes
+// an item's id going forward (after, starting_after), the list declares
+// no next field (so that the answer's cursor is not merely unread), and
+// the answer says has_more. Another API's after takes an opaque cursor
+// (GitHub's), so a 4xx to a guessed id means no more than that.
+func cursorAfter(r *spec.Resource, ex *Exchange, items []map[string]any) (cursor string, guessed bool) {
 	if next := nextCursor(r, ex); next != "" {
-		return next
+		return next, false
 	}
-	if c := r.List.Cursor; len(items) > 0 && spec.CursorTakesID(c) && !spec.BackwardCursor(c) {
-		return idOfItem(r, items[len(items)-1])
+	l := r.List
+	if len(items) == 0 || len(l.Next) > 0 || !spec.CursorTakesID(l.Cursor) || spec.BackwardCursor(l.Cursor) {
+		return "", false
 	}
-	return ""
+	obj, _ := decodeJSON(ex.Body).(map[string]any)
+	if more, _ := at(obj, l.HasMore).(bool); !more {
+		return "", false
+	}
+	id := idOfItem(r, items[len(items)-1])
+	return id, id != ""
 }
 
 // at reads a path of fields in a decoded object; nil when absent.

@@ -131,52 +131,6 @@ func scalarText(v any) (string, bool) {
 	return "", false
 }
 
-// totalHeaders are the integer headers a list's response declares for its
-// totals, by the words of their names. A total names itself: with the
-// word total (X-Total-Count, X-Total, X-Pagination-Total-Count), or count
-// beside words that name what a list holds (X-Result-Count, Item-Count,
-// X-Count); not X-Retry-Count, which counts something else, nor
-// X-Account-Id, whose count is no word of it. One that also has page(s)
-// (X-Total-Pages, X-Pagination-Page-Count) is the number of pages.
-func totalHeaders(resp *spec.Response) (items, pages []string) {
-	if resp == nil {
-		return nil, nil
-	}
-	for _, h := range resp.Headers {
-		if h.Schema == nil || h.Schema.Type() != "integer" {
-			continue
-		}
-		words := strings.FieldsFunc(strings.ToLower(h.Name), func(r rune) bool { return r == '-' || r == '_' })
-		paged := slices.Contains(words, "page") || slices.Contains(words, "pages")
-		switch {
-		case !slices.Contains(words, "total") && !countsListed(words):
-		case paged:
-			pages = append(pages, h.Name)
-		default:
-			items = append(items, h.Name)
-		}
-	}
-	return items, pages
-}
-
-// countsListed reports whether a header's words are count and words that
-// name what a list holds, or its pages.
-func countsListed(words []string) bool {
-	if !slices.Contains(words, "count") {
-		return false
-	}
-	for _, w := range words {
-		if !slices.Contains(listedWords, w) {
-			return false
-		}
-	}
-	return true
-}
-
-// listedWords are the words beside count in a header that counts a list:
-// X-Result-Count, X-Pagination-Page-Count, Item-Count.
-var listedWords = []string{"x", "count", "result", "results", "item", "items", "record", "records", "entry", "entries", "object", "objects", "resource", "resources", "pagination", "page", "pages", "hit", "hits", "match", "matches", "row", "rows"}
-
 // location is the Location of the item at path: the path alone (RFC 9110
 // §10.2.2 takes a relative reference), or the absolute URI where the
 // operation declares the header's format uri (absoluteLocation), which a

@@ -145,7 +145,7 @@ type operation struct {
 	asGet bool
 	// requiresHeaders is set when a response of it declares a required
 	// header (fillRequiredHeaders); countHeaders and pageHeaders are the
-	// totals a list's answer declares (totalHeaders).
+	// totals a list's answer declares (spec.Response.TotalHeaders).
 	requiresHeaders           bool
 	countHeaders, pageHeaders []string
 	// absoluteLocation is set where a 2xx response declares a Location of
@@ -323,7 +323,7 @@ func (s *Server) prepareOperations(overrides map[string]spec.Override, configure
 		o.asGet = po.AsGet
 		o.requiresHeaders, o.absoluteLocation = requiresHeaders(op), absoluteLocation(op)
 		if o.kind == kindList || o.kind == kindSearch {
-			o.countHeaders, o.pageHeaders = totalHeaders(op.Response(cmp.Or(o.rop.Response.Status, http.StatusOK)))
+			o.countHeaders, o.pageHeaders = op.Response(cmp.Or(o.rop.Response.Status, http.StatusOK)).TotalHeaders()
 		}
 		if po.Resource != nil {
 			if c := byDef[po.Resource]; c != nil && c.served {

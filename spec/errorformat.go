@@ -396,9 +396,11 @@ func fitsFormat(format, text string) bool {
 }
 
 // nearestEnum picks the enum member that names the error best: one equal
-// to the code or the status without regard to case and separators, else
-// example (a member the document's example for the status holds, "" for
-// none), else one that shares a word with them, else the first.
+// to the code or the status without regard to case and separators; else
+// one that shares a word with the code, example (a member the document's
+// example for the status holds, "" for none) first among them; else
+// example; else one that shares a word with the status's text; else the
+// first.
 func nearestEnum(enum []any, text string, status int, example string) any {
 	norm := func(s string) string {
 		return strings.Map(func(r rune) rune {
@@ -414,17 +416,34 @@ func nearestEnum(enum []any, text string, status int, example string) any {
 			return numbers(e)
 		}
 	}
+	// sharing is the first member that shares a word of more than three
+	// letters with of, the example where it does.
+	sharing := func(of string) any {
+		words := strings.FieldsFunc(strings.ToLower(of), func(r rune) bool { return r == '_' || r == ' ' || r == '-' })
+		var found any
+		for _, e := range enum {
+			l := strings.ToLower(toText(e))
+			for _, w := range words {
+				if len(w) > 3 && strings.Contains(l, w) {
+					if example != "" && toText(e) == example {
+						return e
+					}
+					if found == nil {
+						found = e
+					}
+				}
+			}
+		}
+		return found
+	}
+	if e := sharing(text); e != nil {
+		return numbers(e)
+	}
 	if example != "" {
 		return example
 	}
-	words := strings.FieldsFunc(strings.ToLower(text+" "+http.StatusText(status)), func(r rune) bool { return r == '_' || r == ' ' || r == '-' })
-	for _, e := range enum {
-		l := strings.ToLower(toText(e))
-		for _, w := range words {
-			if len(w) > 3 && strings.Contains(l, w) {
-				return numbers(e)
-			}
-		}
+	if e := sharing(http.StatusText(status)); e != nil {
+		return numbers(e)
 	}
 	return numbers(enum[0])
 }
@@ -594,8 +613,10 @@ type errorFormats struct {
 	fields FieldMap
 	byKey  map[errorFormatKey]*ErrorFormat
 	common *ErrorFormat
-	// byExample are the formats with a response's example (withExample).
-	byExample map[exampleKey]*ErrorFormat
+	// byExample are the formats with a response's example, byResponse
+	// the one of each response (withExample).
+	byExample  map[exampleKey]*ErrorFormat
+	byResponse map[*Response]*ErrorFormat
 }
 
 type exampleKey struct {
@@ -618,7 +639,7 @@ func (s *Spec) SetErrorFields(m FieldMap) {
 	s.errors.fields = m
 	s.errors.byKey = nil
 	s.errors.common = nil
-	s.errors.byExample = nil
+	s.errors.byExample, s.errors.byResponse = nil, nil
 }
 
 // ErrorFormat returns how op answers an error of status: the response op
@@ -639,7 +660,7 @@ func (s *Spec) ErrorFormat(op *Operation, status int) *ErrorFormat {
 			}
 			f := s.errorFormat(s.schema(lib), mt, true)
 			if r.HasExample && r.Status == status && f.Schema != nil && isJSON(mt) {
-				return s.withExample(f, r.Example)
+				return s.withExample(f, r)
 			}
 			return f
 		}
@@ -647,32 +668,39 @@ func (s *Spec) ErrorFormat(op *Operation, status int) *ErrorFormat {
 	return s.commonErrorFormat()
 }
 
-// withExample is f filling from example what the error does not decide.
-// Formats are shared by the example's text: a document repeats one
+// withExample is f filling from r's example what the error does not
+// decide. It is asked for on every error answer, so it is kept by r; and
+// formats are shared by the example's text: a document repeats one
 // example for a status on every operation, and every format is proved
 // at start-up.
-func (s *Spec) withExample(f *ErrorFormat, example any) *ErrorFormat {
-	text, err := json.Marshal(example)
-	if err != nil {
-		return f
-	}
+func (s *Spec) withExample(f *ErrorFormat, r *Response) *ErrorFormat {
 	s.errors.mu.Lock()
 	defer s.errors.mu.Unlock()
-	key := exampleKey{f, string(text)}
-	if g, ok := s.errors.byExample[key]; ok {
+	if g, ok := s.errors.byResponse[r]; ok {
 		return g
 	}
-	if s.errors.byExample == nil {
-		s.errors.byExample = map[exampleKey]*ErrorFormat{}
+	if s.errors.byResponse == nil {
+		s.errors.byResponse, s.errors.byExample = map[*Response]*ErrorFormat{}, map[exampleKey]*ErrorFormat{}
 	}
-	g := *f
-	g.example = example
-	g.codePath = f.plan.find("code", nil)
-	if code, _ := exampleAt(example, g.codePath).(string); len(code) >= minExampleCode {
-		g.exampleCode = code
+	text, err := json.Marshal(r.Example)
+	if err != nil {
+		s.errors.byResponse[r] = f
+		return f
 	}
-	s.errors.byExample[key] = &g
-	return &g
+	key := exampleKey{f, string(text)}
+	g, ok := s.errors.byExample[key]
+	if !ok {
+		g = &ErrorFormat{}
+		*g = *f
+		g.example = r.Example
+		g.codePath = f.CodeField()
+		if code, _ := exampleAt(r.Example, g.codePath).(string); len(code) >= minExampleCode {
+			g.exampleCode = code
+		}
+		s.errors.byExample[key] = g
+	}
+	s.errors.byResponse[r] = g
+	return g
 }
 
 // exampleAt is the example's value at a path of fields; nil when absent.

@@ -175,3 +175,28 @@ paths:
 		t.Errorf("petctl's own body %s, want %s", got, want)
 	}
 }
+
+// TestNearestEnumOrder: the member that is the code or status first, then
+// one sharing a word with the code (the example's among them first), then
+// the example, then a word of the status's text, then the first member.
+func TestNearestEnumOrder(t *testing.T) {
+	enum := []any{"api_key_already_exists", "api_key_not_found", "bad_request", "index_not_found", "invalid_json", "validation_error", "missing_authorization_header"}
+	tests := []struct {
+		code    string
+		status  int
+		example string
+		want    any
+	}{
+		{"validation_failed", 400, "invalid_json", "bad_request"},                             // the status's text is a member
+		{"validation_failed", 422, "invalid_json", "validation_error"},                        // a word of the code beats the example
+		{"not_found", 404, "index_not_found", "index_not_found"},                              // the example among the members sharing a word
+		{"not_found", 404, "", "api_key_not_found"},                                           // the first of them without one
+		{"unauthorized", 401, "missing_authorization_header", "missing_authorization_header"}, // no word shared: the example
+		{"unauthorized", 401, "", "api_key_already_exists"},                                   // nothing at all: the first
+	}
+	for _, tc := range tests {
+		if got := nearestEnum(enum, tc.code, tc.status, tc.example); got != tc.want {
+			t.Errorf("%s %d (example %q): %v, want %v", tc.code, tc.status, tc.example, got, tc.want)
+		}
+	}
+}

@@ -126,7 +126,7 @@ func BenchmarkTableDelete(b *testing.B) {
 
 // BenchmarkParseFixtures measures the serial part of loading a fixtures
 // file: delimiting its records (splitRecords) before they are built on
-// every core. 100,000 animals shaped like bench/genpets writes them.
+// every core. A million animals shaped like bench/genpets writes them.
 func BenchmarkParseFixtures(b *testing.B) {
 	s := openPetstore(b).store
 	n := 1000000

@@ -79,6 +79,9 @@ const sizeSample = 1024
 // maxFixtureBytes bounds a fixtures file so a ref's offsets fit in 32 bits.
 const maxFixtureBytes = 1<<32 - 1
 
+// errFixtureTooLarge refuses a file past maxFixtureBytes.
+var errFixtureTooLarge = errors.New("larger than 4 GiB; split it into several files")
+
 // seg is the segment of file record i.
 func (fs *fixtureSet) seg(i int) int {
 	if len(fs.segs) == 1 {
@@ -141,7 +144,7 @@ func (s *Store) Parse(files []FixtureFile, arrayOf func(file string) (string, er
 			f.Data = data
 		}
 		if len(f.Data) > maxFixtureBytes {
-			return nil, &FileError{File: f.Name, Err: errors.New("larger than 4 GiB; split it into several files")}
+			return nil, &FileError{File: f.Name, Err: errFixtureTooLarge}
 		}
 		p := parser{data: f.Data}
 		p.skipSpace()

@@ -37,8 +37,11 @@ func ReadFixtureFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if info.Mode().IsRegular() && info.Size() > maxFixtureBytes {
+		return nil, errFixtureTooLarge // Parse would refuse it, once read
+	}
 	parts := runtime.GOMAXPROCS(0)
-	if !info.Mode().IsRegular() || info.Size() < parallelReadBytes || info.Size() > maxFixtureBytes || parts < 2 {
+	if !info.Mode().IsRegular() || info.Size() < parallelReadBytes || parts < 2 {
 		return readAll(f, info.Size())
 	}
 	data, err := readParts(f, int(info.Size()), parts)
@@ -52,11 +55,17 @@ func ReadFixtureFile(path string) ([]byte, error) {
 }
 
 // readAll reads f from where it is to its end, in a buffer of the size
-// its Stat gave (0 for a pipe) to begin with, as os.ReadFile does.
+// its Stat gave (0 for a pipe) to begin with, as os.ReadFile does; no
+// more than a fixtures file may hold.
 func readAll(f *os.File, size int64) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, max(0, min(size, maxFixtureBytes))+bytes.MinRead))
-	_, err := buf.ReadFrom(f)
-	return buf.Bytes(), err
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxFixtureBytes+1)); err != nil {
+		return nil, err
+	}
+	if buf.Len() > maxFixtureBytes {
+		return nil, errFixtureTooLarge
+	}
+	return buf.Bytes(), nil
 }
 
 // errSizeChanged says that the file was written to while it was read.

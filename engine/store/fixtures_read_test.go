@@ -90,3 +90,22 @@ func TestReadFixtureFilePipe(t *testing.T) {
 		t.Fatalf("%d bytes, %v; want %d", len(got), err, len(want))
 	}
 }
+
+// TestReadFixtureFileTooLarge: a file past what a fixtures file may hold
+// is refused from its size, before a byte is read (it would be refused
+// once read, after taking 4 GiB).
+func TestReadFixtureFileTooLarge(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "pets.json")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = f.Truncate(maxFixtureBytes + 1) // sparse: no disk taken
+	f.Close()
+	if err != nil {
+		t.Skipf("cannot make a sparse file here: %v", err)
+	}
+	if _, err := ReadFixtureFile(p); !errors.Is(err, errFixtureTooLarge) {
+		t.Fatalf("got %v, want %v", err, errFixtureTooLarge)
+	}
+}
