@@ -306,8 +306,8 @@ func (p *fieldPlan) takes(ex any) (string, bool) {
 }
 
 // slot gives the error's value for the field's meaning, fitted to the
-// field's schema: an enum picks its nearest member (ex, the example's
-// value, where no member is the code or the status), a length is cut; a
+// field's schema: an enum picks its nearest member (nearestEnum, which
+// weighs ex, the example's value, where the schema takes it), a length is cut; a
 // const, a bound, a pattern or a format that refuses the value falls back
 // to the field's fixed value, which the schema accepts.
 func (p *fieldPlan) slot(e filling, ex any) any {
