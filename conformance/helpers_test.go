@@ -359,3 +359,36 @@ func inOwnProcess(t *testing.T) bool {
 	}
 	return false
 }
+
+// styleDoc loads a document of fixtures/styles, a fresh copy each call:
+// the engine and the run each parse their own (conformServed).
+func styleDoc(t *testing.T, name string) func() *spec.Spec {
+	return func() *spec.Spec {
+		t.Helper()
+		s, err := spec.Load("../fixtures/styles/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+}
+
+// conformServed runs the suite at the document's base path against
+// petctl serve's engine: load gives a fresh copy of the document each
+// call, o the engine's other options, wrap changes its answers (nil for
+// none) and mutate the run's configuration.
+func conformServed(t *testing.T, load func() *spec.Spec, o engine.Options, wrap func(http.Handler) http.Handler, mutate ...func(*conformance.Config)) outcome {
+	t.Helper()
+	o.Spec = load()
+	srv, err := engine.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h http.Handler = srv
+	if wrap != nil {
+		h = wrap(srv)
+	}
+	return conform(t, serveRaw(t, h)+o.Spec.BasePath, append([]func(*conformance.Config){func(c *conformance.Config) {
+		c.Spec, c.Validator = load(), nil
+	}}, mutate...)...)
+}

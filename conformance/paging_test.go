@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/onsi/ginkgo/v2/types"
-	"github.com/petctl/petctl/conformance"
 	"github.com/petctl/petctl/engine"
 	"github.com/petctl/petctl/spec"
 )
@@ -22,29 +21,19 @@ import (
 // not rule out: it declares no minimum), every one passes.
 func TestNextPageChecked(t *testing.T) {
 	t.Parallel()
-	load := func() *spec.Spec {
-		s, err := spec.Load("../fixtures/styles/crud.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
 	// run conforms the document served whole, its lists' queries at the
 	// paths that match pattern (path.Match) changed by edit first.
 	run := func(t *testing.T, pattern string, edit func(url.Values)) outcome {
-		srv, err := engine.New(engine.Options{Spec: load(), Keys: []string{testKey}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if ok, _ := path.Match(pattern, r.URL.Path); ok && r.Method == http.MethodGet {
-				q := r.URL.Query()
-				edit(q)
-				r.URL.RawQuery = q.Encode()
-			}
-			srv.ServeHTTP(w, r)
+		return conformServed(t, styleDoc(t, "crud.yaml"), engine.Options{Keys: []string{testKey}}, func(srv http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if ok, _ := path.Match(pattern, r.URL.Path); ok && r.Method == http.MethodGet {
+					q := r.URL.Query()
+					edit(q)
+					r.URL.RawQuery = q.Encode()
+				}
+				srv.ServeHTTP(w, r)
+			})
 		})
-		return conform(t, serveRaw(t, h)+"/crud", func(c *conformance.Config) { c.Spec, c.Validator = load(), nil })
 	}
 	cases := []struct {
 		path, param, check string
@@ -160,23 +149,20 @@ func TestNextPageByLastID(t *testing.T) {
 	for _, how := range []string{"served whole", "starting_after ignored", "starting_after takes no id"} {
 		t.Run(how, func(t *testing.T) {
 			t.Parallel()
-			srv, err := engine.New(engine.Options{Spec: load(), Keys: []string{testKey}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				q := r.URL.Query()
-				switch {
-				case how == "starting_after ignored":
-					q.Del("starting_after")
-					r.URL.RawQuery = q.Encode()
-				case how == "starting_after takes no id" && q.Has("starting_after"):
-					http.Error(w, "not a cursor", http.StatusBadRequest)
-					return
-				}
-				srv.ServeHTTP(withoutLink{w}, r)
+			o := conformServed(t, load, engine.Options{Keys: []string{testKey}}, func(srv http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					q := r.URL.Query()
+					switch {
+					case how == "starting_after ignored":
+						q.Del("starting_after")
+						r.URL.RawQuery = q.Encode()
+					case how == "starting_after takes no id" && q.Has("starting_after"):
+						http.Error(w, "not a cursor", http.StatusBadRequest)
+						return
+					}
+					srv.ServeHTTP(withoutLink{w}, r)
+				})
 			})
-			o := conform(t, serveRaw(t, h)+"/v1", func(c *conformance.Config) { c.Spec, c.Validator = load(), nil })
 			if how == "starting_after ignored" {
 				onlyFailed(t, o, []string{check})
 				return

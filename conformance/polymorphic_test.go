@@ -8,7 +8,6 @@ import (
 
 	"github.com/petctl/petctl/conformance"
 	"github.com/petctl/petctl/engine"
-	"github.com/petctl/petctl/spec"
 )
 
 // conformPolymorphic runs every check against petctl serve for
@@ -16,24 +15,7 @@ import (
 // and squares), its answers changed by wrap (nil for none).
 func conformPolymorphic(t *testing.T, wrap func(http.Handler) http.Handler) outcome {
 	t.Helper()
-	load := func() *spec.Spec {
-		s, err := spec.Load("../fixtures/styles/polymorphic.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	srv, err := engine.New(engine.Options{Spec: load(), Generate: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var h http.Handler = srv
-	if wrap != nil {
-		h = wrap(srv)
-	}
-	return conform(t, serveRaw(t, h), func(c *conformance.Config) {
-		c.Spec, c.Validator, c.APIKey = load(), nil, ""
-	})
+	return conformServed(t, styleDoc(t, "polymorphic.yaml"), engine.Options{Generate: 3}, wrap, func(c *conformance.Config) { c.APIKey = "" })
 }
 
 // TestPolymorphicConforms: against serve, every check passes on a document

@@ -6,7 +6,6 @@ import (
 
 	"github.com/petctl/petctl/conformance"
 	"github.com/petctl/petctl/engine"
-	"github.com/petctl/petctl/spec"
 )
 
 // TestRunsAgainstOneDeployment: a pipeline runs conform against the same
@@ -17,13 +16,7 @@ import (
 // and the checks that needed the plan skipped.
 func TestRunsAgainstOneDeployment(t *testing.T) {
 	t.Parallel()
-	load := func() *spec.Spec {
-		s, err := spec.Load("../fixtures/styles/crud.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	load := styleDoc(t, "crud.yaml")
 	srv, err := engine.New(engine.Options{Spec: load(), Keys: []string{testKey}})
 	if err != nil {
 		t.Fatal(err)

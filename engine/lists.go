@@ -103,11 +103,7 @@ func (s *Server) list(c *call, o *operation) *response {
 		st.offset = (st.page - st.pageBase) * st.size
 	}
 	q.Offset = st.offset
-	cursor := l.Cursor
-	if cursor == "" && l.Paging != "cursor" {
-		cursor = s.lists.CursorParam // configured cursor pagination (lists.pagination)
-	}
-	backward := l.Paging == "cursor" && spec.BackwardCursor(cursor)
+	cursor, backward := o.cursor, o.backward
 	if cursor != "" {
 		if v := values[cursor]; len(v) > 0 {
 			if len(v) > 1 {
@@ -132,7 +128,7 @@ func (s *Server) list(c *call, o *operation) *response {
 	st.total, st.more = p.Total, p.More
 	st.hasPrev = st.hasPrev || st.offset > 0
 	if cursor != "" && p.More && len(p.Items) > 0 {
-		st.next = cursorToken(cursor == l.Cursor && spec.CursorTakesID(cursor), p)
+		st.next = cursorToken(o.takesID, p)
 	}
 	respSchema := o.rop.Response.Schema
 	var res *response
@@ -474,6 +470,21 @@ func sortQuery(q *store.Query, def *spec.Resource, l *spec.ListShape, values url
 		}
 	}
 	return nil
+}
+
+// listCursor is the cursor parameter of a list of shape l: the
+// document's, else configured (lists.pagination); whether it pages back
+// (the document's only), and whether it takes an item's id (the
+// document's only: a configured cursor gets petctl's own tokens).
+func listCursor(l *spec.ListShape, configured string) (cursor string, backward, takesID bool) {
+	if l == nil {
+		return "", false, false
+	}
+	cursor = l.Cursor
+	if cursor == "" && l.Paging != "cursor" {
+		cursor = configured
+	}
+	return cursor, l.Paging == "cursor" && spec.BackwardCursor(cursor), cursor == l.Cursor && cursor != "" && spec.CursorTakesID(cursor)
 }
 
 // cursorToken is the value of the cursor parameter that continues after

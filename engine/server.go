@@ -114,6 +114,12 @@ type operation struct {
 	// its list shape, for a list or a search.
 	rop  *spec.ResourceOp
 	list *spec.ListShape
+	// cursor is a list's cursor parameter: the document's, else the
+	// configured one (lists.pagination); backward when it pages back,
+	// takesID when the document's takes an item's id (after). Decided at
+	// start-up (listCursor), not per request.
+	cursor            string
+	backward, takesID bool
 	// made is the answer of an action, made once on first use (see actions.go).
 	made *madeAnswer
 	// headers are added to every response of the operation (deprecation);
@@ -335,6 +341,7 @@ func (s *Server) prepareOperations(overrides map[string]spec.Override, configure
 		}
 		if o.rop != nil {
 			o.list = o.rop.List
+			o.cursor, o.backward, o.takesID = listCursor(o.list, s.lists.CursorParam)
 		}
 		if o.rop != nil && o.coll != nil {
 			o.fit = needsFit(writeItemSchema(o.rop), o.coll.def.Item)
