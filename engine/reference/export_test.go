@@ -1,6 +1,12 @@
 package reference
 
-import "testing"
+import (
+	"net/http"
+	"testing"
+)
+
+// Renders says how many times the page Mount returned was rendered.
+func Renders(h http.Handler) int32 { return h.(*mount).renders.Load() }
 
 // LargestCorpusDocument is the corpus document of the most bytes, for the
 // browser test; it skips where there is no corpus.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -113,6 +114,42 @@ func TestMountServesPageAndAPI(t *testing.T) {
 				t.Errorf("body lacks %q: %.300s", c.body, a.body)
 			}
 		})
+	}
+}
+
+// TestMountRendersOnFirstRead: Mount leaves the page unrendered, API
+// requests leave it so, and the first requests for the page or its files,
+// however many arrive together, render it once.
+func TestMountRendersOnFirstRead(t *testing.T) {
+	s, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, err := engine.New(engine.Options{Spec: s, Keys: []string{testKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := reference.Mount(s, api, reference.Options{Reserved: engine.AdminPrefix})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	for _, p := range []string{"/v1/pets", "/", engine.AdminPrefix + "health"} {
+		send(t, "GET", srv.URL+p, nil)
+	}
+	if n := reference.Renders(h); n != 0 {
+		t.Fatalf("rendered %d times before the page was asked for", n)
+	}
+	var wg sync.WaitGroup
+	for _, p := range []string{"/docs", "/docs/reference.js", "/docs", "/docs/reference.css"} {
+		wg.Go(func() {
+			if a := send(t, "GET", srv.URL+p, nil); a.status != http.StatusOK {
+				t.Errorf("GET %s: %d %.200s", p, a.status, a.body)
+			}
+		})
+	}
+	wg.Wait()
+	send(t, "GET", srv.URL+"/docs", nil)
+	if n := reference.Renders(h); n != 1 {
+		t.Fatalf("rendered %d times, want once", n)
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/petctl/petctl/spec"
 )
@@ -97,17 +99,24 @@ func templateRegexp(template string) *regexp.Regexp {
 // Mount serves the reference of s beside api: the page at Path(s, o) with
 // its files under it, and a redirect from / to the page when the document
 // does not claim /. Every other request goes to api. The page is rendered
-// here, once; a page that cannot be rendered is answered with a 500 that
-// says why, and the API is served all the same.
+// on its first request, once: rendering and compressing a large
+// document's page takes a tenth of a second and more of CPU, which the
+// server's first answer would otherwise wait for, and most runs of a mock
+// never read it. A page that cannot be rendered is answered with a 500
+// that says why, and the API is served all the same.
 func Mount(s *spec.Spec, api http.Handler, o Options) http.Handler {
 	path := Path(s, o)
 	if path == "" {
 		return api
 	}
-	files, err := render(s, o, true, path)
-	m := &mount{api: api, page: path, redirect: !answers(s, "/"), err: err, files: map[string]*file{}}
-	for name, data := range files {
-		m.files[name] = newFile(name, data)
+	m := &mount{api: api, page: path, redirect: !answers(s, "/")}
+	m.render = func() {
+		m.renders.Add(1)
+		files, err := render(s, o, true, path)
+		m.err, m.files = err, make(map[string]*file, len(files))
+		for name, data := range files {
+			m.files[name] = newFile(name, data)
+		}
 	}
 	return m
 }
@@ -116,6 +125,11 @@ type mount struct {
 	api      http.Handler
 	page     string
 	redirect bool
+	// rendered guards render, which sets err and files on the first
+	// request for the page or one of its files.
+	rendered sync.Once
+	render   func()
+	renders  atomic.Int32 // times render ran: its test's witness
 	err      error
 	files    map[string]*file // by path: the page and its assets
 }
@@ -139,6 +153,7 @@ func (m *mount) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the reference is read with GET", http.StatusMethodNotAllowed)
 		return
 	}
+	m.rendered.Do(m.render)
 	if m.err != nil {
 		http.Error(w, "petctl: the reference could not be rendered: "+m.err.Error(), http.StatusInternalServerError)
 		return
