@@ -15,7 +15,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -66,34 +65,57 @@ func claimed(s *spec.Spec, page string) bool {
 }
 
 // answers reports whether one of the document's path templates, under its
-// base path, matches path: "/{name}" matches "/docs".
+// base path, matches path: "/{name}" matches "/docs", as does "/docs/".
 func answers(s *spec.Spec, path string) bool {
 	for _, op := range s.Operations {
-		if templateRegexp(s.BasePath + op.Path).MatchString(path) {
+		if templateAnswers(s.BasePath+op.Path, path) {
 			return true
 		}
 	}
 	return false
 }
 
-// templateRegexp matches the paths a template stands for: a {variable}
-// matches one non-empty segment, or part of one ("/files/{name}.json").
-func templateRegexp(template string) *regexp.Regexp {
-	var b strings.Builder
-	b.WriteString("^")
-	for rest := template; rest != ""; {
-		i := strings.IndexByte(rest, '{')
-		j := strings.IndexByte(rest, '}')
-		if i < 0 || j < i {
-			b.WriteString(regexp.QuoteMeta(rest))
-			break
+// templateAnswers reports whether a request for path reaches the
+// template's operation: path is one the template stands for, or one of
+// them with a "/" after it.
+func templateAnswers(template, path string) bool {
+	return matchTemplate(template, path) || strings.HasSuffix(path, "/") && matchTemplate(template, path[:len(path)-1])
+}
+
+// matchTemplate reports whether path is one the template stands for: a
+// {variable} matches one non-empty segment, or part of one
+// ("/files/{name}.json"); the rest, itself. It is called for every
+// operation at each start, so it compiles nothing (a regexp each took a
+// tenth of a large document's start-up).
+func matchTemplate(template, path string) bool {
+	for template != "" {
+		open := strings.IndexByte(template, '{')
+		end := strings.IndexByte(template, '}')
+		if open < 0 || end < open {
+			return template == path
 		}
-		b.WriteString(regexp.QuoteMeta(rest[:i]))
-		b.WriteString("[^/]+")
-		rest = rest[j+1:]
+		lit := template[:open]
+		if !strings.HasPrefix(path, lit) {
+			return false
+		}
+		path, template = path[len(lit):], template[end+1:]
+		// The variable takes one character or more of its segment: try
+		// each length, the shortest first, against the rest.
+		seg := strings.IndexByte(path, '/')
+		if seg < 0 {
+			seg = len(path)
+		}
+		for n := 1; n < seg; n++ {
+			if matchTemplate(template, path[n:]) {
+				return true
+			}
+		}
+		if seg == 0 {
+			return false
+		}
+		path = path[seg:]
 	}
-	b.WriteString("/?$")
-	return regexp.MustCompile(b.String())
+	return path == ""
 }
 
 // Mount serves the reference of s beside api: the page at Path(s, o) with
