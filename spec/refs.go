@@ -117,6 +117,7 @@ func checkRefs(entry string, raw []byte, roots []string) (*documentFiles, error)
 	entryNamed := false
 	queue := []string{entry}
 	contents := map[string][]byte{entry: raw}
+	reals := map[string]string{}
 	for len(queue) > 0 {
 		file := queue[0]
 		queue = queue[1:]
@@ -143,7 +144,7 @@ func checkRefs(entry string, raw []byte, roots []string) (*documentFiles, error)
 				hidden = append(hidden, k)
 				return
 			}
-			target, reason := refTarget(file, v.Value, roots)
+			target, reason := refTarget(file, v.Value, roots, reals)
 			if reason != "" {
 				errs = append(errs, &RefError{File: file, Line: v.Line, Ref: v.Value, Reason: reason})
 				return
@@ -327,8 +328,9 @@ func runeOffset(line []byte, column int) int {
 }
 
 // refTarget resolves ref, found in file, to the file it names ("" for a
-// reference within the same file), or says why it is refused.
-func refTarget(file, ref string, roots []string) (target, reason string) {
+// reference within the same file), or says why it is refused. reals
+// keeps the real path of each file resolved so far ("" for a missing one).
+func refTarget(file, ref string, roots []string, reals map[string]string) (target, reason string) {
 	if strings.HasPrefix(ref, "#") || ref == "" {
 		return "", ""
 	}
@@ -344,8 +346,18 @@ func refTarget(file, ref string, roots []string) (target, reason string) {
 	} else {
 		target = filepath.Join(filepath.Dir(file), part)
 	}
-	real, err := filepath.EvalSymlinks(target)
-	if err != nil {
+	real, known := reals[target]
+	if !known {
+		// Once a file: a document of many files names the same ones
+		// thousands of times, and each resolution reads every folder of
+		// the path.
+		var err error
+		if real, err = filepath.EvalSymlinks(target); err != nil {
+			real = ""
+		}
+		reals[target] = real
+	}
+	if real == "" {
 		return "", reasonMissing + " (" + target + ")"
 	}
 	if !insideAny(real, roots) {
