@@ -66,7 +66,7 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, t Timeouts, log
 	}
 	releaseStartupGarbage()
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(coalescingListener{ln}) }()
 	select {
 	case err := <-errc:
 		return err

@@ -1,0 +1,229 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// countingListener counts the writes its connections make to the socket.
+type countingListener struct {
+	net.Listener
+	writes *atomic.Int64
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &countingConn{Conn: c, writes: l.writes}, nil
+}
+
+type countingConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c *countingConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+// TestAnswerInOneWrite: through Serve, over a real socket, an answer of
+// any size up to maxJoined leaves in one write, whole, answer after
+// answer on one keep-alive connection; without coalescing, one past net/http's
+// 4 KiB buffer takes two or more.
+func TestAnswerInOneWrite(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var writes atomic.Int64
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		w.Header().Set("Content-Length", strconv.Itoa(n))
+		w.Write(body(n))
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, countingListener{ln, &writes}, h, Timeouts{Shutdown: time.Second}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReader(conn)
+	// Sizes around the buffer's: the header and the body fill it exactly
+	// for one of them, whatever the header's length.
+	sizes := []int{0, 100, 3900, 4000, 4096, 4300, 8800, 20000, maxJoined - 1024}
+	for n := 3950; n <= 4100; n += 7 {
+		sizes = append(sizes, n)
+	}
+	for _, n := range sizes {
+		for range 2 {
+			before := writes.Load()
+			fmt.Fprintf(conn, "GET /?n=%d HTTP/1.1\r\nHost: x\r\n\r\n", n)
+			res, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("%d bytes: %v", n, err)
+			}
+			got, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil || !bytes.Equal(got, body(n)) {
+				t.Fatalf("%d bytes: got %d bytes (%v), not the body", n, len(got), err)
+			}
+			if w := writes.Load() - before; w != 1 {
+				t.Errorf("%d bytes: the answer took %d writes, want 1", n, w)
+			}
+		}
+	}
+	// A large answer goes out whole too, in as few writes as net.Buffers makes.
+	fmt.Fprintf(conn, "GET /?n=%d HTTP/1.1\r\nHost: x\r\n\r\n", 1<<20)
+	res, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(res.Body); err != nil || !bytes.Equal(got, body(1<<20)) {
+		t.Fatalf("1 MiB: got %d bytes (%v), not the body", len(got), err)
+	}
+}
+
+// body is n bytes that differ from one position to the next.
+func body(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte('a' + i%26)
+	}
+	return b
+}
+
+// pipe is a coalescingConn and the other end, whose reads each return
+// what one write sent (net.Pipe).
+func pipe(t *testing.T) (*coalescingConn, net.Conn) {
+	t.Helper()
+	a, b := net.Pipe()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	return &coalescingConn{Conn: a}, b
+}
+
+// readOne reads what one write sent, within a second.
+func readOne(t *testing.T, c net.Conn) []byte {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(time.Second))
+	buf := make([]byte, 2*maxJoined)
+	n, err := c.Read(buf)
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	return buf[:n]
+}
+
+// writeAsync writes p to c and reports the error; net.Pipe's writes wait
+// for the reader.
+func writeAsync(c net.Conn, p []byte) <-chan error {
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Write(p)
+		errc <- err
+	}()
+	return errc
+}
+
+// TestHeldPieceGoesWithTheNext: a write of the buffer's size is held and
+// leaves with the next write as one; any other write leaves at once.
+func TestHeldPieceGoesWithTheNext(t *testing.T) {
+	c, peer := pipe(t)
+	first := body(heldWrite)
+	if n, err := c.Write(first); n != heldWrite || err != nil {
+		t.Fatalf("held write: %d, %v", n, err)
+	}
+	errc := writeAsync(c, []byte("rest"))
+	if got := readOne(t, peer); !bytes.Equal(got, append(body(heldWrite), "rest"...)) {
+		t.Fatalf("got %d bytes, want the held piece and the rest in one write", len(got))
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	errc = writeAsync(c, []byte("alone"))
+	if got := readOne(t, peer); string(got) != "alone" {
+		t.Fatalf("got %q, want a write of another size sent at once", got)
+	}
+	<-errc
+}
+
+// TestHeldPieceIsNeverLeft: a held piece leaves when a deadline changes
+// and on close.
+func TestHeldPieceIsNeverLeft(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		then func(*coalescingConn) error
+	}{
+		{"a read deadline", func(c *coalescingConn) error { return c.SetReadDeadline(time.Now().Add(time.Minute)) }},
+		{"a write deadline", func(c *coalescingConn) error { return c.SetWriteDeadline(time.Time{}) }},
+		{"a deadline", func(c *coalescingConn) error { return c.SetDeadline(time.Time{}) }},
+		{"close", func(c *coalescingConn) error { return c.Close() }},
+		{"a half-close", func(c *coalescingConn) error { return c.CloseWrite() }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conn, peer := pipe(t)
+			if _, err := conn.Write(body(heldWrite)); err != nil {
+				t.Fatal(err)
+			}
+			errc := make(chan error, 1)
+			go func() { errc <- c.then(conn) }()
+			if got := readOne(t, peer); !bytes.Equal(got, body(heldWrite)) {
+				t.Fatalf("got %d bytes, want the held piece", len(got))
+			}
+			if err := <-errc; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestHeldPieceLargeRest: past maxJoined the held piece and the rest leave
+// in order, uncopied.
+func TestHeldPieceLargeRest(t *testing.T) {
+	c, peer := pipe(t)
+	c.Write(body(heldWrite))
+	rest := body(maxJoined + 1)
+	errc := writeAsync(c, rest)
+	var got []byte
+	for len(got) < heldWrite+len(rest) {
+		got = append(got, readOne(t, peer)...)
+	}
+	if !bytes.Equal(got, append(body(heldWrite), rest...)) {
+		t.Fatal("the held piece and the rest arrived out of order or changed")
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHeldPieceErrorReported: when the held piece cannot be sent, the
+// write that would send it with the rest fails.
+func TestHeldPieceErrorReported(t *testing.T) {
+	c, peer := pipe(t)
+	c.Write(body(heldWrite))
+	peer.Close()
+	if _, err := c.Write([]byte("rest")); err == nil {
+		t.Fatal("the rest of an answer whose held piece could not be sent was reported written")
+	}
+}
