@@ -81,7 +81,7 @@ func TestWriteArray(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := writeArray(&b, tc.items); err != nil {
+			if err := writeArray(&b, nil, tc.items, nil); err != nil {
 				t.Fatal(err)
 			}
 			if want := joinArray(tc.items); !bytes.Equal(b.Bytes(), want) {
@@ -90,10 +90,27 @@ func TestWriteArray(t *testing.T) {
 			if got, want := arrayLen(tc.items), b.Len(); got != want {
 				t.Errorf("arrayLen = %d, want %d", got, want)
 			}
+			// In an envelope, a small or a large one.
+			for _, env := range [][2][]byte{{[]byte(`{"data":`), []byte(`,"more":true}`)}, {rec(arrayChunk), rec(arrayChunk / 3)}} {
+				var e bytes.Buffer
+				if err := writeArray(&e, env[0], tc.items, env[1]); err != nil {
+					t.Fatal(err)
+				}
+				if want := joinEnvelope(env[0], tc.items, env[1]); !bytes.Equal(e.Bytes(), want) {
+					t.Errorf("writeArray in an envelope of %d and %d bytes wrote %d bytes that differ from joinEnvelope's %d", len(env[0]), len(env[1]), e.Len(), len(want))
+				}
+			}
 		})
 	}
+	// A page in its envelope, within a chunk, is one write: the
+	// connection sends it as one.
+	writes := 0
+	counting := writerFunc(func(p []byte) (int, error) { writes++; return len(p), nil })
+	if err := writeArray(counting, []byte(`{"data":`), slicesOf(rec(400), 20), []byte(`,"has_more":true}`)); err != nil || writes != 1 {
+		t.Errorf("a page of 8 KB in an envelope took %d writes (%v), want 1", writes, err)
+	}
 	failing := writerFunc(func(p []byte) (int, error) { return 0, io.ErrClosedPipe })
-	if err := writeArray(failing, [][]byte{rec(3 * arrayChunk)}); err != io.ErrClosedPipe {
+	if err := writeArray(failing, nil, [][]byte{rec(3 * arrayChunk)}, nil); err != io.ErrClosedPipe {
 		t.Errorf("a failing writer: %v, want its error", err)
 	}
 }

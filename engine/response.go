@@ -80,9 +80,7 @@ func (res *response) size() int {
 // writeBody writes the content.
 func (res *response) writeBody(w io.Writer) {
 	if res.items != nil {
-		_, _ = w.Write(res.before)
-		_ = writeArray(w, res.items)
-		_, _ = w.Write(res.after)
+		_ = writeArray(w, res.before, res.items, res.after)
 		return
 	}
 	if res.body != nil {
@@ -194,40 +192,68 @@ const arrayChunk = 32 << 10
 
 var arrayBufs = sync.Pool{New: func() any { b := make([]byte, 0, arrayChunk); return &b }}
 
-// writeArray writes the JSON array of already-encoded items, as joinArray
-// would build it, without building it: records of up to arrayChunk bytes
-// are gathered into a pooled buffer, larger ones are written from where
-// they lie.
-func writeArray(w io.Writer, items [][]byte) error {
+// writeArray writes before, the JSON array of already-encoded items (as
+// joinArray would build it) and after, without building them: records of
+// up to arrayChunk bytes are gathered into a pooled buffer with the
+// envelope's parts around them, larger ones are written from where they
+// lie. A page of up to arrayChunk bytes, its envelope too, is one write,
+// which the connection sends as one (coalescingConn).
+func writeArray(w io.Writer, before []byte, items [][]byte, after []byte) error {
 	bp := arrayBufs.Get().(*[]byte)
 	defer arrayBufs.Put(bp)
-	buf := append((*bp)[:0], '[')
+	g := gather{w: w, buf: (*bp)[:0]}
+	g.add(before)
+	g.punct('[')
 	for i, it := range items {
 		if i > 0 {
-			buf = append(buf, ',')
+			g.punct(',')
 		}
-		if len(buf)+len(it) < arrayChunk { // room left for the ',' or ']' that follows
-			buf = append(buf, it...)
-			continue
-		}
-		if len(buf) > 0 {
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
-		if len(it) > arrayChunk/2 {
-			if _, err := w.Write(it); err != nil {
-				return err
-			}
-			continue
-		}
-		buf = append(buf, it...)
+		g.add(it)
 	}
-	buf = append(buf, ']')
-	_, err := w.Write(buf)
-	*bp = buf[:0]
-	return err
+	g.punct(']')
+	g.add(after)
+	if g.err == nil && len(g.buf) > 0 {
+		_, g.err = w.Write(g.buf)
+	}
+	*bp = g.buf[:0]
+	return g.err
+}
+
+// gather is writeArray's buffer: it writes what it holds when the next
+// part would take it past arrayChunk, and a part of more than half of
+// that from where it lies. After an error it writes nothing more.
+type gather struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+func (g *gather) punct(b byte) {
+	if len(g.buf) == arrayChunk {
+		g.writeHeld()
+	}
+	g.buf = append(g.buf, b)
+}
+
+func (g *gather) add(p []byte) {
+	if len(g.buf)+len(p) <= arrayChunk {
+		g.buf = append(g.buf, p...)
+		return
+	}
+	g.writeHeld()
+	if len(p) <= arrayChunk/2 {
+		g.buf = append(g.buf, p...)
+	} else if g.err == nil {
+		_, g.err = g.w.Write(p)
+	}
+}
+
+// writeHeld writes the buffer and empties it.
+func (g *gather) writeHeld() {
+	if g.err == nil && len(g.buf) > 0 {
+		_, g.err = g.w.Write(g.buf)
+	}
+	g.buf = g.buf[:0]
 }
 
 // finish completes an answer and writes it: an error in the document's
