@@ -54,13 +54,21 @@ func (l coalescingListener) Accept() (net.Conn, error) {
 
 type coalescingConn struct {
 	net.Conn
+	// mu guards held and err, and is held through every write to the
+	// socket, so that writes keep their order.
 	mu   sync.Mutex
 	held *[]byte // the held piece; nil when none is held
+	// err is why a held piece could not be sent: the answer is lost, the
+	// connection closed, and every later write fails with it.
+	err error
 }
 
 func (c *coalescingConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.err != nil {
+		return 0, c.err
+	}
 	if c.held == nil {
 		if len(p) != heldWrite {
 			return c.Conn.Write(p)
@@ -70,6 +78,7 @@ func (c *coalescingConn) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	if err := c.sendLocked(p); err != nil {
+		c.err = err
 		return 0, err
 	}
 	return len(p), nil
@@ -93,18 +102,29 @@ func (c *coalescingConn) sendLocked(p []byte) error {
 	return err
 }
 
-// flush sends the held piece, if any.
-func (c *coalescingConn) flush() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.held == nil {
-		return nil
+// flush sends the held piece, if any. When it cannot, the answer is lost
+// and the connection is closed: net/http took the piece as written, and
+// would otherwise keep the connection for the next request while the
+// client waits for the rest of this one. A write under way is left alone:
+// flush is called by whoever changes a deadline or closes, which may be
+// another goroutine ending that very write, and nothing is held beside a
+// write under way (a held piece leaves with the write that follows it).
+func (c *coalescingConn) flush() {
+	if !c.mu.TryLock() {
+		return
 	}
-	return c.sendLocked(nil)
+	defer c.mu.Unlock()
+	if c.held == nil || c.err != nil {
+		return
+	}
+	if err := c.sendLocked(nil); err != nil {
+		c.err = err
+		c.Conn.Close()
+	}
 }
 
-// A deadline's change sends what is held first; an error sending it is
-// the connection's next Read's or Write's too.
+// A deadline's change, a close and a half-close send what is held first.
+
 func (c *coalescingConn) SetDeadline(t time.Time) error {
 	c.flush()
 	return c.Conn.SetDeadline(t)
@@ -120,12 +140,10 @@ func (c *coalescingConn) SetWriteDeadline(t time.Time) error {
 	return c.Conn.SetWriteDeadline(t)
 }
 
-// CloseWrite sends what is held, then half-closes as net/http asks of a
-// connection it closes after an answer (a TCP connection's FIN).
+// CloseWrite half-closes, as net/http asks of a connection it closes
+// after an answer (a TCP connection's FIN).
 func (c *coalescingConn) CloseWrite() error {
-	if err := c.flush(); err != nil {
-		return err
-	}
+	c.flush()
 	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
 		return cw.CloseWrite()
 	}

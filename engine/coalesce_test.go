@@ -227,3 +227,73 @@ func TestHeldPieceErrorReported(t *testing.T) {
 		t.Fatal("the rest of an answer whose held piece could not be sent was reported written")
 	}
 }
+
+// TestCloseEndsABlockedWrite: closing from another goroutine ends a write
+// the client does not read, at once: it does not wait for the write to
+// finish or its deadline to pass (http.Server.Close after the shutdown
+// grace, a ResponseController's deadline).
+func TestCloseEndsABlockedWrite(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close() // never read: the server's write fills the socket and blocks
+	raw, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &coalescingConn{Conn: raw}
+	c.Write(body(heldWrite))
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := c.Write(make([]byte, 64<<20))
+		wrote <- err
+	}()
+	// Until the write holds the connection (it is blocked by then, or soon).
+	for c.mu.TryLock() {
+		c.mu.Unlock()
+		select {
+		case err := <-wrote:
+			t.Fatalf("a 64 MiB write to a client that does not read returned (%v)", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited for the blocked write")
+	}
+	select {
+	case err := <-wrote:
+		if err == nil {
+			t.Error("the blocked write succeeded after Close")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the blocked write did not end at Close")
+	}
+}
+
+// TestLostHeldPieceClosesTheConnection: a held piece that cannot be sent
+// when the deadline changes (its write deadline passed) closes the
+// connection, so that the client sees it end instead of waiting for an
+// answer net/http took as written, and later writes fail.
+func TestLostHeldPieceClosesTheConnection(t *testing.T) {
+	c, peer := pipe(t)
+	c.Write(body(heldWrite))
+	c.Conn.SetWriteDeadline(time.Now().Add(-time.Second)) // passed while the answer was written
+	c.SetWriteDeadline(time.Time{})                       // as net/http does after every answer
+	peer.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := peer.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("the client's read: %v, want the connection closed (EOF)", err)
+	}
+	if _, err := c.Write([]byte("next answer")); err == nil {
+		t.Error("a write after the lost piece succeeded")
+	}
+}
