@@ -14,6 +14,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -134,6 +135,13 @@ func Mount(s *spec.Spec, api http.Handler, o Options) http.Handler {
 	m := &mount{api: api, page: path, redirect: !answers(s, "/")}
 	m.render = func() {
 		m.renders.Add(1)
+		// Once a panic here would leave the page a 404 for good, with no
+		// reason: it is the 500's reason instead.
+		defer func() {
+			if p := recover(); p != nil {
+				m.err, m.files = fmt.Errorf("rendering failed: %v", p), nil
+			}
+		}()
 		files, err := render(s, o, true, path)
 		m.err, m.files = err, make(map[string]*file, len(files))
 		for name, data := range files {
