@@ -251,7 +251,7 @@ func TestCloseEndsABlockedWrite(t *testing.T) {
 	c.Write(body(heldWrite))
 	wrote := make(chan error, 1)
 	go func() {
-		_, err := c.Write(make([]byte, 64<<20))
+		_, err := c.Write(make([]byte, 48<<20))
 		wrote <- err
 	}()
 	// Until the write holds the connection (it is blocked by then, or soon).
@@ -259,7 +259,7 @@ func TestCloseEndsABlockedWrite(t *testing.T) {
 		c.mu.Unlock()
 		select {
 		case err := <-wrote:
-			t.Fatalf("a 64 MiB write to a client that does not read returned (%v)", err)
+			t.Fatalf("a 48 MiB write (past the largest socket buffers) to a client that does not read returned (%v)", err)
 		case <-time.After(time.Millisecond):
 		}
 	}
