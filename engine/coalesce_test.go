@@ -41,8 +41,9 @@ func (c *countingConn) Write(p []byte) (int, error) {
 
 // TestAnswerInOneWrite: through Serve, over a real socket, an answer of
 // any size up to maxJoined leaves in one write, whole, answer after
-// answer on one keep-alive connection; without coalescing, one past net/http's
-// 4 KiB buffer takes two or more.
+// answer on one keep-alive connection; without coalescing, one past
+// net/http's 4 KiB buffer takes two or more. Large, pipelined, HEAD and
+// last answers arrive whole too.
 func TestAnswerInOneWrite(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -80,28 +81,42 @@ func TestAnswerInOneWrite(t *testing.T) {
 		for range 2 {
 			before := writes.Load()
 			fmt.Fprintf(conn, "GET /?n=%d HTTP/1.1\r\nHost: x\r\n\r\n", n)
-			res, err := http.ReadResponse(br, nil)
-			if err != nil {
-				t.Fatalf("%d bytes: %v", n, err)
-			}
-			got, err := io.ReadAll(res.Body)
-			res.Body.Close()
-			if err != nil || !bytes.Equal(got, body(n)) {
-				t.Fatalf("%d bytes: got %d bytes (%v), not the body", n, len(got), err)
-			}
+			readBody(t, br, n)
 			if w := writes.Load() - before; w != 1 {
 				t.Errorf("%d bytes: the answer took %d writes, want 1", n, w)
 			}
 		}
 	}
-	// A large answer goes out whole too, in as few writes as net.Buffers makes.
+	// A large answer goes out whole too, in as few writes as net.Buffers
+	// makes; then pipelined requests, each answered whole and in order;
+	// then an answer the client asked to be the last, the connection
+	// closed after it.
 	fmt.Fprintf(conn, "GET /?n=%d HTTP/1.1\r\nHost: x\r\n\r\n", 1<<20)
+	readBody(t, br, 1<<20)
+	fmt.Fprintf(conn, "GET /?n=8800 HTTP/1.1\r\nHost: x\r\n\r\nGET /?n=4300 HTTP/1.1\r\nHost: x\r\n\r\nHEAD /?n=9000 HTTP/1.1\r\nHost: x\r\n\r\n")
+	readBody(t, br, 8800)
+	readBody(t, br, 4300)
+	if res, err := http.ReadResponse(br, &http.Request{Method: http.MethodHead}); err != nil || res.ContentLength != 9000 {
+		t.Fatalf("HEAD: %v, Content-Length %d", err, res.ContentLength)
+	}
+	fmt.Fprintf(conn, "GET /?n=8800 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	readBody(t, br, 8800)
+	if n, err := br.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("after the last answer: read %d bytes (%v), want the connection closed", n, err)
+	}
+}
+
+// readBody reads an answer from br and checks that its body is body(n).
+func readBody(t *testing.T, br *bufio.Reader, n int) {
+	t.Helper()
 	res, err := http.ReadResponse(br, nil)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%d bytes: %v", n, err)
 	}
-	if got, err := io.ReadAll(res.Body); err != nil || !bytes.Equal(got, body(1<<20)) {
-		t.Fatalf("1 MiB: got %d bytes (%v), not the body", len(got), err)
+	got, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil || !bytes.Equal(got, body(n)) {
+		t.Fatalf("%d bytes: got %d bytes (%v), not the body", n, len(got), err)
 	}
 }
 
