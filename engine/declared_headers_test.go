@@ -168,8 +168,9 @@ func TestIgnoredHeaderParameters(t *testing.T) {
 }
 
 // headersNotMadeDocument declares headers on a list that are no
-// document's to give (CORS, the media type), and an integer one whose
-// name holds "count" inside a word, or counts something else (retries).
+// document's to give (CORS, the media type), and integer ones whose
+// name holds "count" inside a word, or that count or total something else
+// (retries, a rate limit).
 const headersNotMadeDocument = `openapi: 3.0.3
 info: {title: Notes, version: "1"}
 paths:
@@ -183,6 +184,8 @@ paths:
             Content-Type: {required: true, schema: {type: string}}
             X-Account-Id: {required: true, schema: {type: integer}, example: 77}
             X-Retry-Count: {required: true, schema: {type: integer}, example: 5}
+            X-Retry-Total: {required: true, schema: {type: integer}, example: 3}
+            X-RateLimit-Total: {required: true, schema: {type: integer}, example: 100}
             X-Result-Count: {schema: {type: integer}}
           content:
             application/json:
@@ -200,9 +203,10 @@ paths:
 // TestHeadersNotMadeUp: a declared required header the cors settings,
 // net/http or the body decide is never made up (an example's "*" let any
 // origin read the answers; a made-up Content-Type failed every list), and
-// an integer header is a total only where total is a word of its name,
-// or count beside words that name what a list holds (X-Result-Count, not
-// X-Retry-Count).
+// an integer header is a total only where total is a word of its name
+// and no other word says it measures something else (not X-Retry-Total,
+// X-RateLimit-Total), or count beside words that name what a list holds
+// (X-Result-Count, not X-Retry-Count).
 func TestHeadersNotMadeUp(t *testing.T) {
 	s, err := spec.Parse([]byte(headersNotMadeDocument), "notes.yaml")
 	if err != nil {
@@ -223,8 +227,10 @@ func TestHeadersNotMadeUp(t *testing.T) {
 	if got := r.header.Get("X-Account-Id"); got != "77" {
 		t.Errorf("X-Account-Id %q, want its example 77, not the list's total", got)
 	}
-	if got := r.header.Get("X-Retry-Count"); got != "5" {
-		t.Errorf("X-Retry-Count %q, want its example 5, not the list's total", got)
+	for name, example := range map[string]string{"X-Retry-Count": "5", "X-Retry-Total": "3", "X-RateLimit-Total": "100"} {
+		if got := r.header.Get(name); got != example {
+			t.Errorf("%s %q, want its example %s, not the list's total", name, got, example)
+		}
 	}
 	if got := r.header.Get("X-Result-Count"); got != "0" {
 		t.Errorf("X-Result-Count %q, want the list's total, 0", got)

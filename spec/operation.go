@@ -131,7 +131,7 @@ func (resp *Response) TotalHeaders() (items, pages []string) {
 		words := strings.FieldsFunc(strings.ToLower(h.Name), func(r rune) bool { return r == '-' || r == '_' })
 		paged := slices.Contains(words, "page") || slices.Contains(words, "pages")
 		switch {
-		case !slices.Contains(words, "total") && !countsListed(words):
+		case !totalOfList(words) && !countsListed(words):
 		case paged:
 			pages = append(pages, h.Name)
 		default:
@@ -140,6 +140,26 @@ func (resp *Response) TotalHeaders() (items, pages []string) {
 	}
 	return items, pages
 }
+
+// totalOfList reports whether a header's words name a total that is no
+// other measure's: X-Total-Count, X-WP-Total, but not X-Retry-Total or
+// X-RateLimit-Total.
+func totalOfList(words []string) bool {
+	if !slices.Contains(words, "total") {
+		return false
+	}
+	for _, w := range words {
+		if slices.Contains(otherMeasures, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// otherMeasures are words that say a header's total is not a list's: of
+// retries, time, bytes, a rate limit's quota, a bill.
+var otherMeasures = []string{"retry", "retries", "attempt", "attempts", "time", "ms", "millis", "seconds", "secs", "duration", "elapsed", "latency",
+	"byte", "bytes", "size", "length", "rate", "ratelimit", "limit", "quota", "cost", "costs", "credit", "credits", "request", "requests", "usage", "amount", "price"}
 
 // countsListed reports whether a header's words are count and words that
 // name what a list holds, or its pages.
