@@ -44,12 +44,18 @@ func ReadFixtureFile(path string) ([]byte, error) {
 	if !info.Mode().IsRegular() || info.Size() < parallelReadBytes || parts < 2 {
 		return readAll(f, info.Size())
 	}
-	data, err := readParts(f, int(info.Size()), parts)
+	return readSized(f, info.Size(), parts)
+}
+
+// readSized reads f, size bytes by its Stat, in parts; when it is no
+// longer that size, whole again from its start, as one stream.
+func readSized(f *os.File, size int64, parts int) ([]byte, error) {
+	data, err := readParts(f, int(size), parts)
 	if errors.Is(err, errSizeChanged) {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return nil, err
 		}
-		return readAll(f, info.Size())
+		return readAll(f, size)
 	}
 	return data, err
 }

@@ -44,8 +44,8 @@ func TestReadFixtureFile(t *testing.T) {
 }
 
 // TestReadFixtureFileChanged: parts read from a file that is no longer the
-// size its Stat gave are refused, so that ReadFixtureFile reads it again
-// as one.
+// size its Stat gave are refused, and ReadFixtureFile reads it again as
+// one, from its start.
 func TestReadFixtureFileChanged(t *testing.T) {
 	p, want := bigFile(t, parallelReadBytes+100)
 	f, err := os.Open(p)
@@ -62,6 +62,14 @@ func TestReadFixtureFileChanged(t *testing.T) {
 	got, err := readParts(f, len(want), 3)
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("unchanged: %d bytes, %v", len(got), err)
+	}
+	// What ReadFixtureFile then reads: the file as it is now, whole, for a
+	// Stat that saw it smaller or larger.
+	for _, size := range []int{len(want) - 10, len(want) + 10} {
+		got, err := readSized(f, int64(size), 2)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("read again after a Stat of %d bytes: %d bytes, %v; want the file's %d", size, len(got), err, len(want))
+		}
 	}
 }
 
