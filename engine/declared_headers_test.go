@@ -187,6 +187,7 @@ paths:
             X-Retry-Total: {required: true, schema: {type: integer}, example: 3}
             X-RateLimit-Total: {required: true, schema: {type: integer}, example: 100}
             X-Result-Count: {schema: {type: integer}}
+            X-WP-Total: {schema: {type: integer}}
           content:
             application/json:
               schema: {type: array, items: {type: object, properties: {text: {type: string}}}}
@@ -234,7 +235,9 @@ func TestHeadersNotMadeUp(t *testing.T) {
 			t.Errorf("%s %q, want its example %s, not the list's total", name, got, example)
 		}
 	}
-	if got := r.header.Get("X-Result-Count"); got != "3" {
-		t.Errorf("X-Result-Count %q, want the list's total, 3", got)
+	for _, name := range []string{"X-Result-Count", "X-WP-Total"} {
+		if got := r.header.Get(name); got != "3" {
+			t.Errorf("%s %q, want the list's total, 3", name, got)
+		}
 	}
 }
