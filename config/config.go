@@ -186,7 +186,7 @@ type CRUD struct {
 
 // CRUDOperation overrides what petctl infers about one operation.
 type CRUDOperation struct {
-	Kind        string `yaml:"kind" doc:"What the operation does: list, create, batchCreate, read, replace, patch, delete, search (a view of the resource's items elsewhere), or action (answered from the document, without state)."`
+	Kind        string `yaml:"kind" doc:"What the operation does: list, create, batchCreate, read, replace, patch, delete, search (a view of the resource's items elsewhere), readOne (GET of the collection's path answering its one item, which its item path also addresses: settings), or action (answered from the document, without state)."`
 	Resource    string `yaml:"resource" doc:"Path of the collection (or singleton) it serves, as the document writes it: /owners/{ownerId}/pets."`
 	IDField     string `yaml:"idField" doc:"Property of the item that holds its id."`
 	ParentField string `yaml:"parentField" doc:"Property of the item that holds its parent's id."`

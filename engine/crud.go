@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
@@ -250,6 +251,9 @@ func (s *Server) read(c *call, o *operation) *response {
 	if res := s.parentMissing(coll, scope); res != nil {
 		return res
 	}
+	if res := s.ensureOne(coll, scope); res != nil {
+		return res
+	}
 	id := c.params[def.IDParam]
 	rec, ok := coll.data.Get(scope, id)
 	if !ok && def.Singleton {
@@ -258,12 +262,68 @@ func (s *Server) read(c *call, o *operation) *response {
 	if !ok {
 		return notFound(def, id)
 	}
+	return s.readAnswer(c, o, rec)
+}
+
+// readAnswer answers a read with the record: 304 where the client holds
+// its current entity tag and the document declares 304, else the item.
+func (s *Server) readAnswer(c *call, o *operation, rec store.Record) *response {
+	def := o.coll.def
 	if def.ETags && ifNoneMatch(c.r.Header.Values("If-None-Match"), etag(rec.JSON), true) && o.op.Response(http.StatusNotModified) != nil {
 		res := &response{status: http.StatusNotModified}
 		res.set("ETag", etag(rec.JSON))
 		return res
 	}
 	return withETag(s.itemResponse(o, o.rop.Response.Status, rec), def, rec)
+}
+
+// readOne answers a GET of a collection's path that reads its one item
+// (spec.KindReadOne): its first item, made when there is none.
+func (s *Server) readOne(c *call, o *operation) *response {
+	coll := o.coll
+	scope := scopeOf(c, coll.def)
+	if res := s.parentMissing(coll, scope); res != nil {
+		return res
+	}
+	rec, res := s.one(coll, scope)
+	if res != nil {
+		return res
+	}
+	return s.readAnswer(c, o, rec)
+}
+
+// one is the first item of a collection whose path reads one item, stored
+// first when there is none (under scope), so that the item a client
+// reads at the collection's path is the one its item path addresses, and
+// that item path answers it before the collection's path was ever read.
+// It is made from the item's example, else from its schema with every
+// property given a value: a settings record a page shows in full.
+func (s *Server) one(coll *collection, scope []string) (store.Record, *response) {
+	rec, _, err := coll.data.First(store.Write{Scope: scope, Now: s.now()}, func() any {
+		if s.validExample(coll.def.Item) == nil {
+			g := s.values(spec.InResponse)
+			g.Rand, g.Optional = rand.New(rand.NewPCG(1, 1)), 1
+			if v := g.Value(coll.def.Item, ""); len(s.val.Record(coll.def.Item, encodeJSON(v))) == 0 {
+				return v
+			}
+		}
+		return s.made(coll.def.Item)
+	})
+	if err != nil {
+		return rec, s.writeError(coll, err, "create")
+	}
+	return rec, nil
+}
+
+// ensureOne stores the one item of a collection whose path reads one item
+// before a write or read of an item names it (see one); nil for any other
+// collection.
+func (s *Server) ensureOne(coll *collection, scope []string) *response {
+	if !coll.oneItem {
+		return nil
+	}
+	_, res := s.one(coll, scope)
+	return res
 }
 
 // initialSingleton stores and returns a singleton's first value, made from
@@ -280,6 +340,9 @@ func (s *Server) replace(c *call, o *operation) *response {
 	coll, def := o.coll, o.coll.def
 	scope := scopeOf(c, def)
 	if res := s.parentMissing(coll, scope); res != nil {
+		return res
+	}
+	if res := s.ensureOne(coll, scope); res != nil {
 		return res
 	}
 	id := c.params[def.IDParam]
@@ -323,6 +386,9 @@ func (s *Server) patch(c *call, o *operation) *response {
 	coll, def := o.coll, o.coll.def
 	scope := scopeOf(c, def)
 	if res := s.parentMissing(coll, scope); res != nil {
+		return res
+	}
+	if res := s.ensureOne(coll, scope); res != nil {
 		return res
 	}
 	id := c.params[def.IDParam]
@@ -369,6 +435,9 @@ func (s *Server) remove(c *call, o *operation) *response {
 	coll, def := o.coll, o.coll.def
 	scope := scopeOf(c, def)
 	if res := s.parentMissing(coll, scope); res != nil {
+		return res
+	}
+	if res := s.ensureOne(coll, scope); res != nil {
 		return res
 	}
 	id := c.params[def.IDParam]

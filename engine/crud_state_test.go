@@ -24,11 +24,7 @@ import (
 func TestCRUDKeptByTheStateFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state")
 	serve := func() (*testEnv, store.Journal) {
-		j, err := store.OpenFile(path, store.FileOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = j.Close() })
+		j := openState(t, path)
 		return newCRUD(t, func(o *Options) { o.State, o.Cascade = j, true }), j
 	}
 	env, j := serve()

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petctl/petctl/engine/store"
 	"github.com/petctl/petctl/fixtures"
 	"github.com/petctl/petctl/spec"
 )
@@ -241,3 +242,15 @@ func (r result) message(t *testing.T) string {
 }
 
 func readFixture(name string) ([]byte, error) { return fs.ReadFile(fixtures.Files, name) }
+
+// openState opens the state file at path, closed when the test ends (a
+// test that starts a server again on it closes it first itself).
+func openState(t *testing.T, path string) store.Journal {
+	t.Helper()
+	j, err := store.OpenFile(path, store.FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = j.Close() })
+	return j
+}

@@ -230,6 +230,8 @@ func (s *Server) operate(c *call) *response {
 		return s.batchCreate(c, o)
 	case kindRead:
 		return s.read(c, o)
+	case kindReadOne:
+		return s.readOne(c, o)
 	case kindReplace:
 		return s.replace(c, o)
 	case kindPatch:

@@ -118,7 +118,7 @@ func NewPlan(s *spec.Spec, overrides map[string]spec.Override, configured map[st
 func headsAsGets(p *Plan, overrides map[string]spec.Override, configured map[string]bool) {
 	gets := map[string]*PlannedOperation{}
 	for _, po := range p.Operations {
-		if po.Op.Method == http.MethodGet && po.Stateful && (po.Kind == spec.KindRead || po.Kind == spec.KindList) {
+		if po.Op.Method == http.MethodGet && po.Stateful && (po.Kind == spec.KindRead || po.Kind == spec.KindReadOne || po.Kind == spec.KindList) {
 			gets[po.Op.Path] = po
 		}
 	}

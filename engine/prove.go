@@ -48,7 +48,7 @@ func (s *Server) proveComposition(o *operation) bool {
 	}
 	var statuses []int
 	switch o.kind {
-	case kindRead, kindList, kindCreate:
+	case kindRead, kindReadOne, kindList, kindCreate:
 		// The status they answer with (the document's first 2xx with a
 		// body), which is the one to prove, not 200 by default.
 		statuses = []int{o.rop.Response.Status}

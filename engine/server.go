@@ -93,6 +93,7 @@ const (
 	kindPatch
 	kindDelete
 	kindSearch
+	kindReadOne
 	kindAction // answered from the document: its example, or a value made from its schema
 	kindUnpublished
 )
@@ -101,8 +102,8 @@ const (
 var kinds = map[spec.OpKind]opKind{
 	spec.KindList: kindList, spec.KindCreate: kindCreate, spec.KindBatchCreate: kindBatchCreate,
 	spec.KindRead: kindRead, spec.KindReplace: kindReplace, spec.KindPatch: kindPatch,
-	spec.KindDelete: kindDelete, spec.KindSearch: kindSearch, spec.KindAction: kindAction,
-	KindUnpublished: kindUnpublished, KindNone: kindUnserved,
+	spec.KindDelete: kindDelete, spec.KindSearch: kindSearch, spec.KindReadOne: kindReadOne,
+	spec.KindAction: kindAction, KindUnpublished: kindUnpublished, KindNone: kindUnserved,
 }
 
 // operation is the runtime of one spec.Operation, prepared at start-up.
@@ -290,7 +291,7 @@ func (s *Server) prepareOperations(overrides map[string]spec.Override, configure
 	byDef := map[*spec.Resource]*collection{}
 	for _, def := range plan.Resources {
 		ok, why := servable(def)
-		c := &collection{def: def, served: ok, why: why, writeOnly: usesWriteOnly(def.Item)}
+		c := &collection{def: def, served: ok, why: why, writeOnly: usesWriteOnly(def.Item), oneItem: def.Op(spec.KindReadOne) != nil}
 		byDef[def] = c
 		for _, n := range def.Notes {
 			s.log.Warn("resource", "note", n)

@@ -36,7 +36,7 @@ type Override struct {
 
 // The values Override's enumerated fields take, as configuration lists them.
 var (
-	OverrideKinds  = []OpKind{KindList, KindCreate, KindBatchCreate, KindRead, KindReplace, KindPatch, KindDelete, KindSearch, KindAction}
+	OverrideKinds  = []OpKind{KindList, KindCreate, KindBatchCreate, KindRead, KindReplace, KindPatch, KindDelete, KindSearch, KindReadOne, KindAction}
 	OverrideIDs    = []string{"client", "server"}
 	OverridePatch  = []string{"merge", "json-patch"}
 	OverridePaging = []string{"none", "limit", "offset", "page", "cursor"}
@@ -87,7 +87,7 @@ func (s *Spec) forcedOps(ov map[string]Override) (map[*Operation]*Override, []er
 		if o.Kind == "" {
 			o.Kind = defaultKind(op, o.Resource)
 		}
-		if o.Resource != "" && (o.Kind == KindList || o.Kind == KindCreate) && o.Resource != op.Path {
+		if o.Resource != "" && (o.Kind == KindList || o.Kind == KindCreate || o.Kind == KindReadOne) && o.Resource != op.Path {
 			errs = append(errs, &OverrideError{Operation: id, Field: "resource", Err: fmt.Errorf("a %s serves the collection at its own path, %s; use search or batchCreate for %s", o.Kind, op.Path, o.Resource)})
 			continue
 		}

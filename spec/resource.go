@@ -22,6 +22,7 @@ const (
 	KindPatch       OpKind = "patch"       // PATCH /X/{id}: JSON Merge Patch or JSON Patch
 	KindDelete      OpKind = "delete"      // DELETE /X/{id}
 	KindSearch      OpKind = "search"      // GET /X/findByStatus: a view of the items elsewhere
+	KindReadOne     OpKind = "readOne"     // GET /X answering one item, which /X/{id} also addresses (a settings record)
 	KindAction      OpKind = "action"      // anything else: answered with a body valid against the document
 )
 
@@ -508,6 +509,17 @@ func (s *Spec) inferItem(r *Resource) {
 	r.inferID(s)
 	for _, o := range r.Ops {
 		s.inferShapes(r, o)
+	}
+	// A GET of the collection's path that answers the item itself, where
+	// the items have an id field and no create adds to them, reads the
+	// collection's one item: a settings record that its item path also
+	// addresses (sonarr's GET /config/host beside GET and PUT
+	// /config/host/{id}).
+	for _, o := range r.Ops {
+		if o.Kind == KindList && !o.Forced && o.Response.Kind == "item" && o.Response.Schema == r.Item &&
+			r.ItemPath != "" && r.IDField != "" && r.Op(KindCreate) == nil {
+			o.Kind = KindReadOne
+		}
 	}
 	// Operations whose answers do not carry the items are not list or read
 	// operations of this resource after all.

@@ -429,6 +429,40 @@ func (c *Collection) Get(scope []string, id string) (Record, bool) {
 	return c.table.get(JoinScope(scope), c.pathKey(id))
 }
 
+// First returns the first record under w.Scope, in the store's order;
+// where there is none it creates one from make's value, as Create does
+// (created is then set, and the error is Create's). The look and the
+// create are one change under the collection's lock, so that callers at
+// the same moment get the same record, not one each.
+func (c *Collection) First(w Write, make func() any) (rec Record, created bool, err error) {
+	c.catchUpToRead()
+	scope := JoinScope(w.Scope)
+	if rec, ok := c.table.first(scope); ok {
+		return rec, false, nil
+	}
+	nc, leave, err := c.enter()
+	if err != nil {
+		return Record{}, false, err
+	}
+	if nc != nil {
+		return nc.First(w, make)
+	}
+	defer leave()
+	err = c.journaled(func(tx *commitTx) error {
+		c.table.mu.Lock()
+		defer c.table.mu.Unlock()
+		if r, ok := c.table.firstLocked(scope); ok {
+			rec, created = r, false
+			return nil
+		}
+		var err error
+		rec, err = c.createLocked(make(), w, tx)
+		created = err == nil
+		return err
+	})
+	return rec, created, err
+}
+
 // ErrNotFound says no record has the id (under the scope) a write names.
 var ErrNotFound = errors.New("no such record")
 

@@ -30,7 +30,9 @@ func (s *Store) Generate(fx *Fixtures, n int, seed int64) {
 	fx.files = append(fx.files, name)
 	for ci, cname := range s.names {
 		c := s.colls[cname]
-		if c.raw || c.table.scoped || c.def.Singleton {
+		// A collection of one item (spec.KindReadOne: settings) makes its
+		// own on first use; many would read as one all the same.
+		if c.raw || c.table.scoped || c.def.Singleton || c.def.Op(spec.KindReadOne) != nil {
 			continue
 		}
 		set := fx.sets[cname]

@@ -827,6 +827,27 @@ func (s *table) get(scope, key string) (Record, bool) {
 	return s.recordAt(pos), true
 }
 
+// first returns the first live record under scope, in the store's order
+// (every record of an unscoped table).
+func (s *table) first(scope string) (Record, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.firstLocked(scope)
+}
+
+func (s *table) firstLocked(scope string) (Record, bool) {
+	q := Query{Limit: 1}
+	if s.scoped {
+		q.Scope = &scope
+	}
+	pos := -1
+	s.scanLocked(q, func(p int) { pos = p })
+	if pos < 0 {
+		return Record{}, false
+	}
+	return s.recordAt(pos), true
+}
+
 func (s *table) recordAt(pos int) Record {
 	r := Record{JSON: s.data.get(s.spans[pos]), seq: s.seqs[pos]}
 	if s.integer {

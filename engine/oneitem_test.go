@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/petctl/petctl/engine/store"
+	"github.com/petctl/petctl/spec"
+)
+
+// newSettings serves fixtures/styles/settings.yaml: settings records read
+// at their collection's path and addressed by id below it (Sonarr's
+// style), with opts applied.
+func newSettings(t *testing.T, mutate ...func(*Options)) *testEnv {
+	t.Helper()
+	s, err := spec.Load("../fixtures/styles/settings.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Spec: s, Keys: []string{testKey}}
+	for _, m := range mutate {
+		m(&o)
+	}
+	return start(t, o, "X-Api-Key", "")
+}
+
+// TestOneItemOfACollection: GET /config/ui answers the collection's one
+// item, which GET and PUT /config/ui/{id} address: it exists from the
+// first request (its item path answers it before the collection's path
+// was read), holds every property, and a replace shows at both paths.
+// Nested, each owner has its own, made from the item's example, 404 under
+// an owner that does not exist; a delete makes the next read start afresh.
+func TestOneItemOfACollection(t *testing.T) {
+	env := newSettings(t)
+	play(t, env, []exchange{
+		{name: "the item path answers before any read of the collection", path: "/config/ui/1", status: 200,
+			want: map[string]string{"id": "1"}},
+		{name: "the collection's path answers the same item, every property made", path: "/config/ui", status: 200,
+			save: map[string]string{"id": "id"},
+			check: func(t *testing.T, r result) {
+				for _, p := range []string{"theme", "firstDayOfWeek", "showRelativeDates", "shortDateFormat", "uiLanguage"} {
+					if _, ok := r.object(t)[p]; !ok {
+						t.Errorf("the made settings lack %s: %s", p, r.body)
+					}
+				}
+			}},
+		{name: "replace", method: "PUT", path: "/config/ui/{id}", body: `{"id":{id},"theme":"dark","firstDayOfWeek":1}`, status: 200,
+			want: map[string]string{"theme": "dark", "id": "{id}"}},
+		{name: "the collection's path shows the replace", path: "/config/ui", status: 200,
+			want: map[string]string{"id": "{id}", "theme": "dark", "firstDayOfWeek": "1", "showRelativeDates": "<absent>"}},
+		{name: "an invalid replace changes nothing", method: "PUT", path: "/config/ui/{id}", body: `{"theme":"sepia"}`, status: 400},
+		{name: "still dark", path: "/config/ui/{id}", status: 200, want: map[string]string{"theme": "dark"}},
+		{name: "no other item", path: "/config/ui/2", status: 404},
+		{name: "a replace of another id", method: "PUT", path: "/config/ui/2", body: `{"theme":"light"}`, status: 404},
+
+		{name: "owner", method: "POST", path: "/owners", body: `{"name":"Ann"}`, status: 201, save: map[string]string{"ann": "id"}},
+		{name: "another owner", method: "POST", path: "/owners", body: `{"name":"Ben"}`, status: 201, save: map[string]string{"ben": "id"}},
+		{name: "Ann's preferences, from the example", path: "/owners/{ann}/preferences", status: 200,
+			want: map[string]string{"ownerId": "{ann}", "newsletter": "false", "language": "en"}, save: map[string]string{"annPrefs": "id"}},
+		{name: "Ann's change", method: "PUT", path: "/owners/{ann}/preferences/{annPrefs}", body: `{"newsletter":true,"language":"nb"}`, status: 200,
+			want: map[string]string{"newsletter": "true", "ownerId": "{ann}"}},
+		{name: "Ben's are his own", path: "/owners/{ben}/preferences", status: 200,
+			want: map[string]string{"ownerId": "{ben}", "newsletter": "false", "language": "en"}},
+		{name: "Ann's kept hers", path: "/owners/{ann}/preferences", status: 200, want: map[string]string{"id": "{annPrefs}", "language": "nb"}},
+		{name: "Ann's are not Ben's", path: "/owners/{ben}/preferences/{annPrefs}", status: 404},
+		{name: "no owner, no preferences", path: "/owners/999/preferences", status: 404},
+		{name: "reset Ann's", method: "DELETE", path: "/owners/{ann}/preferences/{annPrefs}", status: 204},
+		{name: "the next read starts afresh", path: "/owners/{ann}/preferences", status: 200,
+			want: map[string]string{"language": "en", "ownerId": "{ann}"}},
+		{name: "as another item", path: "/owners/{ann}/preferences/{annPrefs}", status: 404},
+	})
+}
+
+// TestOneItemMadeOnce: requests that reach an empty collection at the same
+// moment, at its path and at its item path, all get one item: the look
+// and the create are one change.
+func TestOneItemMadeOnce(t *testing.T) {
+	for round := 0; round < 5; round++ {
+		env := newSettings(t)
+		const n = 16
+		ids := make([]string, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				path := "/config/ui"
+				if i%2 == 1 {
+					path = "/config/ui/1"
+				}
+				req, _ := http.NewRequest(http.MethodGet, env.base+path, nil)
+				req.Header.Set("X-Api-Key", testKey)
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer res.Body.Close()
+				var v struct{ ID any }
+				if res.StatusCode != http.StatusOK || json.NewDecoder(res.Body).Decode(&v) != nil {
+					t.Errorf("GET %s: %d", path, res.StatusCode)
+					return
+				}
+				ids[i] = fmt.Sprint(v.ID)
+			}()
+		}
+		wg.Wait()
+		for i, id := range ids {
+			if id != "1" {
+				t.Fatalf("round %d: request %d read the item %q; want every request to read item 1 (%v)", round, i, id, ids)
+			}
+		}
+		if n := env.srv.colls["ui"].data.Len(); n != 1 {
+			t.Fatalf("round %d: the collection holds %d items, want 1", round, n)
+		}
+	}
+}
+
+// TestOneItemKeptByTheStateFile: the one item, made and then replaced, is
+// what a server started again on the same state file serves, not a new one.
+func TestOneItemKeptByTheStateFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state")
+	serve := func() (*testEnv, store.Journal) {
+		j := openState(t, path)
+		return newSettings(t, func(o *Options) { o.State = j }), j
+	}
+	env, j := serve()
+	play(t, env, []exchange{
+		{name: "made", path: "/config/ui", status: 200, want: map[string]string{"id": "1"}},
+		{name: "replaced", method: "PUT", path: "/config/ui/1", body: `{"theme":"light","uiLanguage":3}`, status: 200},
+	})
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := serve()
+	play(t, again, []exchange{
+		{name: "kept", path: "/config/ui", status: 200, want: map[string]string{"id": "1", "theme": "light", "uiLanguage": "3"}},
+	})
+	if n := again.srv.colls["ui"].data.Len(); n != 1 {
+		t.Fatalf("the collection holds %d items after the restart, want 1", n)
+	}
+}
+
+// TestOneItemNotGenerated: --generate fills the collections, but not one
+// whose path reads its one item: that one makes its own on first use.
+func TestOneItemNotGenerated(t *testing.T) {
+	env := newSettings(t, func(o *Options) { o.Generate = 5 })
+	if n := env.srv.colls["owners"].data.Len(); n != 5 {
+		t.Fatalf("%d owners generated, want 5", n)
+	}
+	if n := env.srv.colls["ui"].data.Len(); n != 0 {
+		t.Fatalf("%d UI settings generated, want none", n)
+	}
+	play(t, env, []exchange{{name: "made on first use", path: "/config/ui", status: 200, want: map[string]string{"id": "1"}}})
+	if n := env.srv.colls["ui"].data.Len(); n != 1 {
+		t.Fatalf("the collection holds %d items, want 1", n)
+	}
+}
+
+// TestOneItemConfigured: crud.operations sets the kind either way: action
+// answers the settings from the document, without state, and readOne makes
+// a GET petctl does not infer as one (its answer a summary) read the
+// collection's one item, which its item path then answers.
+func TestOneItemConfigured(t *testing.T) {
+	env := newSettings(t, func(o *Options) {
+		o.Overrides = map[string]spec.Override{
+			"getUiConfig":   {Kind: spec.KindAction},
+			"getJobSummary": {Kind: spec.KindReadOne},
+		}
+	})
+	play(t, env, []exchange{
+		{name: "settings from the document", path: "/config/ui", status: 200, want: map[string]string{"id": "<absent>"}},
+		{name: "no settings stored", path: "/config/ui/1", status: 404},
+		{name: "a job before any was created", path: "/jobs/1", status: 200, want: map[string]string{"id": "1"}},
+		{name: "the summary, made from its schema", path: "/jobs", status: 200, want: map[string]string{"queued": "0"}},
+	})
+}
