@@ -62,6 +62,28 @@ func (s *suite) readChecks(r *spec.Resource, add func(*check)) {
 		}
 		t.expectStatus(ex, notFound, statusList(notFound)+": no item has this id")
 	}})
+	if one := r.Op(spec.KindReadOne); one != nil && r.IDField != "" && !s.removed(one.Op) {
+		// Read only: the item is the deployment's own (its settings), not
+		// one the run made, so the run never writes to it.
+		add(&check{group: groupRead, op: one.Op, skip: gone, text: "the item the collection's path answers reads back the same by its id", fn: func(t *T) {
+			req := s.validRequest(one.Op, authKey)
+			if why := t.parents(r, req); why != "" {
+				t.skipf("%s", why)
+			}
+			ex := t.send(req)
+			t.expectStatus(ex, successStatuses(one.Op), "200 with the item")
+			item := itemOf(one, ex.Body)
+			id := idOfItem(r, item)
+			if id == "" {
+				t.failf(ex, "the item with its %s", r.IDField)
+			}
+			parents := map[string]string{}
+			for _, p := range r.ParentParams {
+				parents[p] = req.path[p]
+			}
+			t.readBack(r, parents, id, item, nil)
+		}})
+	}
 }
 
 // readBack reads the item with id and compares it with what the run knows
