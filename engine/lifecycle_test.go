@@ -205,6 +205,19 @@ func (lc *lifecycle) send(t *testing.T, op *spec.Operation, path string, query u
 	return r
 }
 
+// pathParam is the schema of the path parameter name in def's first
+// operation, nil where it declares none.
+func (lc *lifecycle) pathParam(def *spec.Resource, name string) *spec.Schema {
+	for _, o := range def.Ops {
+		for _, p := range o.Op.Params {
+			if p.In == "path" && p.Name == name && p.Schema != nil {
+				return lc.srv.spec.SchemaView(p.Schema)
+			}
+		}
+	}
+	return nil
+}
+
 // value makes a value for a schema, different each time.
 func (lc *lifecycle) value(s *spec.Schema, name string) any {
 	lc.seq++
@@ -285,11 +298,16 @@ func (lc *lifecycle) scopeFor(t *testing.T, def *spec.Resource) ([]string, strin
 		return s, ""
 	}
 	if def.Parent == nil {
-		// No parent resource reads them: any ids will do.
+		// No parent resource reads them: any ids the path's parameters
+		// accept will do (an integer for Overseerr's /user/{userId}).
 		var scope []string
-		for range def.ParentParams {
+		for _, name := range def.ParentParams {
 			lc.seq++
-			scope = append(scope, fmt.Sprintf("p%d", lc.seq))
+			id := fmt.Sprintf("p%d", lc.seq)
+			if ps := lc.pathParam(def, name); ps != nil {
+				id = fmt.Sprint(lc.value(ps, name))
+			}
+			scope = append(scope, id)
 		}
 		return scope, ""
 	}

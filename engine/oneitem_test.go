@@ -179,3 +179,35 @@ func TestOneItemConfigured(t *testing.T) {
 		{name: "the summary, made from its schema", path: "/jobs", status: 200, want: map[string]string{"queued": "0"}},
 	})
 }
+
+// TestSettingsSavedByPost: a fixed path whose POST takes and answers what
+// its GET reads is a singleton the POST saves, as a merge: the fields sent
+// change, the others stay, a POST the document refuses changes nothing,
+// and a server started again on the state file serves what was saved. A
+// POST that takes a command instead (POST /sync {start}) saves nothing.
+func TestSettingsSavedByPost(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state")
+	j := openState(t, path)
+	env := newSettings(t, func(o *Options) { o.State = j })
+	play(t, env, []exchange{
+		{name: "the example, first", path: "/notifications/email", status: 200,
+			want: map[string]string{"enabled": "false", "smtpHost": "smtp.example.com", "smtpPort": "587"}},
+		{name: "save two fields", method: "POST", path: "/notifications/email", body: `{"enabled":true,"smtpPort":2525}`, status: 200,
+			want: map[string]string{"enabled": "true", "smtpPort": "2525", "smtpHost": "smtp.example.com"}},
+		{name: "read back", path: "/notifications/email", status: 200,
+			want: map[string]string{"enabled": "true", "smtpPort": "2525", "sender": "noreply@example.com"}},
+		{name: "a port the document refuses", method: "POST", path: "/notifications/email", body: `{"smtpPort":70000}`, status: 400},
+		{name: "nothing changed", path: "/notifications/email", status: 200, want: map[string]string{"smtpPort": "2525"}},
+		{name: "a command", method: "POST", path: "/sync", body: `{"start":true}`, status: 200},
+	})
+	if _, ok := env.srv.colls["sync"]; ok {
+		t.Errorf("POST /sync, which takes a command, made a collection of /sync")
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again := newSettings(t, func(o *Options) { o.State = openState(t, path) })
+	play(t, again, []exchange{
+		{name: "kept", path: "/notifications/email", status: 200, want: map[string]string{"enabled": "true", "smtpPort": "2525"}},
+	})
+}

@@ -279,7 +279,8 @@ func (s *Spec) InferResources(ov map[string]Override) ([]*Resource, error) {
 			}
 		}
 	}
-	// Pass 3: singletons: a literal path with GET and PUT or PATCH, and no
+	// Pass 3: singletons: a literal path with GET and PUT or PATCH, or a
+	// POST that saves what the GET reads (see savesWhatItReads), and no
 	// item path below it.
 	for _, op := range s.Operations {
 		if !inferred(op) || byPath[op.Path] != nil || op.Method != http.MethodGet {
@@ -295,7 +296,13 @@ func (s *Spec) InferResources(ov map[string]Override) ([]*Resource, error) {
 		if patch != nil && !inferred(patch) {
 			patch = nil
 		}
-		if put == nil && patch == nil {
+		// A POST saves the settings where no PATCH does: as a merge, the
+		// way the applications that write them this way apply it.
+		var post *Operation
+		if p := s.Find(http.MethodPost, op.Path); p != nil && patch == nil && inferred(p) && savesWhatItReads(s, op, p) {
+			post = p
+		}
+		if put == nil && patch == nil && post == nil {
 			continue
 		}
 		r := get(op.Path)
@@ -306,6 +313,9 @@ func (s *Spec) InferResources(ov map[string]Override) ([]*Resource, error) {
 		}
 		if patch != nil {
 			r.Ops = append(r.Ops, &ResourceOp{Op: patch, Kind: KindPatch})
+		}
+		if post != nil {
+			r.Ops = append(r.Ops, &ResourceOp{Op: post, Kind: KindPatch})
 		}
 		if del := s.Find(http.MethodDelete, op.Path); del != nil && inferred(del) {
 			r.Ops = append(r.Ops, &ResourceOp{Op: del, Kind: KindDelete})
@@ -540,6 +550,37 @@ func (s *Spec) inferItem(r *Resource) {
 	if r.IDField == "" && !r.HiddenID && !r.Singleton && r.ItemPath != "" {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s: no id could be inferred (a property named like the path parameter %q, an 'id', or the one field the server assigns); its item operations answer from their schemas", r.Path, r.IDParam))
 	}
+}
+
+// savesWhatItReads reports whether post takes the object get answers, and
+// answers it or nothing: a POST that saves settings (Overseerr's GET and
+// POST /settings/main, both MainSettings). A POST that takes anything
+// else is an action on the path (POST /settings/plex/sync {start: true}).
+func savesWhatItReads(s *Spec, get, post *Operation) bool {
+	read := successSchema(s, get)
+	if read == nil || read.Type() != "object" || post.Body == nil {
+		return false
+	}
+	if !sameObject(read, s.schema(post.Body.Schema)) {
+		return false
+	}
+	answer := successSchema(s, post)
+	return answer == nil || sameObject(read, answer)
+}
+
+// sameObject reports whether two object schemas describe one thing: the
+// same schema or component, or inline objects with the same properties.
+func sameObject(a, b *Schema) bool {
+	switch {
+	case a == nil || b == nil:
+		return false
+	case a == b, a.Name != "" && a.Name == b.Name:
+		return true
+	}
+	an, bn := propNames(a), propNames(b)
+	slices.Sort(an)
+	slices.Sort(bn)
+	return a.Type() == "object" && b.Type() == "object" && len(an) > 0 && slices.Equal(an, bn)
 }
 
 // successSchema is the schema of op's first 2xx response with a body.
