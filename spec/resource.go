@@ -497,6 +497,13 @@ func (s *Spec) inferItem(r *Resource) {
 			}
 		}
 	}
+	if r.Op(KindRead) == nil && r.Op(KindReplace) == nil && r.Op(KindCreate) != nil && len(candidates) == 2 && listShowsMore(candidates[1], candidates[0]) {
+		// Nothing reads an item back, and the create answers less than the
+		// list shows (an API key's id and its one-time token, where the
+		// list shows its id, name and date): the item is what the list
+		// shows, and the create's answer is made from it.
+		candidates[0], candidates[1] = candidates[1], candidates[0]
+	}
 	for _, c := range candidates {
 		if c != nil && c.Type() == "object" && len(propNames(c)) > 0 {
 			r.Item = c
@@ -550,6 +557,17 @@ func (s *Spec) inferItem(r *Resource) {
 	if r.IDField == "" && !r.HiddenID && !r.Singleton && r.ItemPath != "" {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s: no id could be inferred (a property named like the path parameter %q, an 'id', or the one field the server assigns); its item operations answer from their schemas", r.Path, r.IDParam))
 	}
+}
+
+// listShowsMore reports whether a list's items show more of an item than
+// a create answers: an object with the created answer's id field among
+// more properties than the answer has.
+func listShowsMore(items, created *Schema) bool {
+	if items == nil || created == nil || items.Type() != "object" || created.Type() != "object" {
+		return false
+	}
+	in, cn := propNames(items), propNames(created)
+	return len(in) > len(cn) && slices.Contains(in, "id") && slices.Contains(cn, "id")
 }
 
 // savesWhatItReads reports whether post takes the object get answers, and

@@ -117,7 +117,7 @@ func TestResourcesInferred(t *testing.T) {
 	// corpus is the corpus document's name, "" for a fixture.
 	type doc struct{ name, path, corpus string }
 	var docs []doc
-	for _, p := range []string{"", "../fixtures/library/openapi.yaml", styles + "crud.yaml", styles + "multifile/openapi.yaml", styles + "polymorphic.yaml", styles + "settings.yaml"} {
+	for _, p := range []string{"", "../fixtures/library/openapi.yaml", styles + "crud.yaml", styles + "multifile/openapi.yaml", styles + "polymorphic.yaml", styles + "settings.yaml", styles + "listed-not-read.yaml"} {
 		name := "petstore"
 		if p != "" {
 			name = strings.TrimSuffix(filepath.Base(filepath.Dir(p)), "/")
