@@ -66,3 +66,21 @@ func TestOneItemBroken(t *testing.T) {
 		})
 	}
 }
+
+// TestOneItemWithoutItsID: settings answered without their id, which the
+// schema does not require, are no failure of the read-back (nothing to
+// read back by): it skips, and the run passes.
+func TestOneItemWithoutItsID(t *testing.T) {
+	t.Parallel()
+	o := conformSettings(t, func(h http.Handler) http.Handler {
+		return editResponse(h, is(http.MethodGet, "/api/v3/config/ui"), func(_ *http.Request, res *recorded) {
+			editJSON(res, eachObject(func(it map[string]any) { delete(it, "id") }))
+		})
+	})
+	if f := o.failed(); len(f) > 0 || !o.res.OK() {
+		t.Fatalf("failed checks: %q\n%s", f, o.out)
+	}
+	if st, msg := o.state(t, oneItemCheck); st.String() != "skipped" {
+		t.Errorf("%s: %s %s, want skipped", oneItemCheck, st, msg)
+	}
+}

@@ -77,10 +77,6 @@ type collection struct {
 	// writeOnly is set when the item has writeOnly properties: answers
 	// leave them out, so a record is never sent as it is stored.
 	writeOnly bool
-	// oneItem is set when the collection's path reads its one item
-	// (spec.KindReadOne): that item exists from the first request that
-	// names the collection (see Server.one).
-	oneItem bool
 	// served says whether operations on the resource use the store, and
 	// why not when they do not (see servable).
 	served bool

@@ -251,9 +251,6 @@ func (s *Server) read(c *call, o *operation) *response {
 	if res := s.parentMissing(coll, scope); res != nil {
 		return res
 	}
-	if res := s.ensureOne(coll, scope); res != nil {
-		return res
-	}
 	id := c.params[def.IDParam]
 	rec, ok := coll.data.Get(scope, id)
 	if !ok && def.Singleton {
@@ -294,10 +291,11 @@ func (s *Server) readOne(c *call, o *operation) *response {
 
 // one is the first item of a collection whose path reads one item, stored
 // first when there is none (under scope), so that the item a client
-// reads at the collection's path is the one its item path addresses, and
-// that item path answers it before the collection's path was ever read.
-// It is made from the item's example, else from its schema with every
-// property given a value: a settings record a page shows in full.
+// reads at the collection's path is the one its item path addresses. It
+// is made from the item's example, else from its schema with every
+// property given a value: a settings record a page shows in full. Only
+// that read makes it: a request for an item by id that fails stores
+// nothing.
 func (s *Server) one(coll *collection, scope []string) (store.Record, *response) {
 	rec, _, err := coll.data.First(store.Write{Scope: scope, Now: s.now()}, func() any {
 		if s.validExample(coll.def.Item) == nil {
@@ -315,17 +313,6 @@ func (s *Server) one(coll *collection, scope []string) (store.Record, *response)
 	return rec, nil
 }
 
-// ensureOne stores the one item of a collection whose path reads one item
-// before a write or read of an item names it (see one); nil for any other
-// collection.
-func (s *Server) ensureOne(coll *collection, scope []string) *response {
-	if !coll.oneItem {
-		return nil
-	}
-	_, res := s.one(coll, scope)
-	return res
-}
-
 // initialSingleton stores and returns a singleton's first value, made from
 // its schema (its example, else the minimal valid value), the first time
 // it is read.
@@ -340,9 +327,6 @@ func (s *Server) replace(c *call, o *operation) *response {
 	coll, def := o.coll, o.coll.def
 	scope := scopeOf(c, def)
 	if res := s.parentMissing(coll, scope); res != nil {
-		return res
-	}
-	if res := s.ensureOne(coll, scope); res != nil {
 		return res
 	}
 	id := c.params[def.IDParam]
@@ -388,9 +372,6 @@ func (s *Server) patch(c *call, o *operation) *response {
 	if res := s.parentMissing(coll, scope); res != nil {
 		return res
 	}
-	if res := s.ensureOne(coll, scope); res != nil {
-		return res
-	}
 	id := c.params[def.IDParam]
 	w := store.Write{Scope: scope, ID: id, Now: s.now(), Self: s.selfLink(c, def, scope)}
 	rec, created, err := coll.data.Put(w, def.Singleton, func(old *store.Record) (any, error) {
@@ -403,8 +384,11 @@ func (s *Server) patch(c *call, o *operation) *response {
 		} else {
 			current = s.made(def.Item)
 		}
-		if o.rop.Request.Kind == "patch" {
+		switch {
+		case o.rop.Request.Kind == "patch":
 			return applyJSONPatch(current, c.doc)
+		case o.rop.SavesOver:
+			return s.fitItem(o, saveOver(current, requestPatch(c, o))), nil
 		}
 		return s.fitItem(o, mergePatch(current, requestPatch(c, o))), nil
 	})
@@ -435,9 +419,6 @@ func (s *Server) remove(c *call, o *operation) *response {
 	coll, def := o.coll, o.coll.def
 	scope := scopeOf(c, def)
 	if res := s.parentMissing(coll, scope); res != nil {
-		return res
-	}
-	if res := s.ensureOne(coll, scope); res != nil {
 		return res
 	}
 	id := c.params[def.IDParam]

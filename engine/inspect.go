@@ -95,8 +95,8 @@ func writeResource(b *strings.Builder, p *Plan, r *spec.Resource) {
 		}
 		line("id", "%s: %s, %s", r.IDField, idType(r.ID), by)
 	}
-	if r.Op(spec.KindReadOne) != nil {
-		line("one item", "%s reads it%s, made from its schema on first use; %s addresses it too", r.Path, perParent(r), r.ItemPath)
+	if r.OneItem() {
+		line("one item", "%s reads it%s, made on that first read from its example, else its schema; %s addresses it too", r.Path, perParent(r), r.ItemPath)
 	}
 	if !ok {
 		line("served", "from the document, not the store: %s", why)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -29,17 +30,22 @@ func newSettings(t *testing.T, mutate ...func(*Options)) *testEnv {
 }
 
 // TestOneItemOfACollection: GET /config/ui answers the collection's one
-// item, which GET and PUT /config/ui/{id} address: it exists from the
-// first request (its item path answers it before the collection's path
-// was read), holds every property, and a replace shows at both paths.
-// Nested, each owner has its own, made from the item's example, 404 under
-// an owner that does not exist; a delete makes the next read start afresh.
+// item, which GET and PUT /config/ui/{id} address: made by that first
+// read with every property (requests by id before it fail and store
+// nothing), and a replace shows at both paths. Nested, each owner has its
+// own, made from the item's example, 404 under an owner that does not
+// exist; a delete makes the next read start afresh, a retried one nothing.
 func TestOneItemOfACollection(t *testing.T) {
 	env := newSettings(t)
 	play(t, env, []exchange{
-		{name: "the item path answers before any read of the collection", path: "/config/ui/1", status: 200,
-			want: map[string]string{"id": "1"}},
-		{name: "the collection's path answers the same item, every property made", path: "/config/ui", status: 200,
+		{name: "no item before the collection's path is read", path: "/config/ui/1", status: 404},
+		{name: "nor a replace", method: "PUT", path: "/config/ui/1", body: `{"theme":"dark"}`, status: 404,
+			check: func(t *testing.T, r result) {
+				if n := env.srv.colls["ui"].data.Len(); n != 0 {
+					t.Errorf("requests that failed stored %d items", n)
+				}
+			}},
+		{name: "the collection's path makes it, every property made", path: "/config/ui", status: 200,
 			save: map[string]string{"id": "id"},
 			check: func(t *testing.T, r result) {
 				for _, p := range []string{"theme", "firstDayOfWeek", "showRelativeDates", "shortDateFormat", "uiLanguage"} {
@@ -69,15 +75,21 @@ func TestOneItemOfACollection(t *testing.T) {
 		{name: "Ann's are not Ben's", path: "/owners/{ben}/preferences/{annPrefs}", status: 404},
 		{name: "no owner, no preferences", path: "/owners/999/preferences", status: 404},
 		{name: "reset Ann's", method: "DELETE", path: "/owners/{ann}/preferences/{annPrefs}", status: 204},
+		{name: "a retried reset finds none, and makes none", method: "DELETE", path: "/owners/{ann}/preferences/{annPrefs}", status: 404,
+			check: func(t *testing.T, r result) {
+				if n := env.srv.colls["preferences"].data.Len(); n != 1 {
+					t.Errorf("%d preferences stored, want Ben's alone", n)
+				}
+			}},
 		{name: "the next read starts afresh", path: "/owners/{ann}/preferences", status: 200,
 			want: map[string]string{"language": "en", "ownerId": "{ann}"}},
 		{name: "as another item", path: "/owners/{ann}/preferences/{annPrefs}", status: 404},
 	})
 }
 
-// TestOneItemMadeOnce: requests that reach an empty collection at the same
-// moment, at its path and at its item path, all get one item: the look
-// and the create are one change.
+// TestOneItemMadeOnce: requests that reach an empty collection's path at
+// the same moment all get one item: the look and the create are one
+// change.
 func TestOneItemMadeOnce(t *testing.T) {
 	for round := 0; round < 5; round++ {
 		env := newSettings(t)
@@ -89,9 +101,6 @@ func TestOneItemMadeOnce(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				path := "/config/ui"
-				if i%2 == 1 {
-					path = "/config/ui/1"
-				}
 				req, _ := http.NewRequest(http.MethodGet, env.base+path, nil)
 				req.Header.Set("X-Api-Key", testKey)
 				res, err := http.DefaultClient.Do(req)
@@ -164,7 +173,7 @@ func TestOneItemNotGenerated(t *testing.T) {
 // TestOneItemConfigured: crud.operations sets the kind either way: action
 // answers the settings from the document, without state, and readOne makes
 // a GET petctl does not infer as one (its answer a summary) read the
-// collection's one item, which its item path then answers.
+// collection's one item, which its item path answers once it was read.
 func TestOneItemConfigured(t *testing.T) {
 	env := newSettings(t, func(o *Options) {
 		o.Overrides = map[string]spec.Override{
@@ -175,14 +184,17 @@ func TestOneItemConfigured(t *testing.T) {
 	play(t, env, []exchange{
 		{name: "settings from the document", path: "/config/ui", status: 200, want: map[string]string{"id": "<absent>"}},
 		{name: "no settings stored", path: "/config/ui/1", status: 404},
-		{name: "a job before any was created", path: "/jobs/1", status: 200, want: map[string]string{"id": "1"}},
+		{name: "no job before the summary is read", path: "/jobs/1", status: 404},
 		{name: "the summary, made from its schema", path: "/jobs", status: 200, want: map[string]string{"queued": "0"}},
+		{name: "the job it read", path: "/jobs/1", status: 200, want: map[string]string{"id": "1"}},
 	})
 }
 
 // TestSettingsSavedByPost: a fixed path whose POST takes and answers what
 // its GET reads is a singleton the POST saves, as a merge: the fields sent
-// change, the others stay, a POST the document refuses changes nothing,
+// change (a null is stored, as the applications that save this way do,
+// not a removal as in a JSON Merge Patch), the others stay, a POST the
+// document refuses changes nothing,
 // and a server started again on the state file serves what was saved. A
 // POST that takes a command instead (POST /sync {start}) saves nothing.
 func TestSettingsSavedByPost(t *testing.T) {
@@ -196,8 +208,15 @@ func TestSettingsSavedByPost(t *testing.T) {
 			want: map[string]string{"enabled": "true", "smtpPort": "2525", "smtpHost": "smtp.example.com"}},
 		{name: "read back", path: "/notifications/email", status: 200,
 			want: map[string]string{"enabled": "true", "smtpPort": "2525", "sender": "noreply@example.com"}},
-		{name: "a port the document refuses", method: "POST", path: "/notifications/email", body: `{"smtpPort":70000}`, status: 400},
+		{name: "a port the document refuses", method: "POST", path: "/notifications/email", body: `{"enabled":false,"smtpPort":70000}`, status: 400,
+			check: func(t *testing.T, r result) {
+				if !strings.Contains(r.message(t), "smtpPort") {
+					t.Errorf("refused for another reason than the port: %s", r.body)
+				}
+			}},
 		{name: "nothing changed", path: "/notifications/email", status: 200, want: map[string]string{"smtpPort": "2525"}},
+		{name: "a null is saved, not a removal", method: "POST", path: "/notifications/email", body: `{"enabled":true,"smtpHost":null}`, status: 200,
+			want: map[string]string{"smtpHost": "null", "smtpPort": "2525"}},
 		{name: "a command", method: "POST", path: "/sync", body: `{"start":true}`, status: 200},
 	})
 	if _, ok := env.srv.colls["sync"]; ok {

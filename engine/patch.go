@@ -12,7 +12,14 @@ import (
 // mergePatch applies a JSON Merge Patch (RFC 7396 §2) to target: an object
 // patch sets each of its members (null removes one), recursively; any
 // other patch replaces the target.
-func mergePatch(target, patch any) any {
+func mergePatch(target, patch any) any { return merge(target, patch, false) }
+
+// saveOver merges what a POST that saves settings sends over what is held
+// (spec.ResourceOp.SavesOver) as the applications that save this way do:
+// as mergePatch, but a null is stored, not a removal.
+func saveOver(target, patch any) any { return merge(target, patch, true) }
+
+func merge(target, patch any, keepNulls bool) any {
 	p, ok := patch.(map[string]any)
 	if !ok {
 		return patch
@@ -26,11 +33,11 @@ func mergePatch(target, patch any) any {
 		out[k] = v
 	}
 	for k, v := range p {
-		if v == nil {
+		if v == nil && !keepNulls {
 			delete(out, k)
 			continue
 		}
-		out[k] = mergePatch(out[k], v)
+		out[k] = merge(out[k], v, keepNulls)
 	}
 	return out
 }

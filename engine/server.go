@@ -291,7 +291,7 @@ func (s *Server) prepareOperations(overrides map[string]spec.Override, configure
 	byDef := map[*spec.Resource]*collection{}
 	for _, def := range plan.Resources {
 		ok, why := servable(def)
-		c := &collection{def: def, served: ok, why: why, writeOnly: usesWriteOnly(def.Item), oneItem: def.Op(spec.KindReadOne) != nil}
+		c := &collection{def: def, served: ok, why: why, writeOnly: usesWriteOnly(def.Item)}
 		byDef[def] = c
 		for _, n := range def.Notes {
 			s.log.Warn("resource", "note", n)

@@ -88,7 +88,11 @@ func (s *Spec) forcedOps(ov map[string]Override) (map[*Operation]*Override, []er
 			o.Kind = defaultKind(op, o.Resource)
 		}
 		if o.Resource != "" && (o.Kind == KindList || o.Kind == KindCreate || o.Kind == KindReadOne) && o.Resource != op.Path {
-			errs = append(errs, &OverrideError{Operation: id, Field: "resource", Err: fmt.Errorf("a %s serves the collection at its own path, %s; use search or batchCreate for %s", o.Kind, op.Path, o.Resource)})
+			hint := "; use search or batchCreate for " + o.Resource
+			if o.Kind == KindReadOne {
+				hint = ""
+			}
+			errs = append(errs, &OverrideError{Operation: id, Field: "resource", Err: fmt.Errorf("a %s serves the collection at its own path, %s%s", o.Kind, op.Path, hint)})
 			continue
 		}
 		out[op] = &o

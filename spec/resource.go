@@ -59,6 +59,11 @@ type ResourceOp struct {
 	IfMatch, ETag bool
 	// Forced is set when configuration gave the kind or the resource.
 	Forced bool
+	// SavesOver marks a POST that saves a singleton (see
+	// savesWhatItReads): it merges what it sends over what is held as the
+	// applications that save this way do, a null stored, not a removal
+	// as in a JSON Merge Patch.
+	SavesOver bool
 }
 
 // IDSpec is the type of a resource's ids.
@@ -127,6 +132,10 @@ type Resource struct {
 	// served statefully; `petctl inspect` prints them.
 	Notes []string
 }
+
+// OneItem reports whether the resource's path reads its one item
+// (KindReadOne): a collection of settings, made on first read.
+func (r *Resource) OneItem() bool { return r.Op(KindReadOne) != nil }
 
 // Op returns the resource's first operation of kind k, or nil.
 func (r *Resource) Op(k OpKind) *ResourceOp {
@@ -315,7 +324,7 @@ func (s *Spec) InferResources(ov map[string]Override) ([]*Resource, error) {
 			r.Ops = append(r.Ops, &ResourceOp{Op: patch, Kind: KindPatch})
 		}
 		if post != nil {
-			r.Ops = append(r.Ops, &ResourceOp{Op: post, Kind: KindPatch})
+			r.Ops = append(r.Ops, &ResourceOp{Op: post, Kind: KindPatch, SavesOver: true})
 		}
 		if del := s.Find(http.MethodDelete, op.Path); del != nil && inferred(del) {
 			r.Ops = append(r.Ops, &ResourceOp{Op: del, Kind: KindDelete})
@@ -528,13 +537,16 @@ func (s *Spec) inferItem(r *Resource) {
 		s.inferShapes(r, o)
 	}
 	// A GET of the collection's path that answers the item itself, where
-	// the items have an id field and no create adds to them, reads the
-	// collection's one item: a settings record that its item path also
-	// addresses (sonarr's GET /config/host beside GET and PUT
-	// /config/host/{id}).
+	// the items have an id field the server assigns, no create adds to
+	// them and the item path writes them, reads the collection's one
+	// item: a settings record that its item path also addresses (sonarr's
+	// GET /config/host beside GET and PUT /config/host/{id}). Without a
+	// write it is more likely a view of one item among many (GitHub's GET
+	// /user, the caller, beside GET /user/{account_id}).
 	for _, o := range r.Ops {
 		if o.Kind == KindList && !o.Forced && o.Response.Kind == "item" && o.Response.Schema == r.Item &&
-			r.ItemPath != "" && r.IDField != "" && r.Op(KindCreate) == nil {
+			r.ItemPath != "" && r.IDField != "" && !r.ClientIDs && r.Op(KindCreate) == nil &&
+			(r.Op(KindReplace) != nil || r.Op(KindPatch) != nil) {
 			o.Kind = KindReadOne
 		}
 	}
@@ -560,8 +572,9 @@ func (s *Spec) inferItem(r *Resource) {
 }
 
 // listShowsMore reports whether a list's items show more of an item than
-// a create answers: an object with the created answer's id field among
-// more properties than the answer has.
+// a create answers: objects that both have an "id" property (the item's
+// id field is inferred only once the item is chosen), the items with
+// more properties than the answer.
 func listShowsMore(items, created *Schema) bool {
 	if items == nil || created == nil || items.Type() != "object" || created.Type() != "object" {
 		return false

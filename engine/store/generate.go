@@ -32,7 +32,7 @@ func (s *Store) Generate(fx *Fixtures, n int, seed int64) {
 		c := s.colls[cname]
 		// A collection of one item (spec.KindReadOne: settings) makes its
 		// own on first use; many would read as one all the same.
-		if c.raw || c.table.scoped || c.def.Singleton || c.def.Op(spec.KindReadOne) != nil {
+		if c.raw || c.table.scoped || c.def.Singleton || c.def.OneItem() {
 			continue
 		}
 		set := fx.sets[cname]
