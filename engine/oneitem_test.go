@@ -88,8 +88,9 @@ func TestOneItemOfACollection(t *testing.T) {
 }
 
 // TestOneItemMadeOnce: requests that reach an empty collection's path at
-// the same moment all get one item: the look and the create are one
-// change.
+// the same moment all get one item, over HTTP. The requests rarely meet
+// inside the store's create; TestFirstMadeOnce makes them meet there (a
+// slow make) and fails without the look under the lock.
 func TestOneItemMadeOnce(t *testing.T) {
 	for round := 0; round < 5; round++ {
 		env := newSettings(t)

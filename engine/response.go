@@ -212,10 +212,8 @@ func writeArray(w io.Writer, before []byte, items [][]byte, after []byte) error 
 	}
 	g.punct(']')
 	g.add(after)
-	if g.err == nil && len(g.buf) > 0 {
-		_, g.err = w.Write(g.buf)
-	}
-	*bp = g.buf[:0]
+	g.writeHeld()
+	*bp = g.buf
 	return g.err
 }
 

@@ -605,7 +605,7 @@ func sameObject(a, b *Schema) bool {
 	switch {
 	case a == nil || b == nil:
 		return false
-	case a == b, a.Name != "" && a.Name == b.Name:
+	case sameComponent(a, b):
 		return true
 	}
 	an, bn := propNames(a), propNames(b)
@@ -990,7 +990,7 @@ func (s *Spec) inferShapes(r *Resource, o *ResourceOp) {
 // collections may have items of the same shape and different meaning, so
 // a shape alone makes no view.
 func viewOf(op *Operation, items *Schema, r *Resource) bool {
-	if items == r.Item || items.Name != "" && items.Name == r.Item.Name {
+	if sameComponent(items, r.Item) {
 		return true
 	}
 	segs := segments(op.Path)
@@ -1039,12 +1039,16 @@ func responseShape(resp, item *Schema) Shape {
 	return Shape{Kind: "other", Schema: resp}
 }
 
+// sameComponent reports whether two schemas are one: the same schema, or
+// the same named component.
+func sameComponent(a, b *Schema) bool { return a == b || a.Name != "" && a.Name == b.Name }
+
 // sameItem reports whether a list's items are the resource's items: the
 // same schema, the same component, nearly the same properties, or a
 // summary of the item (some of its properties and none of its own, as
 // lists often show: {id, name, created_at} of a fuller item).
 func sameItem(items, item *Schema) bool {
-	if items == item || (items.Name != "" && items.Name == item.Name) {
+	if sameComponent(items, item) {
 		return true
 	}
 	in, back := overlap(items, item), overlap(item, items)
