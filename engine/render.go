@@ -109,8 +109,11 @@ func (s *Server) renderRecord(o *operation, sh spec.Shape, raw []byte) []byte {
 
 // project is a record as a response schema shows it: the schema's
 // properties in its order, writeOnly ones left out, required ones the
-// record lacks made from the schema. A schema without properties shows
-// the whole record, writeOnly properties of the item left out.
+// record lacks made from the schema, and so are those the item's schema
+// does not have: the answer's own, which no record holds (the one-time
+// token a create of an API key answers beside its id). A schema without
+// properties shows the whole record, writeOnly properties of the item
+// left out.
 func (s *Server) project(c *collection, raw []byte, schema *spec.Schema) []byte {
 	rec := decodeRecord(raw)
 	if schema == nil {
@@ -133,10 +136,16 @@ func (s *Server) project(c *collection, raw []byte, schema *spec.Schema) []byte 
 			continue
 		}
 		v, ok := obj[p.Name]
-		if !ok && !required[p.Name] {
+		if !ok && !required[p.Name] && !answerOnly(c.def.Item, p.Name) {
 			continue
 		}
-		if !ok || !fitsType(v, p.Schema) {
+		switch {
+		case !ok && answerOnly(c.def.Item, p.Name):
+			// Made for this record: two keys' tokens differ.
+			own := s.values(spec.InResponse)
+			own.Seq = recordSeq(raw)
+			v = own.Value(p.Schema, p.Name)
+		case !ok || !fitsType(v, p.Schema):
 			// Absent, or stored as the item's schema has it and the
 			// answer's has it otherwise: the answer's own value.
 			v = g.Value(p.Schema, p.Name)
@@ -151,6 +160,21 @@ func (s *Server) project(c *collection, raw []byte, schema *spec.Schema) []byte 
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// answerOnly reports whether name is a property of an answer that the
+// item's schema (when known) has no place for.
+func answerOnly(item *spec.Schema, name string) bool {
+	return item != nil && item.Prop(name) == nil
+}
+
+// recordSeq is a number of 1 to 10^12 that a record's bytes give, the
+// same every time: what values made for one record carry (spec.Values.Seq)
+// so that two records' values differ.
+func recordSeq(raw []byte) int64 {
+	h := fnv.New64a()
+	h.Write(raw)
+	return int64(h.Sum64()%1_000_000_000_000) + 1
 }
 
 // overlay copies into obj, a body made from schema, the record's values of
