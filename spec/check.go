@@ -243,6 +243,12 @@ func (s *Spec) leafProblems(root *jsonschema.ValidationError) []DocumentProblem 
 			}
 			return
 		}
+		if f, ok := e.ErrorKind.(*kind.Format); ok && f.Want == "regex" {
+			// OpenAPI 3.0's schema has every pattern be a "regex":
+			// patternProblems names each one petctl cannot read, as a
+			// quirk, as it does under 3.1, whose schema leaves them open.
+			return
+		}
 		reason := e.ErrorKind.LocalizedString(pr)
 		if _, ok := e.ErrorKind.(*kind.FalseSchema); ok && len(e.InstanceLocation) > 0 {
 			reason = fmt.Sprintf("'%s' is not allowed here (extensions start with x-)", e.InstanceLocation[len(e.InstanceLocation)-1])

@@ -442,7 +442,11 @@ func patternString(pattern string, seq int64, rng *rand.Rand, minLen, maxLen *in
 		n := int64(len([]rune(v)))
 		return re.MatchString(v) && (minLen == nil || n >= *minLen) && (maxLen == nil || n <= *maxLen)
 	}
-	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
+	tree, err := syntax.Parse(pattern, syntax.Perl)
+	if t, ok := javaClasses(pattern); err != nil && ok {
+		tree, err = syntax.Parse(t, syntax.Perl) // as compilePattern reads it
+	}
+	if err == nil {
 		b := &patternBuilder{rng: rng, seq: seq}
 		for extra := 0; extra < 4; extra++ {
 			b.extra, b.rest = extra, seq
