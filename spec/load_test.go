@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 const styles = "../fixtures/styles/"
@@ -563,5 +564,41 @@ properties:
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("a response named x-named: err = %v, want %q", err, want)
 		}
+	}
+}
+
+// TestServerVariableNamingItself: a variable whose default is its own name
+// in braces (VTEX's documents: environment: {default: '{environment}'})
+// is filled once, not again and again: the document loads, that server's
+// URL keeps the braces, and the base path comes from servers[0] as ever.
+func TestServerVariableNamingItself(t *testing.T) {
+	const doc = `openapi: 3.0.0
+info: {title: self-named, version: "1"}
+servers:
+  - url: https://vtex.local/api
+  - url: 'https://prchub.{environment}.com.br'
+    variables:
+      environment: {default: '{environment}'}
+paths: {}
+`
+	type loaded struct {
+		s   *Spec
+		err error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		s, err := Parse([]byte(doc), "self-named.yaml")
+		done <- loaded{s, err}
+	}()
+	select {
+	case l := <-done:
+		if l.err != nil {
+			t.Fatal(l.err)
+		}
+		if l.s.BasePath != "/api" || len(l.s.Servers) != 2 || l.s.Servers[1] != "https://prchub.{environment}.com.br" {
+			t.Errorf("base %q, servers %q", l.s.BasePath, l.s.Servers)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("loading a server variable whose default names itself does not end")
 	}
 }

@@ -14,7 +14,9 @@ import (
 // variable's enum when it declares one (OpenAPI 3.1 §4.8.6: the default
 // must be in it too).
 func resolveServer(srv *v3.Server, overrides map[string]string) (string, error) {
-	u := srv.URL
+	// One pass: a value is not read again, so a default that names its
+	// own variable (VTEX's environment: '{environment}') ends.
+	u, done := srv.URL, ""
 	var problems []string
 	for {
 		i := strings.IndexByte(u, '{')
@@ -46,12 +48,13 @@ func resolveServer(srv *v3.Server, overrides map[string]string) (string, error) 
 			}
 			problems = append(problems, fmt.Sprintf("{%s}: %s %q is not one of %s", name, source, value, strings.Join(v.Enum, ", ")))
 		}
-		u = u[:i] + value + u[i+j+1:]
+		done += u[:i] + value
+		u = u[i+j+1:]
 	}
 	if len(problems) > 0 {
 		return "", fmt.Errorf("servers url %q: %s", srv.URL, strings.Join(problems, "; "))
 	}
-	return u, nil
+	return done + u, nil
 }
 
 // serverPath is the path of a resolved server URL, without a trailing
