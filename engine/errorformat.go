@@ -28,6 +28,9 @@ func (s *Server) renderError(r *http.Request, op *spec.Operation, res *response)
 	}
 	status := e.statusUnder(op)
 	f := s.spec.ErrorFormat(op, status)
+	if least, ok := s.leastErrors[leastError{f, status, e.Code}]; ok {
+		f = least
+	}
 	res.status, res.format = status, f
 	res.body = f.Body(spec.ErrorFields{Status: status, Code: string(e.Code), Message: e.Message, Instance: r.URL.EscapedPath(), Now: s.now()})
 	res.set("Content-Type", f.MediaType)
@@ -85,6 +88,15 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 		statuses []int
 	}
 	proved := map[proof]string{} // what is wrong, "" when nothing is
+	// warned are the statuses whose errors are written as the least
+	// value, by schema (declared or the document's most common, with or
+	// without an example), and what is wrong with the error's fields.
+	type leastWarning struct {
+		why      string
+		statuses []int
+	}
+	warned := map[*spec.Schema]*leastWarning{}
+	var warnOrder []*spec.Schema
 	var lines []string
 	byLine := map[string]*failure{}
 	filled = map[string]map[string]bool{}
@@ -106,6 +118,22 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 					code = to // errorCodes: the code the answer will carry
 				}
 				line = s.proveErrorBody(op, code, status, f, declared)
+				if line != "" && p.resp == nil {
+					// Where the schema refuses the error's fields, the
+					// least value it takes, if it passes, is the answer.
+					if least := f.Least(); s.proveErrorBody(op, code, status, least, declared) == "" {
+						if s.leastErrors == nil {
+							s.leastErrors = map[leastError]*spec.ErrorFormat{}
+						}
+						s.leastErrors[leastError{f, status, e.Code}] = least
+						if warned[f.Schema] == nil {
+							warned[f.Schema] = &leastWarning{why: line}
+							warnOrder = append(warnOrder, f.Schema)
+						}
+						warned[f.Schema].statuses = append(warned[f.Schema].statuses, status)
+						line = ""
+					}
+				}
 				proved[p] = line
 				for meaning, path := range f.Slots() {
 					if filled[meaning] == nil {
@@ -133,6 +161,13 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 			}
 		}
 	}
+	for _, schema := range warnOrder {
+		w := warned[schema]
+		statuses := slices.Compact(slices.Sorted(slices.Values(w.statuses)))
+		s.log.Warn("error answers written as the least value their schema takes, without petctl's message (the request log has it)",
+			"statuses", strings.ReplaceAll(strings.Trim(fmt.Sprint(statuses), "[]"), " ", ", "),
+			"why", "their fields "+strings.TrimPrefix(w.why, "cannot be written as the document declares them "))
+	}
 	var errs []error
 	for _, line := range lines {
 		fl := byLine[line]
@@ -148,6 +183,14 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 		errs = append(errs, wholeError("spec", fmt.Errorf("spec %s: %s: answers with status %s %s", s.spec.Source, who, statuses, line)))
 	}
 	return filled, errors.Join(errs...)
+}
+
+// leastError is an error, by format, status and code, whose answer is
+// the least value of the format's schema (ErrorFormat.Least).
+type leastError struct {
+	f      *spec.ErrorFormat
+	status int
+	code   Code
 }
 
 // proveErrorBody writes one error of op in format f and checks it as

@@ -52,6 +52,22 @@ type ErrorFormat struct {
 	// place (a link to the code's page).
 	exampleCode string
 	codePath    []string
+	// least marks a format that writes every error as the least value
+	// its schema takes (see Least).
+	least bool
+}
+
+// Least is f writing every error as the least value its schema takes,
+// the error's own fields left out: what petctl answers where the
+// document's schema refuses every body that carries them. The .NET
+// generators write such schemas: ApiException is an allOf of Exception
+// (Message) and its own part (statusCode), and each part allows no
+// property but its own, so only a body with neither passes. Where an
+// error's fields can be written, Body writes them as before.
+func (f *ErrorFormat) Least() *ErrorFormat {
+	g := *f
+	g.least = true
+	return &g
 }
 
 // minExampleCode is the shortest example code swapped in texts: a code
@@ -75,6 +91,8 @@ func (f *ErrorFormat) Body(e ErrorFields) []byte {
 			return []byte(e.Message) // a text type that declares no schema
 		}
 		v = orderedObject{{"code", e.Code}, {"message", e.Message}, {"status", json.Number(strconv.Itoa(e.Status))}}
+	} else if f.least {
+		v = f.plan.fixed
 	} else {
 		v = f.plan.value(f.filling(e), f.example)
 	}
