@@ -88,15 +88,19 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 		statuses []int
 	}
 	proved := map[proof]string{} // what is wrong, "" when nothing is
-	// warned are the statuses whose errors are written as the least
-	// value, by schema (declared or the document's most common, with or
-	// without an example), and what is wrong with the error's fields.
+	// warned are the statuses whose errors are written otherwise, by
+	// schema (declared or the document's most common, with or without an
+	// example) and way, and what is wrong with the error's fields.
 	type leastWarning struct {
 		why      string
 		statuses []int
 	}
-	warned := map[*spec.Schema]*leastWarning{}
-	var warnOrder []*spec.Schema
+	type warnKey struct {
+		schema *spec.Schema
+		fuller bool
+	}
+	warned := map[warnKey]*leastWarning{}
+	var warnOrder []warnKey
 	var lines []string
 	byLine := map[string]*failure{}
 	filled = map[string]map[string]bool{}
@@ -119,19 +123,27 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 				}
 				line = s.proveErrorBody(op, code, status, f, declared)
 				if line != "" && p.resp == nil {
-					// Where the schema refuses the error's fields, the
-					// least value it takes, if it passes, is the answer.
-					if least := f.Least(); s.proveErrorBody(op, code, status, least, declared) == "" {
+					// Where the schema refuses the error's fields as they
+					// are written, the first of these that passes is the
+					// answer: the fields over a value with every optional
+					// property (alternatives that overlap), the least
+					// value (a schema that refuses them all).
+					for i, g := range []*spec.ErrorFormat{f.Fuller(), f.Least()} {
+						if g == nil || s.proveErrorBody(op, code, status, g, declared) != "" {
+							continue
+						}
 						if s.leastErrors == nil {
 							s.leastErrors = map[leastError]*spec.ErrorFormat{}
 						}
-						s.leastErrors[leastError{f, status, e.Code}] = least
-						if warned[f.Schema] == nil {
-							warned[f.Schema] = &leastWarning{why: line}
-							warnOrder = append(warnOrder, f.Schema)
+						s.leastErrors[leastError{f, status, e.Code}] = g
+						key := warnKey{f.Schema, i == 0}
+						if warned[key] == nil {
+							warned[key] = &leastWarning{why: line}
+							warnOrder = append(warnOrder, key)
 						}
-						warned[f.Schema].statuses = append(warned[f.Schema].statuses, status)
+						warned[key].statuses = append(warned[key].statuses, status)
 						line = ""
+						break
 					}
 				}
 				proved[p] = line
@@ -161,12 +173,31 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 			}
 		}
 	}
-	for _, schema := range warnOrder {
-		w := warned[schema]
+	// Schemas of one shape (a oneOf written inline in each operation)
+	// fail alike: one warning says it for all.
+	said := map[string]*leastWarning{}
+	for _, key := range warnOrder {
+		w := warned[key]
+		id := fmt.Sprint(key.fuller, w.why)
+		if first := said[id]; first != nil {
+			first.statuses = append(first.statuses, w.statuses...)
+			w.statuses = nil
+			continue
+		}
+		said[id] = w
+	}
+	for _, key := range warnOrder {
+		w := warned[key]
+		if w.statuses == nil {
+			continue
+		}
 		statuses := slices.Compact(slices.Sorted(slices.Values(w.statuses)))
-		s.log.Warn("error answers written as the least value their schema takes, without petctl's message (the request log has it)",
-			"statuses", strings.ReplaceAll(strings.Trim(fmt.Sprint(statuses), "[]"), " ", ", "),
-			"why", "their fields "+strings.TrimPrefix(w.why, "cannot be written as the document declares them "))
+		msg := "error answers written as the least value their schema takes, without petctl's message (the request log has it)"
+		if key.fuller {
+			msg = "error answers carry every field their schema declares, made up where petctl has nothing to put"
+		}
+		s.log.Warn(msg, "statuses", strings.ReplaceAll(strings.Trim(fmt.Sprint(statuses), "[]"), " ", ", "),
+			"why", "their fields alone "+strings.TrimPrefix(w.why, "cannot be written as the document declares them "))
 	}
 	var errs []error
 	for _, line := range lines {
@@ -186,7 +217,8 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 }
 
 // leastError is an error, by format, status and code, whose answer is
-// the least value of the format's schema (ErrorFormat.Least).
+// written otherwise than its format writes it (ErrorFormat.Fuller or
+// ErrorFormat.Least).
 type leastError struct {
 	f      *spec.ErrorFormat
 	status int

@@ -68,8 +68,8 @@ type Server struct {
 	extraHeaders [][2]string
 	codes        map[Code]Code
 	// leastErrors are the errors whose fields the document's schema
-	// refuses, written as the least value it takes (see proveErrorBodies);
-	// nil for most documents.
+	// refuses as the format writes them, written otherwise (see
+	// proveErrorBodies); nil for most documents.
 	leastErrors map[leastError]*spec.ErrorFormat
 	// examples holds each response schema's example once judged, as
 	// JSON, or nil where it is not valid (see made): lists make their

@@ -3,7 +3,9 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"math"
+	"math/rand/v2"
 	"mime"
 	"net/http"
 	"net/url"
@@ -55,6 +57,43 @@ type ErrorFormat struct {
 	// least marks a format that writes every error as the least value
 	// its schema takes (see Least).
 	least bool
+	// fuller, when set, is a value of the schema with every optional
+	// property, under the error's own fields (see Fuller).
+	fuller map[string]any
+}
+
+// Fuller is f writing every error's fields over a value of its schema
+// that has every optional property, where the error's fields alone match
+// more than one of the schema's alternatives: GitHub's 422 is oneOf
+// validation-error and validation-error-simple, which both take a message
+// and a documentation_url and differ in the items of errors, so only a
+// body with errors passes. nil where the schema makes no object.
+func (f *ErrorFormat) Fuller() *ErrorFormat {
+	if f.Schema == nil {
+		return nil
+	}
+	g := *f
+	v := (&Values{Rand: rand.New(rand.NewPCG(1, 1)), Optional: 1, Direction: InResponse}).Value(f.Schema, "")
+	if g.fuller, _ = v.(map[string]any); g.fuller == nil {
+		return nil
+	}
+	return &g
+}
+
+// overFuller is the error's body v, an object, with the fields of
+// f.fuller it lacks after its own.
+func (f *ErrorFormat) overFuller(v any) any {
+	obj, ok := v.(orderedObject)
+	if !ok {
+		return v
+	}
+	out := slices.Clone(obj)
+	for _, name := range slices.Sorted(maps.Keys(f.fuller)) {
+		if !slices.ContainsFunc(obj, func(nv namedValue) bool { return nv.name == name }) {
+			out = append(out, namedValue{name, f.fuller[name]})
+		}
+	}
+	return out
 }
 
 // Least is f writing every error as the least value its schema takes,
@@ -95,6 +134,9 @@ func (f *ErrorFormat) Body(e ErrorFields) []byte {
 		v = f.plan.fixed
 	} else {
 		v = f.plan.value(f.filling(e), f.example)
+		if f.fuller != nil {
+			v = f.overFuller(v)
+		}
 	}
 	if !isJSON(f.MediaType) {
 		if s, ok := v.(string); ok {
