@@ -162,11 +162,41 @@ func (g *Values) alternative(s *Schema, alts []*Schema, name string, depth int) 
 	return obj
 }
 
+// closedParts are the parts of s's allOf (s among them) that allow no
+// property but their own (additionalProperties: false), where s has an
+// allOf: each such part refuses the properties the others declare. The
+// .NET generators write ApiException as allOf Exception and its own part,
+// both closed, so no object with a property of either passes both.
+func closedParts(s *Schema) []*Schema {
+	if len(s.AllOf) == 0 {
+		return nil
+	}
+	var out []*Schema
+	s.walkAllOf(func(m *Schema) {
+		if m.NoAdditional {
+			out = append(out, m)
+		}
+	})
+	return out
+}
+
+// closedAllow reports whether every closed part declares the property
+// itself: an optional property only such a value may have.
+func closedAllow(closed []*Schema, name string) bool {
+	for _, m := range closed {
+		if !slices.ContainsFunc(m.Properties, func(p *Property) bool { return p.Name == name }) {
+			return false
+		}
+	}
+	return true
+}
+
 func (g *Values) object(s *Schema, depth int) any {
 	props, required := s.DeclaredProps() // a kind's, where s is a choice of them, once it is picked
+	closed := closedParts(s)
 	obj := map[string]any{}
 	for _, p := range props {
-		if !g.travels(p.Schema) {
+		if !g.travels(p.Schema) || !required[p.Name] && !closedAllow(closed, p.Name) {
 			continue
 		}
 		want := required[p.Name]
@@ -194,7 +224,7 @@ func (g *Values) object(s *Schema, depth int) any {
 		if int64(len(obj)) >= least {
 			break
 		}
-		if _, ok := obj[p.Name]; !ok && g.travels(p.Schema) {
+		if _, ok := obj[p.Name]; !ok && g.travels(p.Schema) && closedAllow(closed, p.Name) {
 			obj[p.Name] = g.value(p.Schema, p.Name, depth+1)
 		}
 	}
