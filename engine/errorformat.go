@@ -28,8 +28,8 @@ func (s *Server) renderError(r *http.Request, op *spec.Operation, res *response)
 	}
 	status := e.statusUnder(op)
 	f := s.spec.ErrorFormat(op, status)
-	if least, ok := s.leastErrors[leastError{f, status, e.Code}]; ok {
-		f = least
+	if g, ok := s.rewrittenErrors[rewrittenError{f, status, e.Code}]; ok {
+		f = g
 	}
 	res.status, res.format = status, f
 	res.body = f.Body(spec.ErrorFields{Status: status, Code: string(e.Code), Message: e.Message, Instance: r.URL.EscapedPath(), Now: s.now()})
@@ -132,10 +132,10 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 						if g == nil || s.proveErrorBody(op, code, status, g, declared) != "" {
 							continue
 						}
-						if s.leastErrors == nil {
-							s.leastErrors = map[leastError]*spec.ErrorFormat{}
+						if s.rewrittenErrors == nil {
+							s.rewrittenErrors = map[rewrittenError]*spec.ErrorFormat{}
 						}
-						s.leastErrors[leastError{f, status, e.Code}] = g
+						s.rewrittenErrors[rewrittenError{f, status, e.Code}] = g
 						key := warnKey{f.Schema, i == 0}
 						if warned[key] == nil {
 							warned[key] = &leastWarning{why: line}
@@ -216,10 +216,10 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 	return filled, errors.Join(errs...)
 }
 
-// leastError is an error, by format, status and code, whose answer is
+// rewrittenError is an error, by format, status and code, whose answer is
 // written otherwise than its format writes it (ErrorFormat.Fuller or
 // ErrorFormat.Least).
-type leastError struct {
+type rewrittenError struct {
 	f      *spec.ErrorFormat
 	status int
 	code   Code

@@ -67,10 +67,10 @@ type Server struct {
 	// operation; codes are the configured error codes (see errorcodes.go).
 	extraHeaders [][2]string
 	codes        map[Code]Code
-	// leastErrors are the errors whose fields the document's schema
+	// rewrittenErrors are the errors whose fields the document's schema
 	// refuses as the format writes them, written otherwise (see
 	// proveErrorBodies); nil for most documents.
-	leastErrors map[leastError]*spec.ErrorFormat
+	rewrittenErrors map[rewrittenError]*spec.ErrorFormat
 	// examples holds each response schema's example once judged, as
 	// JSON, or nil where it is not valid (see made): lists make their
 	// envelope on every request.
