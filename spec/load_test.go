@@ -602,3 +602,50 @@ paths: {}
 		t.Fatal("loading a server variable whose default names itself does not end")
 	}
 }
+
+// TestSchemaRequiringItself: a schema that libopenapi finds requiring
+// itself without end (GoDaddy's JsonSchema requires models, an object
+// whose items, which no object has, are JsonSchemas) is a warning, not
+// the refusal of the document; --strict refuses it.
+func TestSchemaRequiringItself(t *testing.T) {
+	const doc = `openapi: 3.0.1
+info: {title: circles, version: "1"}
+paths:
+  /schemas/{id}:
+    get:
+      operationId: getSchema
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/JsonSchema'}
+components:
+  schemas:
+    JsonSchema:
+      type: object
+      required: [id, models]
+      properties:
+        id: {type: string}
+        models:
+          type: object
+          items: {$ref: '#/components/schemas/JsonSchema'}
+`
+	path := filepath.Join(t.TempDir(), "circles.yaml")
+	mustWrite(t, path, doc)
+	s, err := Load(path)
+	if err != nil {
+		t.Fatalf("the document is refused: %v", err)
+	}
+	if w := strings.Join(s.Warnings, "\n"); !strings.Contains(w, "schema JsonSchema requires itself without end") {
+		t.Errorf("warnings do not name the circle:\n%s", w)
+	}
+	if s.Operation("getSchema") == nil {
+		t.Error("getSchema is not read")
+	}
+	if _, err := LoadWith(path, LoadOptions{Strict: true}); err == nil || !strings.Contains(err.Error(), "JsonSchema requires itself") {
+		t.Errorf("strict: err = %v, want the circle named", err)
+	}
+}

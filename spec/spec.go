@@ -20,6 +20,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/pb33f/libopenapi/index"
+	"github.com/pb33f/libopenapi/utils"
 )
 
 //go:embed petstore.yaml
@@ -185,19 +186,35 @@ func documentConfig(files *documentFiles, log *slog.Logger) *datamodel.DocumentC
 // from a file, and builds its OpenAPI 3 model; quickHash is for
 // ComparisonModel, and source names the document in errors.
 func readModel(raw []byte, source string, files *documentFiles, quickHash bool) (libopenapi.Document, *v3.Document, error) {
+	doc, model, _, err := readModelCircles(raw, source, files, quickHash)
+	return doc, model, err
+}
+
+// readModelCircles is readModel, and the schemas that hold themselves
+// without end by libopenapi's word, as quirks: it builds the model
+// beside them (and says so, so that a client may go on). Its word is not
+// always right: GoDaddy's JsonSchema requires models, an object whose
+// items are JsonSchemas, and items do not apply to an object, so {} ends
+// it. Where it is right, only that schema's values cannot be made, and a
+// document of many operations should not be refused for one.
+func readModelCircles(raw []byte, source string, files *documentFiles, quickHash bool) (libopenapi.Document, *v3.Document, []DocumentProblem, error) {
 	lib := &libraryLog{}
 	cfg := documentConfig(files, slog.New(lib))
 	cfg.UseSchemaQuickHash = quickHash
 	doc, err := libopenapi.NewDocumentWithConfiguration(raw, cfg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("spec %s: %s", source, oneLine(err.Error()))
+		return nil, nil, nil, fmt.Errorf("spec %s: %s", source, oneLine(err.Error()))
 	}
 	keepRenderable(doc.GetSpecInfo().RootNode)
 	hideExtensionRefs(doc.GetSpecInfo().RootNode)
 	if !strings.HasPrefix(doc.GetVersion(), "3.") {
-		return nil, nil, fmt.Errorf("spec %s: OpenAPI version %q is not supported (petctl reads OpenAPI 3.0 and 3.1)", source, doc.GetVersion())
+		return nil, nil, nil, fmt.Errorf("spec %s: OpenAPI version %q is not supported (petctl reads OpenAPI 3.0 and 3.1)", source, doc.GetVersion())
 	}
 	model, err := doc.BuildV3Model()
+	circles := circularProblems(err)
+	if circles != nil && model != nil {
+		err = nil
+	}
 	if err == nil && model != nil {
 		// libopenapi reports some references it could not resolve only in its log.
 		err = lib.err()
@@ -207,9 +224,28 @@ func readModel(raw []byte, source string, files *documentFiles, quickHash bool) 
 		if err != nil {
 			msg = oneLine(err.Error())
 		}
-		return nil, nil, fmt.Errorf("spec %s: %s", source, msg)
+		return nil, nil, nil, fmt.Errorf("spec %s: %s", source, msg)
 	}
-	return doc, &model.Model, nil
+	return doc, &model.Model, circles, nil
+}
+
+// circularProblems are err's complaints of schemas that hold themselves
+// without end, as quirks; nil when err has another complaint, or none.
+func circularProblems(err error) []DocumentProblem {
+	var out []DocumentProblem
+	for _, e := range utils.UnwrapErrors(err) {
+		var re *index.ResolvingError
+		if !errors.As(e, &re) || re.CircularReference == nil {
+			return nil
+		}
+		line := 0
+		if re.Node != nil {
+			line = re.Node.Line
+		}
+		out = append(out, DocumentProblem{Line: line, Quirk: true,
+			Reason: fmt.Sprintf("schema %s requires itself without end, as libopenapi reads it (%s): where it does, no value of it ends, and an answer of it fails its check", re.CircularReference.Start.Name, re.CircularReference.GenerateJourneyPath())})
+	}
+	return out
 }
 
 // ComparisonModel is the document's model for comparing it with another
@@ -238,7 +274,7 @@ func parse(raw []byte, source string, files *documentFiles, o LoadOptions) (*Spe
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		return nil, fmt.Errorf("spec %s: the file is empty", source)
 	}
-	doc, model, err := readModel(raw, source, files, false)
+	doc, model, circles, err := readModelCircles(raw, source, files, false)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +292,7 @@ func parse(raw []byte, source string, files *documentFiles, o LoadOptions) (*Spe
 	}
 	// The embedded default is held to the OpenAPI schema by its tests.
 	if source != DefaultSource {
-		s.problems = s.checkDocument()
+		s.problems = append(circles, s.checkDocument()...)
 		// What else is wrong may be a consequence; the schema's word comes first.
 		if _, err := s.verdict(s.problems, false); err != nil {
 			return nil, err
