@@ -29,6 +29,7 @@ func (s *Server) renderError(r *http.Request, op *spec.Operation, res *response)
 	status := e.statusUnder(op)
 	f := s.spec.ErrorFormat(op, status)
 	if g, ok := s.rewrittenErrors[rewrittenError{f, status, e.Code}]; ok {
+		res.unchecked = g == f // see proveErrorBodies
 		f = g
 	}
 	res.status, res.format = status, f
@@ -97,7 +98,7 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 	}
 	type warnKey struct {
 		schema *spec.Schema
-		fuller bool
+		way    int // 0: fuller, 1: least, 2: unchecked
 	}
 	warned := map[warnKey]*leastWarning{}
 	var warnOrder []warnKey
@@ -128,15 +129,19 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 					// answer: the fields over a value with every optional
 					// property (alternatives that overlap), the least
 					// value (a schema that refuses them all).
-					for i, g := range []*spec.ErrorFormat{f.Fuller(), f.Least()} {
-						if g == nil || s.proveErrorBody(op, code, status, g, declared) != "" {
+					// Where neither passes and the schema is a oneOf,
+					// its alternatives are alike (Vonage's 422: two
+					// schemas that differ in their descriptions): no body
+					// matches one alone, and the fields go unchecked.
+					for way, g := range []*spec.ErrorFormat{f.Fuller(), f.Least(), f} {
+						if g == nil || g == f && !alternativesAlike(f, line) || g != f && s.proveErrorBody(op, code, status, g, declared) != "" {
 							continue
 						}
 						if s.rewrittenErrors == nil {
 							s.rewrittenErrors = map[rewrittenError]*spec.ErrorFormat{}
 						}
 						s.rewrittenErrors[rewrittenError{f, status, e.Code}] = g
-						key := warnKey{f.Schema, i == 0}
+						key := warnKey{f.Schema, way}
 						if warned[key] == nil {
 							warned[key] = &leastWarning{why: line}
 							warnOrder = append(warnOrder, key)
@@ -178,7 +183,7 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 	said := map[string]*leastWarning{}
 	for _, key := range warnOrder {
 		w := warned[key]
-		id := fmt.Sprint(key.fuller, w.why)
+		id := fmt.Sprint(key.way, w.why)
 		if first := said[id]; first != nil {
 			first.statuses = append(first.statuses, w.statuses...)
 			w.statuses = nil
@@ -192,10 +197,11 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 			continue
 		}
 		statuses := slices.Compact(slices.Sorted(slices.Values(w.statuses)))
-		msg := "error answers written as the least value their schema takes, without petctl's message (the request log has it)"
-		if key.fuller {
-			msg = "error answers carry every field their schema declares, made up where petctl has nothing to put"
-		}
+		msg := []string{
+			"error answers carry every field their schema declares, made up where petctl has nothing to put",
+			"error answers written as the least value their schema takes, without petctl's message (the request log has it)",
+			"error answers sent unchecked: their schema's alternatives (oneOf) are alike, so no body matches one of them alone",
+		}[key.way]
 		s.log.Warn(msg, "statuses", strings.ReplaceAll(strings.Trim(fmt.Sprint(statuses), "[]"), " ", ", "),
 			"why", "their fields alone "+strings.TrimPrefix(w.why, "cannot be written as the document declares them "))
 	}
@@ -214,6 +220,14 @@ func (s *Server) proveErrorBodies() (filled map[string]map[string]bool, err erro
 		errs = append(errs, wholeError("spec", fmt.Errorf("spec %s: %s: answers with status %s %s", s.spec.Source, who, statuses, line)))
 	}
 	return filled, errors.Join(errs...)
+}
+
+// alternativesAlike reports whether the proof of f failed, line, because
+// a body matched more than one of its schema's oneOf alternatives: the
+// validator's word for it (santhosh-tekuri/jsonschema's kind.OneOf) is
+// "'oneOf' failed, subschemas 0, 1 matched"; none matched is another.
+func alternativesAlike(f *spec.ErrorFormat, line string) bool {
+	return f.Schema != nil && len(f.Schema.OneOf) > 1 && strings.Contains(line, "'oneOf' failed, subschemas ")
 }
 
 // rewrittenError is an error, by format, status and code, whose answer is
