@@ -12,15 +12,12 @@ import (
 	"github.com/petctl/petctl/spec"
 )
 
-// TestErrorsTheSchemaClosesTo serves fixtures/styles/closed-allof-errors.yaml,
-// whose error schema (NSwag's ApiException) refuses every body that
-// carries an error's fields, as each part of its allOf allows no property
-// but its own. The document starts, saying so in one warning; a 400 is
-// the least value the schema takes, {}, and passes the check before it
-// leaves (a failed check would be a 500); the 404, whose schema takes a
-// message, still says it; a create still creates.
-func TestErrorsTheSchemaClosesTo(t *testing.T) {
-	s, err := spec.Load("../fixtures/styles/closed-allof-errors.yaml")
+// serveStyleLogged serves a document of fixtures/styles over a real
+// socket and returns its URL and its log. These documents' errors are not
+// petctl's {code, message, status}, which start's requests assert.
+func serveStyleLogged(t *testing.T, name string) (string, *syncBuffer) {
+	t.Helper()
+	s, err := spec.Load("../fixtures/styles/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +27,39 @@ func TestErrorsTheSchemaClosesTo(t *testing.T) {
 		t.Fatalf("New: %v", err)
 	}
 	hs := httptest.NewServer(srv)
-	defer hs.Close()
+	t.Cleanup(hs.Close)
+	return hs.URL, logs
+}
+
+// sendJSON sends a JSON body (none where empty) and returns the answer.
+func sendJSON(t *testing.T, method, url, body string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, data
+}
+
+// TestErrorsTheSchemaClosesTo serves fixtures/styles/closed-allof-errors.yaml,
+// whose error schema (NSwag's ApiException) refuses every body that
+// carries an error's fields, as each part of its allOf allows no property
+// but its own. The document starts, saying so in one warning; a 400 is
+// the least value the schema takes, {}, and passes the check before it
+// leaves (a failed check would be a 500); the 404, whose schema takes a
+// message, still says it; a create still creates.
+func TestErrorsTheSchemaClosesTo(t *testing.T) {
+	base, logs := serveStyleLogged(t, "closed-allof-errors.yaml")
 	for _, tt := range []struct {
 		name, method, path, body string
 		status                   int
@@ -41,14 +70,7 @@ func TestErrorsTheSchemaClosesTo(t *testing.T) {
 		{"created", "POST", "/articles", `{"title":"Hello"}`, 201, func(b string) bool { return strings.Contains(b, `"title":"Hello"`) }},
 		{"not found keeps its message", "GET", "/articles/99", "", 404, func(b string) bool { return strings.Contains(b, `"message":"`) }},
 	} {
-		req, _ := http.NewRequest(tt.method, hs.URL+tt.path, strings.NewReader(tt.body))
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(res.Body)
-		res.Body.Close()
+		res, body := sendJSON(t, tt.method, base+tt.path, tt.body)
 		if res.StatusCode != tt.status || !tt.want(string(body)) || res.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("%s: %d %s (%s), want %d and the document's body", tt.name, res.StatusCode, body, res.Header.Get("Content-Type"), tt.status)
 		}
@@ -68,25 +90,8 @@ func TestErrorsTheSchemaClosesTo(t *testing.T) {
 // a 422 carries petctl's message over a value with every field, which
 // matches one alternative alone, and passes its check.
 func TestErrorsOfOverlappingAlternatives(t *testing.T) {
-	s, err := spec.Load("../fixtures/styles/overlapping-oneof-errors.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &syncBuffer{}
-	srv, err := New(Options{Spec: s, Keys: []string{testKey}, Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	req, _ := http.NewRequest("PATCH", hs.URL+"/orgs/acme", strings.NewReader(`{"name":"a name longer than twenty characters"}`))
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	base, logs := serveStyleLogged(t, "overlapping-oneof-errors.yaml")
+	res, body := sendJSON(t, "PATCH", base+"/orgs/acme", `{"name":"a name longer than twenty characters"}`)
 	var got struct {
 		Message string
 		Errors  []map[string]any
@@ -105,23 +110,8 @@ func TestErrorsOfOverlappingAlternatives(t *testing.T) {
 // no body passes. The document starts, saying so; the 422 carries
 // petctl's message, and is not turned into a 500 by its check.
 func TestErrorsOfAlternativesAlike(t *testing.T) {
-	s, err := spec.Load("../fixtures/styles/alike-oneof-errors.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &syncBuffer{}
-	srv, err := New(Options{Spec: s, Keys: []string{testKey}, Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	res, err := http.Post(hs.URL+"/network-unblock", "application/json", strings.NewReader(`{"network":"a network name past ten"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	base, logs := serveStyleLogged(t, "alike-oneof-errors.yaml")
+	res, body := sendJSON(t, "POST", base+"/network-unblock", `{"network":"a network name past ten"}`)
 	if res.StatusCode != 422 || !strings.Contains(string(body), "network") {
 		t.Errorf("422 answer %d %s, want petctl's message naming the field", res.StatusCode, body)
 	}

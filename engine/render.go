@@ -136,11 +136,12 @@ func (s *Server) project(c *collection, raw []byte, schema *spec.Schema) []byte 
 			continue
 		}
 		v, ok := obj[p.Name]
-		if !ok && !required[p.Name] && !answerOnly(c.def.Item, p.Name) {
+		own := !ok && answerOnly(c.def.Item, p.Name)
+		if !ok && !required[p.Name] && !own {
 			continue
 		}
 		switch {
-		case !ok && answerOnly(c.def.Item, p.Name):
+		case own:
 			// Made for this record: two keys' tokens differ.
 			own := s.values(spec.InResponse)
 			own.Seq = recordSeq(raw)
